@@ -1,0 +1,15 @@
+// Addon entry point: registers each binding module's exports. Init only; no logic here.
+#include <napi.h>
+
+#include "common/version.h"
+
+namespace vigil {
+// Each binding module defines its own Init; add the declaration and the call below.
+}  // namespace vigil
+
+static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("coreVersion", Napi::String::New(env, vigil::kCoreVersion));
+  return exports;
+}
+
+NODE_API_MODULE(vigil, Init)

@@ -1,0 +1,5 @@
+/** `vigil replay`: not built yet (placeholder so the CLI table type-checks). */
+export async function run(_args: string[]): Promise<number> {
+  process.stderr.write('vigil replay: not implemented yet\n');
+  return 1;
+}
