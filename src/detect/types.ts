@@ -1,0 +1,36 @@
+/**
+ * Contract between detection (src/ml + src/detect, issue "Detection") and the rest: the pipeline feeds it flow
+ * batches, the desktop API reads ML statistics and threats through it.
+ */
+import type { FlowRecord } from '../native/flow-record.js';
+
+/** Model metadata reported by `/api/ml/stats`. */
+export interface ModelInfo {
+  name: string;
+  version: string;
+  sha256: string;
+  features: string[];
+  classes: string[];
+  thresholds: Record<string, number>;
+}
+
+/** `GET /api/ml/stats` body. Before a model is loaded: `model: null` and zero counters. */
+export interface MlStats {
+  model: ModelInfo | null;
+  flowsScored: number;
+  batches: number;
+  /** Flows flagged per class (non-benign classes above threshold). */
+  flagged: Record<string, number>;
+  latencyMs: { mean: number; p50: number; p95: number; p99: number };
+  flowsPerSecond: number;
+  lastScoredAt: string | null;
+  /** Flows not scored because the scorer was saturated (counted, never silent). */
+  skipped: number;
+}
+
+/** What the pipeline calls for every flow batch; resolves when the batch has been scored, detected and stored. */
+export interface DetectionEngine {
+  ingest(flows: FlowRecord[]): Promise<void>;
+  mlStats(): MlStats;
+  close(): Promise<void>;
+}
