@@ -1,0 +1,80 @@
+/**
+ * The desktop store: one SQLite file (better-sqlite3) behind Kysely, in WAL mode, migrated to latest at open.
+ * Repos (`repos/*.repo.ts`) take `Kysely<Database> | Transaction<Database>`; nothing else talks SQL.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
+import { ServiceUnavailableError } from '../errors.js';
+import { migrations } from './migrations/index.js';
+import type { AlertTable } from './tables/alert.table.js';
+import type { FlowTable } from './tables/flow.table.js';
+import type { MetaTable } from './tables/meta.table.js';
+import type { ThreatTable } from './tables/threat.table.js';
+import type { TrafficBucketTable } from './tables/traffic.table.js';
+
+/** Every table of the store, keyed by table name. */
+export interface Database {
+  alerts: AlertTable;
+  threats: ThreatTable;
+  flows: FlowTable;
+  traffic_buckets: TrafficBucketTable;
+  meta: MetaTable;
+}
+
+/** What repos accept: the store or an open transaction. */
+export type Db = Kysely<Database> | Transaction<Database>;
+
+/** An open store. */
+export type Store = Kysely<Database>;
+
+/** Options for {@link openStore}. */
+export interface OpenStoreOptions {
+  /** How long (ms) a writer waits for another connection's lock before SQLITE_BUSY. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Open read-only (no migrations). */
+  readonly?: boolean;
+}
+
+/**
+ * Opens (creating if needed) the SQLite store at `file` (`:memory:` works for tests), applies the pragmas
+ * (WAL, synchronous=NORMAL: a crash loses at most the last transactions, never corrupts; foreign keys; busy timeout)
+ * and runs every pending migration. Throws ServiceUnavailableError if a migration fails.
+ */
+export async function openStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new SqliteDatabase(file, { readonly: options.readonly ?? false });
+  sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+  if (!options.readonly) {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+  }
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  if (!options.readonly) {
+    try {
+      await migrateToLatest(db);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
+  }
+  return db;
+}
+
+/** Runs every pending migration of the static list; throws ServiceUnavailableError naming the failed one. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new ServiceUnavailableError(`Database migration ${failed} failed: ${String(error)}`, 'migration_failed', { cause: error });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Closes the store (checkpoints the WAL). Safe to call twice. */
+export async function closeStore(db: Store): Promise<void> {
+  await db.destroy();
+}

@@ -1,0 +1,11 @@
+/**
+ * The static, ordered list of migrations (no directory scanning, so bundling and tsx both work). Other issues add
+ * their own `NNNN_verb_noun.ts` and register it here with one line.
+ */
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_create_core_tables.js';
+
+/** Migration name -> migration; names sort in application order. */
+export const migrations: Record<string, Migration> = {
+  '0001_create_core_tables': m0001,
+};

@@ -1,0 +1,34 @@
+/** Threat persistence: detection upserts one row per threatening IP; the API reads them for the map. */
+import type { Db } from '../database.js';
+import type { NewThreat, ThreatRow } from '../tables/threat.table.js';
+
+/** Inserts or fully replaces the threat row of `row.ip`; returns the stored row. */
+export async function upsertThreat(db: Db, row: NewThreat): Promise<ThreatRow> {
+  const { ip: _ip, first_seen: _first, ...update } = row;
+  return db
+    .insertInto('threats')
+    .values(row)
+    .onConflict((oc) => oc.column('ip').doUpdateSet(update))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** All threats, most recently seen first (at most `limit`, default 1000). */
+export async function listThreats(db: Db, limit = 1000): Promise<ThreatRow[]> {
+  return db.selectFrom('threats').selectAll().orderBy('last_seen', 'desc').limit(limit).execute();
+}
+
+/** One threat by IP, or undefined. */
+export async function getThreat(db: Db, ip: string): Promise<ThreatRow | undefined> {
+  return db.selectFrom('threats').selectAll().where('ip', '=', ip).executeTakeFirst();
+}
+
+/** Number of threats seen at or after `sinceIso` ("open" threats). */
+export async function countThreatsSince(db: Db, sinceIso: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('threats')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('last_seen', '>=', sinceIso)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}

@@ -1,0 +1,44 @@
+/** The `alerts` table: one row per (aggregated) alert raised by detection. */
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Alert severity, lowest to highest. */
+export type Severity = 'low' | 'medium' | 'high' | 'critical';
+/** Who raised the alert: the ML scorer or a behavioural rule. */
+export type AlertSource = 'ml' | 'rule';
+
+export interface AlertTable {
+  id: Generated<number>;
+  /** ISO 8601. */
+  created_at: string;
+  /** ISO 8601; bumped on every aggregate update and on acknowledgement. */
+  updated_at: string;
+  severity: Severity;
+  category: string;
+  title: string;
+  description: string;
+  src_ip: string;
+  src_port: number | null;
+  dst_ip: string | null;
+  dst_port: number | null;
+  /** IANA protocol number. */
+  protocol: number | null;
+  /** 0..1, or null for rules without a score. */
+  score: number | null;
+  source: AlertSource;
+  /** 0 or 1 (SQLite has no boolean). */
+  acknowledged: number;
+  /** ISO 8601 of the FIRST acknowledgement; never overwritten. */
+  acknowledged_at: string | null;
+  /** Detection's aggregation key (same key within a window -> one alert with a growing count). */
+  aggregation_key: string;
+  count: number;
+  /** ISO 8601. */
+  first_seen: string;
+  last_seen: string;
+  /** JSON text: explanation, model version, auto-block note... */
+  details: string;
+}
+
+export type AlertRow = Selectable<AlertTable>;
+export type NewAlert = Insertable<AlertTable>;
+export type AlertUpdate = Updateable<AlertTable>;

@@ -1,0 +1,28 @@
+/** The `threats` table: one row per threatening remote IP (for the map), upserted by detection. */
+import type { Insertable, Selectable } from 'kysely';
+import type { Severity } from './alert.table.js';
+
+export interface ThreatTable {
+  /** Normalised IPv4/IPv6 text; primary key. */
+  ip: string;
+  severity: Severity;
+  /** 0..1 or null. */
+  score: number | null;
+  category: string;
+  /** Number of alerts attributed to this IP. */
+  alerts: number;
+  /** ISO 8601. */
+  first_seen: string;
+  last_seen: string;
+  country: string | null;
+  country_code: string | null;
+  city: string | null;
+  /** Degrees (WGS84). */
+  latitude: number | null;
+  longitude: number | null;
+  /** ISO 8601. */
+  updated_at: string;
+}
+
+export type ThreatRow = Selectable<ThreatTable>;
+export type NewThreat = Insertable<ThreatTable>;

@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import { countFlows, insertFlowBatch, listRecentFlows, pruneFlows } from '../../../../src/store/repos/flow.repo.js';
+import { addToBuckets, listBuckets, pruneBuckets } from '../../../../src/store/repos/traffic.repo.js';
+import { getMeta, setMeta } from '../../../../src/store/repos/meta.repo.js';
+import { closeStore, openStore, type Store } from '../../../../src/store/database.js';
+import type { NewFlow } from '../../../../src/store/tables/flow.table.js';
+
+function flow(i: number, storedAtMs: number): NewFlow {
+  return {
+    flow_id: i,
+    src_ip: '10.0.0.1',
+    src_port: 40000 + i,
+    dst_ip: '10.0.0.2',
+    dst_port: 443,
+    protocol: 6,
+    packets: 10,
+    bytes: 1000 + i,
+    first_seen: '2026-01-01T00:00:00.000Z',
+    last_seen: '2026-01-01T00:00:01.000Z',
+    duration_us: 1_000_000,
+    end_reason: 'fin',
+    stored_at_ms: storedAtMs,
+  };
+}
+
+describe('store/repos/flow.repo + traffic.repo + meta.repo', () => {
+  let db: Store;
+  beforeEach(async () => {
+    db = await openStore(':memory:');
+  });
+  afterEach(async () => closeStore(db));
+
+  it('insertFlowBatch() stores a batch larger than one INSERT chunk; pruneFlows() applies age then count', async () => {
+    const rows = Array.from({ length: 1200 }, (_, i) => flow(i, i < 100 ? 1_000 : 5_000));
+    expect(await insertFlowBatch(db, rows)).to.equal(1200);
+    expect(await countFlows(db)).to.equal(1200);
+    const deleted = await pruneFlows(db, { olderThanMs: 2_000, maxRows: 1000 });
+    expect(deleted).to.equal(200);
+    expect(await countFlows(db)).to.equal(1000);
+    const newest = await listRecentFlows(db, 1);
+    expect(newest[0].flow_id).to.equal(1199);
+  });
+
+  it('addToBuckets() sums into existing buckets; listBuckets()/pruneBuckets() work by resolution and start', async () => {
+    await addToBuckets(db, [
+      { resolution: 'second', start_ms: 1000, packets: 1, bytes: 100, flows: 0 },
+      { resolution: 'second', start_ms: 2000, packets: 2, bytes: 200, flows: 1 },
+      { resolution: 'minute', start_ms: 0, packets: 3, bytes: 300, flows: 1 },
+    ]);
+    await addToBuckets(db, [{ resolution: 'second', start_ms: 1000, packets: 4, bytes: 5_000_000_000, flows: 2 }]);
+    const seconds = await listBuckets(db, 'second', 0);
+    expect(seconds).to.deep.equal([
+      { resolution: 'second', start_ms: 1000, packets: 5, bytes: 5_000_000_100, flows: 2 },
+      { resolution: 'second', start_ms: 2000, packets: 2, bytes: 200, flows: 1 },
+    ]);
+    expect(await pruneBuckets(db, 'second', 2000)).to.equal(1);
+    expect((await listBuckets(db, 'minute', 0)).length).to.equal(1);
+  });
+
+  it('setMeta()/getMeta() round-trip and overwrite', async () => {
+    expect(await getMeta(db, 'k')).to.equal(undefined);
+    await setMeta(db, 'k', 'a');
+    await setMeta(db, 'k', 'b');
+    expect(await getMeta(db, 'k')).to.equal('b');
+  });
+});
