@@ -1,0 +1,471 @@
+#!/usr/bin/python3
+"""Train Vigil's flow model (vigil-flow-v1) on the labeled CIC-IDS2017 (improved) sample and export it to ONNX.
+
+Run with Debian's Python (python3-sklearn, python3-onnx; no PyPI):
+
+    /usr/bin/python3 scripts/train/train.py [--csv ../shared/data/flows/cicids2017_improved_sample.csv]
+
+Writes models/vigil-flow-v1.onnx, models/vigil-flow-v1.features.json, models/vigil-flow-v1.metrics.json and the
+held-out fixture test/fixtures/ml/{holdout.csv,expected.json}. Deterministic: fixed seeds, single-threaded forest.
+
+Design (see models/README.md for the figures):
+- Features: only CICFlowMeter columns that Vigil's capture core computes with the same semantics (FlowRecord fields,
+  src/native/flow-record.ts). Header-length, segment-size, bulk, subflow, active/idle and rate columns are left out
+  (different or fragile semantics); the destination port is left out so the model learns flow shape, not port lists.
+- Labels: the 16 CSV labels map to 9 families (benign + 8 attack families). Rows whose "Attempted Category" is not -1
+  (attacks that never delivered their payload) are dropped: they are neither benign nor a working attack.
+- Split: by time, per label. For each label the earliest 70% of its rows (by flow start) train, the latest 30% test,
+  so test flows are never interleaved with training flows of the same attack run.
+- Class weights: benign gets BENIGN_SHARE of the total sample weight (CIC-IDS2017's real benign share is ~80%); the
+  attack families share the rest equally so rare families are still learned.
+- Model: a RandomForest (bounded depth for a small, fast ONNX graph); score = 1 - P(benign).
+- Thresholds: chosen on the forest's out-of-bag predictions of the training split (never on the test split).
+"""
+import argparse
+import csv
+import hashlib
+import json
+import os
+import sys
+from collections import Counter, OrderedDict
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import precision_recall_fscore_support, roc_auc_score
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+SEED = 20170703
+BENIGN_SHARE = 0.8
+TRAIN_FRACTION = 0.7
+MODEL_NAME = 'vigil-flow'
+MODEL_VERSION = '1.0.0'
+
+CLASSES = ['benign', 'dos', 'ddos', 'port_scan', 'brute_force', 'web_attack', 'botnet', 'infiltration', 'other']
+LABEL_MAP = {
+    'BENIGN': 'benign',
+    'DoS Hulk': 'dos', 'DoS GoldenEye': 'dos', 'DoS Slowloris': 'dos', 'DoS Slowhttptest': 'dos',
+    'DDoS': 'ddos',
+    'Portscan': 'port_scan', 'Infiltration - Portscan': 'port_scan',
+    'FTP-Patator': 'brute_force', 'SSH-Patator': 'brute_force',
+    'Web Attack - Brute Force': 'web_attack', 'Web Attack - XSS': 'web_attack', 'Web Attack - SQL Injection': 'web_attack',
+    'Botnet': 'botnet',
+    'Infiltration': 'infiltration',
+    'Heartbleed': 'other',
+}
+
+# (feature name used by Vigil, CSV column, unit, how src/ml/features.ts derives it from a FlowRecord)
+FEATURES = [
+    ('protocol', 'Protocol', 'IANA number', 'protocol'),
+    ('durationUs', 'Flow Duration', 'us', 'durationUs'),
+    ('fwdPackets', 'Total Fwd Packet', 'packets', 'fwdPackets'),
+    ('bwdPackets', 'Total Bwd packets', 'packets', 'bwdPackets'),
+    ('fwdPayloadBytes', 'Total Length of Fwd Packet', 'bytes (L4 payload)', 'fwdPayloadBytes'),
+    ('bwdPayloadBytes', 'Total Length of Bwd Packet', 'bytes (L4 payload)', 'bwdPayloadBytes'),
+    ('fwdPktLenMax', 'Fwd Packet Length Max', 'bytes (L4 payload)', 'fwdPktLenMax'),
+    ('fwdPktLenMin', 'Fwd Packet Length Min', 'bytes (L4 payload)', 'fwdPktLenMin'),
+    ('fwdPktLenMean', 'Fwd Packet Length Mean', 'bytes (L4 payload)', 'fwdPktLenMean'),
+    ('fwdPktLenStd', 'Fwd Packet Length Std', 'bytes, sample std', 'fwdPktLenStd * sqrt(n/(n-1)), n = fwdPackets'),
+    ('bwdPktLenMax', 'Bwd Packet Length Max', 'bytes (L4 payload)', 'bwdPktLenMax'),
+    ('bwdPktLenMin', 'Bwd Packet Length Min', 'bytes (L4 payload)', 'bwdPktLenMin'),
+    ('bwdPktLenMean', 'Bwd Packet Length Mean', 'bytes (L4 payload)', 'bwdPktLenMean'),
+    ('bwdPktLenStd', 'Bwd Packet Length Std', 'bytes, sample std', 'bwdPktLenStd * sqrt(n/(n-1)), n = bwdPackets'),
+    ('pktLenMin', 'Packet Length Min', 'bytes (L4 payload)', 'pktLenMin'),
+    ('pktLenMax', 'Packet Length Max', 'bytes (L4 payload)', 'pktLenMax'),
+    ('pktLenMean', 'Packet Length Mean', 'bytes (L4 payload)', 'pktLenMean'),
+    ('pktLenStd', 'Packet Length Std', 'bytes, sample std', 'pktLenStd * sqrt(n/(n-1)), n = packets'),
+    ('iatMeanUs', 'Flow IAT Mean', 'us', 'iatMeanUs'),
+    ('iatStdUs', 'Flow IAT Std', 'us, sample std', 'iatStdUs * sqrt(n/(n-1)), n = packets - 1'),
+    ('iatMaxUs', 'Flow IAT Max', 'us', 'iatMaxUs'),
+    ('iatMinUs', 'Flow IAT Min', 'us', 'iatMinUs'),
+    ('fwdIatTotalUs', 'Fwd IAT Total', 'us', 'fwdIatTotalUs'),
+    ('fwdIatMeanUs', 'Fwd IAT Mean', 'us', 'fwdIatMeanUs'),
+    ('fwdIatStdUs', 'Fwd IAT Std', 'us, sample std', 'fwdIatStdUs * sqrt(n/(n-1)), n = fwdPackets - 1'),
+    ('fwdIatMaxUs', 'Fwd IAT Max', 'us', 'fwdIatMaxUs'),
+    ('fwdIatMinUs', 'Fwd IAT Min', 'us', 'fwdIatMinUs'),
+    ('bwdIatTotalUs', 'Bwd IAT Total', 'us', 'bwdIatTotalUs'),
+    ('bwdIatMeanUs', 'Bwd IAT Mean', 'us', 'bwdIatMeanUs'),
+    ('bwdIatStdUs', 'Bwd IAT Std', 'us, sample std', 'bwdIatStdUs * sqrt(n/(n-1)), n = bwdPackets - 1'),
+    ('bwdIatMaxUs', 'Bwd IAT Max', 'us', 'bwdIatMaxUs'),
+    ('bwdIatMinUs', 'Bwd IAT Min', 'us', 'bwdIatMinUs'),
+    ('finCount', 'FIN Flag Count', 'packets', 'fwdFin + bwdFin'),
+    ('synCount', 'SYN Flag Count', 'packets', 'fwdSyn + bwdSyn'),
+    ('rstCount', 'RST Flag Count', 'packets', 'fwdRst + bwdRst'),
+    ('pshCount', 'PSH Flag Count', 'packets', 'fwdPsh + bwdPsh'),
+    ('ackCount', 'ACK Flag Count', 'packets', 'fwdAck + bwdAck'),
+    ('urgCount', 'URG Flag Count', 'packets', 'fwdUrg + bwdUrg'),
+    ('fwdPshCount', 'Fwd PSH Flags', 'packets', 'fwdPsh'),
+    ('fwdInitWin', 'FWD Init Win Bytes', 'bytes (TCP window field, unscaled); 0 when no TCP packet', 'max(fwdInitWin, 0)'),
+    ('bwdInitWin', 'Bwd Init Win Bytes', 'bytes (TCP window field, unscaled); 0 when no TCP packet', 'max(bwdInitWin, 0)'),
+    ('fwdActDataPkts', 'Fwd Act Data Pkts', 'packets', 'fwdActDataPkts'),
+]
+
+
+def load(path):
+    rows, dropped_attempted, unknown = [], 0, Counter()
+    with open(path, newline='') as f:
+        for r in csv.DictReader(f):
+            label = r['Label']
+            if label.endswith('Attempted') or r['Attempted Category'].strip() not in ('-1', ''):
+                dropped_attempted += 1
+                continue
+            family = LABEL_MAP.get(label)
+            if family is None:
+                unknown[label] += 1
+                continue
+            x = [float(r[col]) for _, col, _, _ in FEATURES]
+            rows.append((r['Timestamp'], int(r['id']), label, CLASSES.index(family), x))
+    if unknown:
+        sys.exit(f'unmapped labels: {dict(unknown)}')
+    return rows, dropped_attempted
+
+
+def time_split(rows):
+    by_label = {}
+    for row in rows:
+        by_label.setdefault(row[2], []).append(row)
+    train, test = [], []
+    for label in sorted(by_label):
+        items = sorted(by_label[label], key=lambda r: (r[0], r[1]))
+        cut = int(round(len(items) * TRAIN_FRACTION))
+        cut = min(max(cut, 1), len(items) - 1)
+        train.extend(items[:cut])
+        test.extend(items[cut:])
+    return train, test
+
+
+def as_arrays(rows):
+    X = np.array([r[4] for r in rows], dtype=np.float64).astype(np.float32)
+    y = np.array([r[3] for r in rows], dtype=np.int64)
+    return X, y
+
+
+def class_weights(y):
+    counts = np.bincount(y, minlength=len(CLASSES)).astype(np.float64)
+    present_attacks = [c for c in range(1, len(CLASSES)) if counts[c] > 0]
+    w = np.zeros(len(CLASSES))
+    total = float(len(y))
+    w[0] = BENIGN_SHARE * total / counts[0]
+    for c in present_attacks:
+        w[c] = (1 - BENIGN_SHARE) * total / len(present_attacks) / counts[c]
+    return w
+
+
+def decide(proba, threshold):
+    """Vigil's decision rule: benign when score = 1 - P(benign) < threshold, else the most likely attack family."""
+    score = 1.0 - proba[:, 0]
+    attack = 1 + np.argmax(proba[:, 1:], axis=1)
+    return np.where(score >= threshold, attack, 0), score
+
+
+def threshold_at_fpr(scores_benign, weights, fpr):
+    """Smallest threshold t such that the weighted share of benign flows with score >= t is at most fpr."""
+    order = np.argsort(-scores_benign)
+    s, w = scores_benign[order], weights[order]
+    cum = np.cumsum(w) / w.sum()
+    cands = np.unique(s)[::-1]
+    best = 1.0
+    for t in cands:
+        if cum[np.searchsorted(-s, -t, side='right') - 1] <= fpr:
+            best = t
+        else:
+            break
+    # strictly above the last benign score kept: nudge up to the next float32
+    return float(np.nextafter(np.float32(best), np.float32(2)))
+
+
+def metrics(y, proba, threshold, sample_weight=None):
+    pred, score = decide(proba, threshold)
+    labels = list(range(len(CLASSES)))
+    p, r, f, s = precision_recall_fscore_support(y, pred, labels=labels, zero_division=0)
+    per_class = OrderedDict()
+    for i, c in enumerate(CLASSES):
+        per_class[c] = {'precision': round(float(p[i]), 4), 'recall': round(float(r[i]), 4), 'f1': round(float(f[i]), 4), 'support': int(s[i])}
+    is_attack = (y != 0).astype(int)
+    flagged = (score >= threshold).astype(int)
+    tp = int(((flagged == 1) & (is_attack == 1)).sum())
+    fp = int(((flagged == 1) & (is_attack == 0)).sum())
+    fn = int(((flagged == 0) & (is_attack == 1)).sum())
+    tn = int(((flagged == 0) & (is_attack == 0)).sum())
+    out = OrderedDict(
+        rows=int(len(y)),
+        threshold=threshold,
+        accuracy=round(float((pred == y).mean()), 4),
+        rocAuc=round(float(roc_auc_score(is_attack, score)), 4),
+        binary={'tp': tp, 'fp': fp, 'fn': fn, 'tn': tn,
+                'precision': round(tp / max(tp + fp, 1), 4), 'recall': round(tp / max(tp + fn, 1), 4),
+                'fpr': round(fp / max(fp + tn, 1), 4)},
+        perClass=per_class,
+        macroF1=round(float(np.mean([per_class[c]['f1'] for c in CLASSES if per_class[c]['support'] > 0])), 4),
+    )
+    if sample_weight is not None:
+        wt = sample_weight
+        wtp = float(wt[(flagged == 1) & (is_attack == 1)].sum())
+        wfp = float(wt[(flagged == 1) & (is_attack == 0)].sum())
+        out['binaryAtRealisticPrior'] = {'benignShare': BENIGN_SHARE, 'precision': round(wtp / max(wtp + wfp, 1e-12), 4)}
+    return out
+
+
+def f32_floor(values):
+    """Largest float32 <= each float64 value, so `x <= t` on float32 inputs gives sklearn's exact decision."""
+    v32 = np.asarray(values, dtype=np.float64).astype(np.float32)
+    too_big = v32.astype(np.float64) > np.asarray(values, dtype=np.float64)
+    v32[too_big] = np.nextafter(v32[too_big], np.float32(-np.inf))
+    return v32
+
+
+def export_onnx(forest, n_features, path):
+    nodes_treeids, nodes_nodeids, nodes_featureids, nodes_values, nodes_modes = [], [], [], [], []
+    nodes_true, nodes_false = [], []
+    c_treeids, c_nodeids, c_ids, c_weights = [], [], [], []
+    n_trees = len(forest.estimators_)
+    classes = [int(c) for c in forest.classes_]
+    if classes != list(range(len(CLASSES))):
+        sys.exit(f'forest classes {classes} do not cover all {len(CLASSES)} families')
+    for t, est in enumerate(forest.estimators_):
+        tree = est.tree_
+        thresholds = f32_floor(tree.threshold)
+        for n in range(tree.node_count):
+            nodes_treeids.append(t)
+            nodes_nodeids.append(n)
+            left, right = int(tree.children_left[n]), int(tree.children_right[n])
+            if left == -1:
+                nodes_featureids.append(0)
+                nodes_values.append(0.0)
+                nodes_modes.append('LEAF')
+                nodes_true.append(0)
+                nodes_false.append(0)
+                dist = tree.value[n][0].astype(np.float64)
+                dist = dist / dist.sum()
+                for c in range(len(CLASSES)):
+                    if dist[c] > 0:
+                        c_treeids.append(t)
+                        c_nodeids.append(n)
+                        c_ids.append(c)
+                        c_weights.append(float(dist[c] / n_trees))
+            else:
+                nodes_featureids.append(int(tree.feature[n]))
+                nodes_values.append(float(thresholds[n]))
+                nodes_modes.append('BRANCH_LEQ')
+                nodes_true.append(left)
+                nodes_false.append(right)
+    node = helper.make_node(
+        'TreeEnsembleClassifier', ['features'], ['label', 'probabilities'], domain='ai.onnx.ml',
+        classlabels_int64s=list(range(len(CLASSES))),
+        nodes_treeids=nodes_treeids, nodes_nodeids=nodes_nodeids, nodes_featureids=nodes_featureids,
+        nodes_values=nodes_values, nodes_modes=nodes_modes,
+        nodes_truenodeids=nodes_true, nodes_falsenodeids=nodes_false,
+        nodes_missing_value_tracks_true=[0] * len(nodes_treeids),
+        class_treeids=c_treeids, class_nodeids=c_nodeids, class_ids=c_ids, class_weights=c_weights,
+        post_transform='NONE')
+    graph = helper.make_graph(
+        [node], 'vigil_flow_v1',
+        [helper.make_tensor_value_info('features', TensorProto.FLOAT, [None, n_features])],
+        [helper.make_tensor_value_info('label', TensorProto.INT64, [None]),
+         helper.make_tensor_value_info('probabilities', TensorProto.FLOAT, [None, len(CLASSES)])])
+    model = helper.make_model(graph, producer_name='vigil scripts/train/train.py', producer_version=MODEL_VERSION,
+                              opset_imports=[helper.make_opsetid('', 13), helper.make_opsetid('ai.onnx.ml', 3)])
+    model.ir_version = 8
+    model.doc_string = f'{MODEL_NAME} {MODEL_VERSION}: classes {",".join(CLASSES)}; score = 1 - probabilities[:, 0]'
+    for k, v in (('name', MODEL_NAME), ('version', MODEL_VERSION), ('classes', json.dumps(CLASSES))):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+def write_card(card, path, onnx_bytes):
+    """The model card, generated from the same run so figures and model cannot drift."""
+    t, th = card['test'], card['thresholds']
+    d = card['data']
+    lines = [
+        '# Model card: vigil-flow-v1',
+        '',
+        '<!-- Generated by scripts/train/train.py; do not edit by hand: re-run the script. -->',
+        '',
+        f"`models/vigil-flow-v1.onnx` ({onnx_bytes} bytes, sha256 `{card['sha256']}`) scores one finished (or snapshotted) flow.",
+        'Input `features`: float32 `[N, ' + str(len(FEATURES)) + ']` in the order of `vigil-flow-v1.features.json` (names, CIC',
+        'columns, units, how each is derived from a FlowRecord; no scaling). Outputs: `label` (int64) and `probabilities`',
+        f"(float32 `[N, {len(CLASSES)}]`, classes `{', '.join(CLASSES)}`). **Score = 1 - P(benign).**",
+        '',
+        '## Data',
+        f"- `{d['csv']}`: {d['rows']} labeled flows of the improved CIC-IDS2017 (Engelen et al., WTMC 2021; CIC-IDS2017 by",
+        '  Sharafaldin et al., ICISSP 2018), a per-class random sample (not the natural class mix). See ../shared/data/SOURCES.md.',
+        '- Labels map to families: ' + '; '.join(f'{k} -> {v}' for k, v in d['labelMap'].items()) + '.',
+        f"- \"Attempted\" rows (Attempted Category != -1: attack flows that never delivered their payload) are dropped, since",
+        f"  they are neither benign nor a working attack. This sample has {d['attemptedDropped']} of them.",
+        '- Features: only CICFlowMeter columns that Vigil\'s capture core computes with the same meaning (duration, packet',
+        '  counts, payload totals, payload length stats, IAT stats, TCP flag counts, initial windows, data packets). Left out:',
+        '  header lengths and `Fwd Seg Size Min` (CIC counts L4 headers only; Vigil\'s FlowRecord counts L3+L4), bulk and',
+        '  subflow columns, active/idle, per-second rates (derived), and the destination port (so the model learns flow shape',
+        '  rather than the lab\'s port list). CIC standard deviations are sample std; `src/ml/features.ts` converts the',
+        '  FlowRecord\'s population std accordingly.',
+        '',
+        '## Split and weighting',
+        f"- By time, per label: the earliest {int(TRAIN_FRACTION * 100)}% of each label's flows (by start time) train, the latest",
+        f"  {100 - int(TRAIN_FRACTION * 100)}% test. No random row shuffle: test flows come after all training flows of the same attack run.",
+        f"- Train {d['trainRows']} rows, test {d['testRows']}. Test per class: " + ', '.join(f'{k} {v}' for k, v in d['testPerClass'].items()) + '.',
+        f"- Sample weights give benign {int(BENIGN_SHARE * 100)}% of the training weight (CIC-IDS2017's real benign share is about",
+        '  80%); the attack families share the rest equally, so rare families (web_attack, infiltration, other) still count.',
+        f"- RandomForest: {card['forest']['trees']} trees, max depth {card['forest']['maxDepth']}, min 2 samples per leaf,",
+        f"  {card['forest']['nodes']} nodes, seed {card['seed']}; exported by hand with `onnx.helper` as one",
+        '  `ai.onnx.ml.TreeEnsembleClassifier` (leaf class distributions / number of trees, post_transform NONE, thresholds',
+        '  rounded down to float32 so float32 inputs take exactly sklearn\'s branches).',
+        '',
+        '## Held-out results (time-split test set)',
+        f"At the alert threshold {th['alert']:.4f}: accuracy {t['accuracy']}, ROC AUC (attack vs benign, on the score) {t['rocAuc']},",
+        f"macro F1 {t['macroF1']}. Attack-vs-benign: precision {t['binary']['precision']}, recall {t['binary']['recall']},",
+        f"false-positive rate {t['binary']['fpr']} (tp {t['binary']['tp']}, fp {t['binary']['fp']}, fn {t['binary']['fn']}, tn {t['binary']['tn']}).",
+        f"Re-weighted to an {int(BENIGN_SHARE * 100)}% benign share, attack precision would be {t['binaryAtRealisticPrior']['precision']}.",
+        '',
+        '| class | precision | recall | F1 | support |',
+        '|---|---|---|---|---|',
+    ]
+    for c, m in t['perClass'].items():
+        lines.append(f"| {c} | {m['precision']} | {m['recall']} | {m['f1']} | {m['support']} |")
+    h = card['testAtHighThreshold']
+    lines += [
+        '',
+        f"At the high threshold {th['high']:.4f}: attack recall {h['binary']['recall']}, false-positive rate {h['binary']['fpr']}.",
+        '',
+        '## Thresholds and why',
+        f"- `alert` = {th['alert']:.4f}: the smallest score at which at most 1% of benign training flows (out-of-bag",
+        '  predictions, so never the test set) are flagged, but not below 0.5 (the attack families must outweigh benign).',
+        f"- `high` = {th['high']:.4f}: at most 0.1% of benign out-of-bag training flows score this high.",
+        f"- `critical` = {th['critical']:.4f}: near-unanimous trees.",
+        '- Vigil flags a flow when score >= `alert`, as the most likely attack family; alert severity follows these thresholds.',
+        '',
+        '## Known limits',
+        '- Trained on one lab network from 2017 (CIC-IDS2017). Home and office traffic of today (QUIC, IPv6, modern TLS',
+        '  stacks) is under-represented in the benign class; expect false positives on unusual but harmless flows. That is',
+        '  why ML alerts carry an explanation and why the behavioural detectors, not the model, own the high-volume families.',
+        '- The sample is per-class, not the natural mix; precision at a real benign share is lower than the raw figure',
+        '  (see above), and far lower if the real share of benign flows is well above 80%.',
+        '- Rare families have tiny test sets (web_attack, infiltration, other): their figures are indicative only.',
+        '- Flow features depend on the capture\'s flow timeouts; CICFlowMeter\'s defaults (120 s activity timeout) differ',
+        '  from a desktop sensor\'s, so long flows may be cut into different pieces than in training.',
+        '- Test fixture: `test/fixtures/ml/holdout.csv` is a stratified sample (<= 300 rows per class) of the test split;',
+        '  `expected.json` holds its metrics, which `test/unit/ml/model.test.ts` reproduces with onnxruntime-node.',
+        '',
+        '## Reproduce',
+        '```sh',
+        '/usr/bin/python3 scripts/train/train.py   # Debian python3-sklearn + python3-onnx; deterministic',
+        '```',
+        '',
+    ]
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--csv', default=os.path.join(ROOT, '..', 'shared', 'data', 'flows', 'cicids2017_improved_sample.csv'))
+    ap.add_argument('--trees', type=int, default=40)
+    ap.add_argument('--max-depth', type=int, default=14)
+    args = ap.parse_args()
+
+    rows, dropped_attempted = load(args.csv)
+    train, test = time_split(rows)
+    Xtr, ytr = as_arrays(train)
+    Xte, yte = as_arrays(test)
+    cw = class_weights(ytr)
+    wtr = cw[ytr]
+    print(f'rows {len(rows)} (attempted dropped: {dropped_attempted}); train {len(train)}, test {len(test)}', file=sys.stderr)
+
+    forest = RandomForestClassifier(n_estimators=args.trees, max_depth=args.max_depth, min_samples_leaf=2,
+                                    max_features='sqrt', bootstrap=True, oob_score=True, random_state=SEED, n_jobs=1)
+    forest.fit(Xtr, ytr, sample_weight=wtr)
+
+    # Thresholds from out-of-bag predictions of the training split (benign weighted at the realistic prior).
+    oob = forest.oob_decision_function_
+    oob = np.nan_to_num(oob, nan=0.0)
+    oob_score = 1.0 - oob[:, 0]
+    benign = ytr == 0
+    thresholds = OrderedDict(
+        alert=threshold_at_fpr(oob_score[benign], np.ones(benign.sum()), 0.01),
+        high=threshold_at_fpr(oob_score[benign], np.ones(benign.sum()), 0.001),
+    )
+    thresholds['alert'] = min(max(thresholds['alert'], 0.5), 0.95)
+    thresholds['high'] = min(max(thresholds['high'], thresholds['alert']), 0.99)
+    thresholds['critical'] = max(0.98, thresholds['high'])
+    print(f'thresholds {dict(thresholds)}', file=sys.stderr)
+
+    proba_te = forest.predict_proba(Xte)
+    wte = np.where(yte == 0, BENIGN_SHARE / max((yte == 0).mean(), 1e-12), (1 - BENIGN_SHARE) / max((yte != 0).mean(), 1e-12))
+    test_metrics = metrics(yte, proba_te, thresholds['alert'], wte)
+    test_metrics_high = metrics(yte, proba_te, thresholds['high'])
+    print(json.dumps(test_metrics, indent=1), file=sys.stderr)
+
+    models_dir = os.path.join(ROOT, 'models')
+    onnx_path = os.path.join(models_dir, 'vigil-flow-v1.onnx')
+    export_onnx(forest, len(FEATURES), onnx_path)
+    sha = hashlib.sha256(open(onnx_path, 'rb').read()).hexdigest()
+
+    # Benign training distribution per feature, for explanations: mean, std and the 0..100 percentile grid.
+    Xb = Xtr[ytr == 0].astype(np.float64)
+    grid = np.percentile(Xb, np.arange(101), axis=0)
+    importances = forest.feature_importances_
+    features_doc = OrderedDict(
+        model=MODEL_NAME, version=MODEL_VERSION, sha256=sha, input='features', inputType='float32',
+        inputShape=['N', len(FEATURES)], outputs={'label': 'int64 class index', 'probabilities': f'float32 [N, {len(CLASSES)}]'},
+        classes=CLASSES, score='1 - probabilities[:, 0]', scaling='none (tree ensemble; raw values in the stated units)',
+        thresholds=thresholds,
+        features=[OrderedDict(index=i, name=n, cicColumn=c, unit=u, derivation=d, importance=round(float(importances[i]), 6),
+                              benign=OrderedDict(mean=float(Xb[:, i].mean()), std=float(Xb[:, i].std()),
+                                                 percentiles=[float(v) for v in grid[:, i]]))
+                  for i, (n, c, u, d) in enumerate(FEATURES)],
+    )
+    with open(os.path.join(models_dir, 'vigil-flow-v1.features.json'), 'w') as f:
+        json.dump(features_doc, f, indent=1)
+        f.write('\n')
+
+    train_counts = Counter(CLASSES[c] for c in ytr)
+    test_counts = Counter(CLASSES[c] for c in yte)
+    card = OrderedDict(
+        model=MODEL_NAME, version=MODEL_VERSION, sha256=sha, seed=SEED,
+        data=OrderedDict(csv=os.path.basename(args.csv), rows=len(rows), attemptedDropped=dropped_attempted,
+                         trainRows=len(train), testRows=len(test),
+                         trainPerClass={c: train_counts.get(c, 0) for c in CLASSES},
+                         testPerClass={c: test_counts.get(c, 0) for c in CLASSES},
+                         labelMap=LABEL_MAP),
+        forest=OrderedDict(trees=args.trees, maxDepth=args.max_depth, minSamplesLeaf=2,
+                           nodes=int(sum(e.tree_.node_count for e in forest.estimators_)), classWeights=[round(float(v), 6) for v in cw]),
+        thresholds=thresholds,
+        test=test_metrics,
+        testAtHighThreshold=test_metrics_high,
+    )
+    with open(os.path.join(models_dir, 'vigil-flow-v1.metrics.json'), 'w') as f:
+        json.dump(card, f, indent=1)
+        f.write('\n')
+
+    # Held-out fixture: a stratified sample of the test split (all rows of small classes) with its expected metrics.
+    rng = np.random.default_rng(SEED)
+    keep = []
+    for c in range(len(CLASSES)):
+        idx = np.flatnonzero(yte == c)
+        cap = 300
+        keep.extend(sorted(rng.choice(idx, size=cap, replace=False)) if len(idx) > cap else idx.tolist())
+    keep = np.array(sorted(keep))
+    Xf, yf = Xte[keep], yte[keep]
+    proba_f = forest.predict_proba(Xf)
+    fixture_dir = os.path.join(ROOT, 'test', 'fixtures', 'ml')
+    os.makedirs(fixture_dir, exist_ok=True)
+    with open(os.path.join(fixture_dir, 'holdout.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['label'] + [n for n, _, _, _ in FEATURES])
+        for x, yv in zip(Xf, yf):
+            w.writerow([CLASSES[yv]] + [repr(float(v)) for v in x])
+    golden = [{'row': int(i), 'probabilities': [round(float(p), 6) for p in proba_f[i]]} for i in range(0, len(yf), max(1, len(yf) // 25))]
+    expected = OrderedDict(model=MODEL_NAME, version=MODEL_VERSION, sha256=sha,
+                           note='stratified sample of the time-split test set (<= 300 rows per class); metrics computed by sklearn at training time',
+                           alert=metrics(yf, proba_f, thresholds['alert']), golden=golden)
+    with open(os.path.join(fixture_dir, 'expected.json'), 'w') as f:
+        json.dump(expected, f, indent=1)
+        f.write('\n')
+    write_card(card, os.path.join(models_dir, 'README.md'), os.path.getsize(onnx_path))
+    print(f'wrote {onnx_path} ({os.path.getsize(onnx_path)} bytes, sha256 {sha})', file=sys.stderr)
+
+
+if __name__ == '__main__':
+    main()
