@@ -16,9 +16,11 @@ enum class DecodeStatus : uint8_t {
   kTruncatedIp,           // captured bytes end inside the IPv4/IPv6 header (or an IPv6 extension header)
   kBadIpVersion,          // version nibble does not match the ethertype / link type
   kBadIpHeaderLength,     // IPv4 IHL < 5 or larger than the total length
-  kBadIpTotalLength,      // IP total/payload length smaller than the header(s)
+  kBadIpTotalLength,      // IP total/payload length smaller than the header(s) (IP + minimal L4), larger than the
+                          // frame was on the wire, or IPv4 total length 0 on a non-TCP packet (TSO applies to TCP only)
   kBadIpv6ExtHeader,      // malformed IPv6 extension header chain (or too many headers)
-  kTruncatedL4,           // captured bytes end inside the TCP/UDP/ICMP header (ports unknown)
+  kTruncatedL4,           // captured bytes end inside the TCP/UDP/ICMP header (ports unknown, unless only TCP
+                          // options are cut: then has_ports is set)
   kBadTcpHeaderLength,    // TCP data offset < 5 or beyond the IP payload
   kBadUdpLength,          // UDP length field < 8 or larger than the IP payload
   kFragmentNoFlow,        // non-first IP fragment whose flow is unknown (attributed elsewhere if possible)
@@ -75,7 +77,7 @@ struct PacketView {
   uint32_t frag_id = 0;            // IPv4 identification (16 bit) or IPv6 fragment identification (32 bit)
 
   // --- L4 (valid when has_ports; for ICMP/ICMPv6 src_port=type, dst_port=code like Zeek/NFStream) ---
-  bool has_ports = false;
+  bool has_ports = false;         // the fixed L4 header was read (also set with kBadTcpHeaderLength/kBadUdpLength)
   uint16_t src_port = 0;
   uint16_t dst_port = 0;
   uint8_t tcp_flags = 0;           // TcpFlag bits
