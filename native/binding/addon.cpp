@@ -5,10 +5,12 @@
 
 namespace vigil {
 // Each binding module defines its own Init; add the declaration and the call below.
+void InitDecodeWrap(Napi::Env env, Napi::Object exports);  // decode_wrap.cpp: test-only _decodePacket
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("coreVersion", Napi::String::New(env, vigil::kCoreVersion));
+  vigil::InitDecodeWrap(env, exports);
   return exports;
 }
 
