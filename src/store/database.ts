@@ -9,6 +9,8 @@ import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
 import { ServiceUnavailableError } from '../errors.js';
 import { migrations } from './migrations/index.js';
 import type { AlertTable } from './tables/alert.table.js';
+import type { BlockedIpTable } from './tables/blocked-ip.table.js';
+import type { FirewallAuditTable } from './tables/firewall-audit.table.js';
 import type { FlowTable } from './tables/flow.table.js';
 import type { MetaTable } from './tables/meta.table.js';
 import type { ThreatTable } from './tables/threat.table.js';
@@ -21,6 +23,8 @@ export interface Database {
   flows: FlowTable;
   traffic_buckets: TrafficBucketTable;
   meta: MetaTable;
+  blocked_ips: BlockedIpTable;
+  firewall_audit: FirewallAuditTable;
 }
 
 /** What repos accept: the store or an open transaction. */

@@ -4,8 +4,10 @@
  */
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_create_core_tables.js';
+import * as m0002 from './0002_create_firewall_tables.js';
 
 /** Migration name -> migration; names sort in application order. */
 export const migrations: Record<string, Migration> = {
   '0001_create_core_tables': m0001,
+  '0002_create_firewall_tables': m0002,
 };
