@@ -1,5 +1,92 @@
-/** `vigil web`: not built yet (placeholder so the CLI table type-checks). */
-export async function run(_args: string[]): Promise<number> {
-  process.stderr.write('vigil web: not implemented yet\n');
-  return 1;
+/**
+ * `vigil web` (also `npm run start:web`): the Web API. Composition root for it: config -> store (SQLite or PostgreSQL)
+ * -> signing key -> JWT verifier -> rate-limit store (memory or Redis) -> Koa app -> HTTP server.
+ */
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import { loadWebConfig, type WebConfig } from '../../config/web.js';
+import { createLicenseApp } from '../../web-api/app.js';
+import { createJwtVerifier } from '../../web-api/auth/jwt-verifier.js';
+import type { RateLimitStore } from '../../web-api/rate-limit.js';
+import { createCertificateSigner, loadOrCreateSigningKey } from '../../web-api/services/certificate.service.js';
+import { openWebStore, type WebStore } from '../../web-api/store/database.js';
+
+/** A running Web API. */
+export interface RunningWebServer {
+  /** Base URL it listens on (`http://host:port`). */
+  readonly url: string;
+  readonly store: WebStore;
+  /** Stops accepting connections and closes the database and Redis connections. */
+  close(): Promise<void>;
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+}
+
+/** Starts the Web API described by `config` and resolves once it listens. */
+export async function startWebServer(config: WebConfig, options: { log?: (message: string, err: unknown) => void } = {}): Promise<RunningWebServer> {
+  const store = await openWebStore(config.database);
+  let redis: Redis | null = null;
+  try {
+    const signer = await createCertificateSigner(loadOrCreateSigningKey(config.signingKeyFile), config.publicUrl, config.certificateTtlSec);
+    let rateLimitStore: RateLimitStore = { driver: 'memory', map: new Map() };
+    if (config.redisUrl !== undefined) {
+      redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
+      redis.on('error', () => undefined); // reconnects on its own; requests meanwhile fail as 500s, logged by problem.ts
+      await redis.connect();
+      rateLimitStore = { driver: 'redis', client: redis };
+    }
+    const app = createLicenseApp({
+      config,
+      store,
+      verifier: config.jwt === undefined ? null : createJwtVerifier(config.jwt),
+      signer,
+      rateLimitStore,
+      version: packageVersion(),
+      ...(options.log === undefined ? {} : { log: options.log }),
+    });
+    const server = app.listen(config.port, config.host);
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const redisClient = redis;
+    return {
+      url: `http://${host}:${port}`,
+      store,
+      async close() {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await store.close();
+        if (redisClient !== null) await redisClient.quit().catch(() => undefined);
+      },
+    };
+  } catch (err) {
+    await store.close();
+    if (redis !== null) redis.disconnect();
+    throw err;
+  }
+}
+
+/** Runs until SIGINT/SIGTERM; returns the exit code. */
+export async function run(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write('usage: vigil web\n\nRuns the Web API. Configuration comes from VIGIL_WEB_* , VIGIL_JWT_* and VIGIL_REDIS_URL (see README).\n');
+    return 0;
+  }
+  const config = loadWebConfig();
+  const server = await startWebServer(config);
+  process.stdout.write(`vigil web: listening on ${server.url} (public URL ${config.publicUrl}, database ${config.database.kind}` +
+    `, rate limits ${config.redisUrl === undefined ? 'in memory' : 'in Redis'}, ${config.jwt === undefined ? 'no identity provider configured' : `tokens from ${config.jwt.issuer}`})\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  return 0;
 }

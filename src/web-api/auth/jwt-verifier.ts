@@ -1,0 +1,88 @@
+/**
+ * Verification of access tokens from the external identity provider with jose. Keys come from the provider's JWKS
+ * (`createRemoteJWKSet`, found through OpenID discovery unless a JWKS URL is configured), so a key rotated at the
+ * provider is picked up without a restart: an unknown `kid` triggers a (rate-limited) JWKS refetch.
+ * Foreign errors are translated here: expired -> 401 `token_expired`; any other token defect -> 401 `invalid_token`;
+ * the provider unreachable or answering garbage while no usable key is cached -> 503 `idp_unavailable`.
+ */
+import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import type { WebJwtConfig } from '../../config/web.js';
+import { ServiceUnavailableError } from '../../errors.js';
+import { BearerTokenError } from './errors.js';
+
+/** The caller, as asserted by a verified access token. */
+export interface Principal {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  name: string | null;
+}
+
+/** Turns a Bearer token into a {@link Principal} or throws a 401/503 AppError. */
+export interface AccessTokenVerifier {
+  verify(token: string): Promise<Principal>;
+}
+
+/** jose error codes that mean "the provider could not be consulted", not "the token is bad". */
+const PROVIDER_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
+
+function unavailable(cause: unknown): ServiceUnavailableError {
+  return new ServiceUnavailableError('The identity provider is unreachable; try again later.', 'idp_unavailable', { cause });
+}
+
+type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
+/** A verifier for `config`. Discovery happens on first use and is retried after a failure. */
+export function createJwtVerifier(config: WebJwtConfig): AccessTokenVerifier {
+  let keySet: Promise<KeySet> | undefined;
+
+  async function discover(): Promise<KeySet> {
+    let jwksUrl = config.jwksUrl;
+    if (jwksUrl === undefined) {
+      const wellKnown = `${config.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+      const response = await fetch(wellKnown, { signal: AbortSignal.timeout(config.fetchTimeoutMs), headers: { accept: 'application/json' } });
+      if (!response.ok) throw new Error(`OpenID discovery at ${wellKnown} answered ${response.status}`);
+      const metadata = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
+      if (metadata.issuer !== config.issuer) throw new Error(`OpenID discovery issuer ${String(metadata.issuer)} differs from ${config.issuer}`);
+      if (typeof metadata.jwks_uri !== 'string') throw new Error('OpenID discovery document has no jwks_uri');
+      jwksUrl = metadata.jwks_uri;
+    }
+    return createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: config.fetchTimeoutMs, cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+  }
+
+  function keys(): Promise<KeySet> {
+    keySet ??= discover().catch((err: unknown) => {
+      keySet = undefined;
+      throw unavailable(err);
+    });
+    return keySet;
+  }
+
+  return {
+    async verify(token) {
+      const jwks = await keys();
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, jwks, {
+          issuer: config.issuer,
+          audience: config.audience,
+          algorithms: [...config.algorithms],
+          clockTolerance: config.clockToleranceSec,
+          requiredClaims: ['exp', 'iss', 'aud', 'sub'],
+        }));
+      } catch (err) {
+        if (err instanceof errors.JWTExpired) throw new BearerTokenError('token_expired', 'The access token has expired.');
+        if (err instanceof errors.JOSEError && !PROVIDER_FAILURES.has(err.code)) {
+          throw new BearerTokenError('invalid_token', 'The access token is invalid.');
+        }
+        throw unavailable(err);
+      }
+      return {
+        issuer: config.issuer,
+        subject: String(payload.sub),
+        email: typeof payload.email === 'string' ? payload.email : null,
+        name: typeof payload.name === 'string' ? payload.name : null,
+      };
+    },
+  };
+}

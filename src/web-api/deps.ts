@@ -1,0 +1,23 @@
+/** What `app.ts` hands to each route file's `register(router, deps)`. */
+import type { Middleware } from 'koa';
+import type { CertificateSigner } from './services/certificate.service.js';
+import type { DownloadService } from './services/download.service.js';
+import type { LicenseService } from './services/license.service.js';
+import type { UserService } from './services/user.service.js';
+import type { WebStore } from './store/database.js';
+
+export interface RouteDeps {
+  store: WebStore;
+  licenses: LicenseService;
+  users: UserService;
+  downloads: DownloadService;
+  signer: CertificateSigner;
+  /** Bearer authentication followed by the per-user rate limit: mount on every `/api/protected/*` route. */
+  protect: Middleware[];
+  /** Per-client-IP rate limit of the public validation endpoint. */
+  validateLimit: Middleware;
+  /** Version reported by `/health`. */
+  version: string;
+  /** Rendered landing page. */
+  landingHtml: string;
+}

@@ -1,0 +1,12 @@
+/** `GET /health` -> `{status, version, database}`; 503 when the database does not answer. */
+import type Router from '@koa/router';
+import type { RouteDeps } from '../deps.js';
+
+export function register(router: Router, deps: RouteDeps): void {
+  router.get('/health', async (ctx) => {
+    const up = await deps.store.ping();
+    ctx.status = up ? 200 : 503;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: up ? 'ok' : 'unavailable', version: deps.version, database: { kind: deps.store.kind, status: up ? 'ok' : 'unreachable' } };
+  });
+}

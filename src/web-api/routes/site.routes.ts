@@ -1,0 +1,15 @@
+/** The landing page (`GET /`) and the certificate verification keys (`GET /.well-known/jwks.json`). */
+import type Router from '@koa/router';
+import type { RouteDeps } from '../deps.js';
+
+export function register(router: Router, deps: RouteDeps): void {
+  router.get('/', (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = deps.landingHtml;
+  });
+  router.get('/.well-known/jwks.json', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.type = 'application/jwk-set+json';
+    ctx.body = deps.signer.jwks;
+  });
+}

@@ -1,0 +1,14 @@
+/** Request body of `POST /api/protected/download`. */
+import { z } from 'zod';
+
+/** Platforms Vigil is released for. */
+export const PLATFORMS = ['linux', 'windows', 'macos'] as const;
+/** CPU architectures of the release builds. */
+export const ARCHES = ['x64', 'arm64'] as const;
+
+export const recordDownloadBody = z.object({
+  platform: z.enum(PLATFORMS),
+  version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'expected a semantic version such as 1.2.3'),
+  arch: z.enum(ARCHES).optional(),
+});
+export type RecordDownloadBody = z.infer<typeof recordDownloadBody>;

@@ -1,0 +1,106 @@
+/**
+ * License keys: creation (key shown once, hash stored, capped per user) and public validation with a signed
+ * certificate for valid licenses.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { ConflictError } from '../../errors.js';
+import type { WebStore } from '../store/database.js';
+import { countActiveLicenses, findLicenseByKeyHash, insertLicense, type LicenseRow } from '../store/repos/license.repo.js';
+import type { CertificateSigner } from './certificate.service.js';
+import { generateLicenseKey, hashLicenseKey, normalizeLicenseKey } from './license-key.js';
+
+/** Outcome codes of `POST /api/license-key/validate`. */
+export type ValidationCode = 'VALID' | 'NOT_FOUND' | 'EXPIRED' | 'REVOKED' | 'MALFORMED';
+
+/** A license as the API shows it (never with its key). */
+export interface License {
+  id: string;
+  plan: string;
+  /** `active`, `expired` (derived from `expiresAt`) or `revoked`. */
+  status: 'active' | 'expired' | 'revoked';
+  issuedAt: string;
+  /** Null = never expires. */
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+/** Body of a validation answer. */
+export interface ValidationResult {
+  valid: boolean;
+  code: ValidationCode;
+  license: License | null;
+  /** Compact EdDSA JWS over the license (only when VALID); verify with `/.well-known/jwks.json`. */
+  certificate?: string;
+  certificateExpiresAt?: string;
+}
+
+/** Maps a row to the API shape, deriving `expired` at `now`. */
+export function toLicense(row: LicenseRow, now: Date): License {
+  const expired = row.expires_at !== null && row.expires_at <= now.toISOString();
+  const status = row.status === 'revoked' ? 'revoked' : expired ? 'expired' : 'active';
+  return { id: row.id, plan: row.plan, status, issuedAt: row.issued_at, expiresAt: row.expires_at, revokedAt: row.revoked_at };
+}
+
+/** Policy knobs of {@link LicenseService}. */
+export interface LicensePolicy {
+  /** Active keys a user may hold. */
+  maxActiveKeysPerUser: number;
+  /** Validity of a new license in days; 0 = never expires. */
+  licenseDays: number;
+}
+
+export class LicenseService {
+  constructor(
+    private readonly store: WebStore,
+    private readonly signer: CertificateSigner,
+    private readonly policy: LicensePolicy,
+  ) {}
+
+  /**
+   * Creates a license for `userId`. Returns the plaintext key (the only time it exists outside the caller) and the
+   * license. Throws 409 `license_limit_reached` when the user already holds the maximum of active keys.
+   */
+  async create(userId: string, plan: string, now = new Date()): Promise<{ key: string; license: License }> {
+    const key = generateLicenseKey();
+    const nowIso = now.toISOString();
+    const row: LicenseRow = {
+      id: randomUUID(),
+      user_id: userId,
+      key_hash: hashLicenseKey(key),
+      plan,
+      status: 'active',
+      issued_at: nowIso,
+      expires_at: this.policy.licenseDays > 0 ? new Date(now.getTime() + this.policy.licenseDays * 86_400_000).toISOString() : null,
+      revoked_at: null,
+    };
+    await this.store.db.transaction().execute(async (trx) => {
+      // Serialise key creation per user so concurrent requests cannot pass the cap together. SQLite transactions
+      // already run one at a time on the single connection; PostgreSQL needs a row lock.
+      if (this.store.kind === 'postgres') await sql`select id from users where id = ${userId} for update`.execute(trx);
+      const active = await countActiveLicenses(trx, userId, nowIso);
+      if (active >= this.policy.maxActiveKeysPerUser) {
+        throw new ConflictError(
+          `You already hold ${active} active license keys, the maximum per user.`,
+          'license_limit_reached',
+          { limit: this.policy.maxActiveKeysPerUser },
+        );
+      }
+      await insertLicense(trx, row);
+    });
+    return { key, license: toLicense(row, now) };
+  }
+
+  /** Checks a key: MALFORMED without a lookup when the format or check symbols fail; VALID answers carry a certificate. */
+  async validate(input: string, now = new Date()): Promise<ValidationResult> {
+    const canonical = normalizeLicenseKey(input);
+    if (canonical === null) return { valid: false, code: 'MALFORMED', license: null };
+    const row = await findLicenseByKeyHash(this.store.db, hashLicenseKey(canonical));
+    if (row === undefined) return { valid: false, code: 'NOT_FOUND', license: null };
+    const license = toLicense(row, now);
+    if (license.status === 'revoked') return { valid: false, code: 'REVOKED', license };
+    if (license.status === 'expired') return { valid: false, code: 'EXPIRED', license };
+    const certificate = await this.signer.sign({ id: license.id, plan: license.plan, expiresAt: license.expiresAt }, now);
+    return { valid: true, code: 'VALID', license, certificate: certificate.token, certificateExpiresAt: certificate.expiresAt };
+  }
+}

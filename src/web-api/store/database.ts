@@ -1,0 +1,68 @@
+/**
+ * The Web API's own database: an SQLite file through better-sqlite3 by default, or PostgreSQL through `pg` for several
+ * instances. Both use the same kysely migrations and the same dialect-agnostic queries (text ids and ISO timestamps).
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { WebDatabaseConfig } from '../../config/web.js';
+import { migrateToLatest } from './migrate.js';
+import type { DownloadTable } from './tables/download.table.js';
+import type { LicenseTable } from './tables/license.table.js';
+import type { UserTable } from './tables/user.table.js';
+
+/** The kysely schema of the Web API database. */
+export interface WebDatabase {
+  users: UserTable;
+  licenses: LicenseTable;
+  downloads: DownloadTable;
+}
+
+/** An open, migrated database. */
+export interface WebStore {
+  readonly db: Kysely<WebDatabase>;
+  readonly kind: WebDatabaseConfig['kind'];
+  /** Resolves true when a trivial query succeeds (for `/health`). */
+  ping(): Promise<boolean>;
+  /** Closes the connection or pool. */
+  close(): Promise<void>;
+}
+
+/** Opens (creating the SQLite file's directory if needed) and migrates the database to the latest version. */
+export async function openWebStore(config: WebDatabaseConfig): Promise<WebStore> {
+  let db: Kysely<WebDatabase>;
+  if (config.kind === 'sqlite') {
+    if (config.file !== ':memory:') mkdirSync(path.dirname(config.file), { recursive: true });
+    const database = new SqliteDatabase(config.file);
+    database.pragma('journal_mode = WAL');
+    database.pragma('foreign_keys = ON');
+    database.pragma('busy_timeout = 5000');
+    db = new Kysely<WebDatabase>({ dialect: new SqliteDialect({ database }) });
+  } else {
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5000 });
+    // An idle client losing its connection must not crash the process; the next query reports the failure.
+    pool.on('error', () => undefined);
+    db = new Kysely<WebDatabase>({ dialect: new PostgresDialect({ pool }) });
+  }
+  try {
+    await migrateToLatest(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return {
+    db,
+    kind: config.kind,
+    async ping() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
