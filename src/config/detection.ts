@@ -1,0 +1,168 @@
+/**
+ * Detection settings (ML scoring, behavioural detectors, alert aggregation, auto-block), read once from the
+ * environment into a frozen object. Every threshold has a documented default; `VIGIL_DETECT_*` overrides it.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bool, int, num, oneOf, str, type Env } from './env.js';
+
+/** Repository root (two levels above src/config). */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Default model shipped in the repository. */
+export const DEFAULT_MODEL_PATH = path.join(ROOT, 'models', 'vigil-flow-v1.onnx');
+
+/** Which alert severities trigger an automatic block of the offending address. */
+export type AutoBlockLevel = 'off' | 'critical' | 'high';
+
+/** ML scoring settings. */
+export interface MlConfig {
+  /** Score flows with the model (`VIGIL_ML`, default true). */
+  enabled: boolean;
+  /** The `.onnx` file (`VIGIL_MODEL_PATH`); its `.features.json` sits next to it. */
+  modelPath: string;
+  /** onnxruntime intra-op threads (`VIGIL_ML_THREADS`, default 1: the capture core needs the other core). */
+  threads: number;
+  /** Most `session.run` calls in flight at once (`VIGIL_ML_MAX_INFLIGHT`, default 2). */
+  maxInFlight: number;
+  /**
+   * Most flows waiting for a free scoring slot (`VIGIL_ML_MAX_QUEUED_FLOWS`, default 65536). Beyond this, a batch is
+   * not scored and its flows are counted as `skipped` in the ML stats (never dropped silently; detectors still see them).
+   */
+  maxQueuedFlows: number;
+  /** Largest matrix per `session.run` (`VIGIL_ML_MAX_BATCH`, default 4096 flows); bigger batches are split. */
+  maxBatch: number;
+  /** How many top features an ML alert's explanation lists (`VIGIL_ML_EXPLAIN_TOP`, default 3). */
+  explainTop: number;
+}
+
+/** Port scan: one source probing many ports of one host (or one port on many hosts), mostly unanswered. */
+export interface PortScanConfig {
+  /** Sliding window, seconds (`VIGIL_DETECT_SCAN_WINDOW_SEC`, default 60). */
+  windowSec: number;
+  /** Distinct destination ports on one host within the window (`VIGIL_DETECT_SCAN_MIN_PORTS`, default 20). */
+  minPorts: number;
+  /** Distinct hosts on one port within the window (`VIGIL_DETECT_SCAN_MIN_HOSTS`, default 20). */
+  minHosts: number;
+  /** Share of probes that got no session (no payload either way) (`VIGIL_DETECT_SCAN_MIN_UNANSWERED`, default 0.7). */
+  minUnansweredRatio: number;
+}
+
+/** SYN flood: many handshakes that never complete, towards one service. */
+export interface SynFloodConfig {
+  /** Window, seconds (`VIGIL_DETECT_SYN_WINDOW_SEC`, default 10). */
+  windowSec: number;
+  /** Unanswered SYN packets towards one host:port within the window (`VIGIL_DETECT_SYN_MIN`, default 500). */
+  minSyn: number;
+}
+
+/** UDP/ICMP/other packet flood: one sender, one receiver, one-way traffic. */
+export interface FloodConfig {
+  /** Window, seconds (`VIGIL_DETECT_FLOOD_WINDOW_SEC`, default 10). */
+  windowSec: number;
+  /** Packets from one sender to one receiver within the window (`VIGIL_DETECT_FLOOD_MIN_PACKETS`, default 2000). */
+  minPackets: number;
+  /** Reply packets / sent packets at most this (`VIGIL_DETECT_FLOOD_MAX_REPLY_RATIO`, default 0.05). */
+  maxReplyRatio: number;
+}
+
+/** Brute force: many short, similar connections from one source to one service, whatever the port. */
+export interface BruteForceConfig {
+  /** Window, seconds (`VIGIL_DETECT_BRUTE_WINDOW_SEC`, default 120). */
+  windowSec: number;
+  /** Connections within the window (`VIGIL_DETECT_BRUTE_MIN_ATTEMPTS`, default 8). */
+  minAttempts: number;
+  /** A connection counts when it lasts at most this, seconds (`VIGIL_DETECT_BRUTE_MAX_DURATION_SEC`, default 30). */
+  maxDurationSec: number;
+  /** Coefficient of variation of the connections' byte totals at most this (`VIGIL_DETECT_BRUTE_MAX_SIZE_CV`, default 0.3): attempts look alike. */
+  maxSizeCv: number;
+}
+
+/** Beaconing: regular connections from one host to the same destination. */
+export interface BeaconConfig {
+  /** Window, seconds (`VIGIL_DETECT_BEACON_WINDOW_SEC`, default 3600). */
+  windowSec: number;
+  /** Connections needed (`VIGIL_DETECT_BEACON_MIN_CONNECTIONS`, default 6). */
+  minConnections: number;
+  /** Shortest mean interval, seconds (`VIGIL_DETECT_BEACON_MIN_INTERVAL_SEC`, default 5). */
+  minIntervalSec: number;
+  /** Coefficient of variation of the intervals at most this (`VIGIL_DETECT_BEACON_MAX_JITTER`, default 0.1). */
+  maxJitter: number;
+}
+
+/** Auto-block settings. */
+export interface AutoBlockConfig {
+  /** `VIGIL_AUTOBLOCK`: off (default), critical (block sources of critical alerts) or high (high and critical). */
+  level: AutoBlockLevel;
+  /** Expiry of automatic blocks, seconds (`VIGIL_AUTOBLOCK_DURATION_SEC`, default 3600). */
+  durationSec: number;
+}
+
+/** Everything detection needs. */
+export interface DetectionConfig {
+  ml: MlConfig;
+  /** Alert aggregation window, seconds (`VIGIL_DETECT_ALERT_WINDOW_SEC`, default 600): repeats of one (source,
+   * category, target) within it fold into one alert with a growing count. */
+  alertWindowSec: number;
+  /** Most sources tracked per detector (`VIGIL_DETECT_MAX_TRACKED`, default 20000); the least recent are evicted. */
+  maxTracked: number;
+  portScan: PortScanConfig;
+  synFlood: SynFloodConfig;
+  flood: FloodConfig;
+  bruteForce: BruteForceConfig;
+  beacon: BeaconConfig;
+  autoBlock: AutoBlockConfig;
+}
+
+function deepFreeze<T extends object>(o: T): Readonly<T> {
+  for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) deepFreeze(v as object);
+  return Object.freeze(o);
+}
+
+/** Reads the detection settings from `env` (default `process.env`); throws ConfigError naming a bad variable. */
+export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionConfig> {
+  return deepFreeze<DetectionConfig>({
+    ml: {
+      enabled: bool(env, 'VIGIL_ML', true),
+      modelPath: path.resolve(str(env, 'VIGIL_MODEL_PATH', DEFAULT_MODEL_PATH)),
+      threads: int(env, 'VIGIL_ML_THREADS', 1, 1, 64),
+      maxInFlight: int(env, 'VIGIL_ML_MAX_INFLIGHT', 2, 1, 64),
+      maxQueuedFlows: int(env, 'VIGIL_ML_MAX_QUEUED_FLOWS', 65536, 0, 10_000_000),
+      maxBatch: int(env, 'VIGIL_ML_MAX_BATCH', 4096, 1, 1_000_000),
+      explainTop: int(env, 'VIGIL_ML_EXPLAIN_TOP', 3, 1, 20),
+    },
+    alertWindowSec: int(env, 'VIGIL_DETECT_ALERT_WINDOW_SEC', 600, 1, 7 * 86400),
+    maxTracked: int(env, 'VIGIL_DETECT_MAX_TRACKED', 20000, 10, 10_000_000),
+    portScan: {
+      windowSec: int(env, 'VIGIL_DETECT_SCAN_WINDOW_SEC', 60, 1, 86400),
+      minPorts: int(env, 'VIGIL_DETECT_SCAN_MIN_PORTS', 20, 2, 65536),
+      minHosts: int(env, 'VIGIL_DETECT_SCAN_MIN_HOSTS', 20, 2, 1_000_000),
+      minUnansweredRatio: num(env, 'VIGIL_DETECT_SCAN_MIN_UNANSWERED', 0.7, 0, 1),
+    },
+    synFlood: {
+      windowSec: int(env, 'VIGIL_DETECT_SYN_WINDOW_SEC', 10, 1, 3600),
+      minSyn: int(env, 'VIGIL_DETECT_SYN_MIN', 500, 2, 100_000_000),
+    },
+    flood: {
+      windowSec: int(env, 'VIGIL_DETECT_FLOOD_WINDOW_SEC', 10, 1, 3600),
+      minPackets: int(env, 'VIGIL_DETECT_FLOOD_MIN_PACKETS', 2000, 2, 100_000_000),
+      maxReplyRatio: num(env, 'VIGIL_DETECT_FLOOD_MAX_REPLY_RATIO', 0.05, 0, 1),
+    },
+    bruteForce: {
+      windowSec: int(env, 'VIGIL_DETECT_BRUTE_WINDOW_SEC', 120, 1, 86400),
+      minAttempts: int(env, 'VIGIL_DETECT_BRUTE_MIN_ATTEMPTS', 8, 2, 1_000_000),
+      maxDurationSec: num(env, 'VIGIL_DETECT_BRUTE_MAX_DURATION_SEC', 30, 0, 86400),
+      maxSizeCv: num(env, 'VIGIL_DETECT_BRUTE_MAX_SIZE_CV', 0.3, 0, 10),
+    },
+    beacon: {
+      windowSec: int(env, 'VIGIL_DETECT_BEACON_WINDOW_SEC', 3600, 10, 7 * 86400),
+      minConnections: int(env, 'VIGIL_DETECT_BEACON_MIN_CONNECTIONS', 6, 3, 1_000_000),
+      minIntervalSec: num(env, 'VIGIL_DETECT_BEACON_MIN_INTERVAL_SEC', 5, 0, 86400),
+      maxJitter: num(env, 'VIGIL_DETECT_BEACON_MAX_JITTER', 0.1, 0, 1),
+    },
+    autoBlock: {
+      level: oneOf(env, 'VIGIL_AUTOBLOCK', ['off', 'critical', 'high'] as const, 'off'),
+      durationSec: int(env, 'VIGIL_AUTOBLOCK_DURATION_SEC', 3600, 1, 365 * 86400),
+    },
+  });
+}
