@@ -56,9 +56,97 @@ export declare namespace Binding {
     wirelen: number;
   }
 
+  /** Options of `Capture#start()` (native/binding/capture_wrap.cpp). Times in seconds unless named otherwise. */
+  interface CaptureStartOptions {
+    kind: 'live' | 'file';
+    /** File source: capture file path. */
+    path?: string;
+    /** Live source: interface name; default libpcap's first device. */
+    interface?: string;
+    /** BPF expression. */
+    filter?: string;
+    promiscuous?: boolean;
+    snaplen?: number;
+    /** Kernel buffer, bytes. */
+    bufferSize?: number;
+    immediate?: boolean;
+    /** File source: 0 = as fast as possible, else x real time. */
+    speed?: number;
+    idleTimeoutSec?: number;
+    activeTimeoutSec?: number;
+    maxFlows?: number;
+    /** 0 = no snapshots of long-lived flows. */
+    snapshotIntervalSec?: number;
+    tcpLingerSec?: number;
+    /** CICFlowMeter activity timeout splitting active/idle periods. */
+    activityTimeoutSec?: number;
+    statsIntervalMs?: number;
+    /** Flow records per batch. */
+    batchFlows?: number;
+  }
+
+  /** Counters as the addon reports them (a superset of `SensorStats` in src/native/types.ts). */
+  interface RawStats {
+    packets: number;
+    bytes: number;
+    flows: number;
+    flowsActive: number;
+    flowsEvicted: number;
+    snapshots: number;
+    fragmentsAttributed: number;
+    protocols: Record<string, { packets: number; bytes: number; flows: number }>;
+    decodeErrors: Record<string, number>;
+    pcap: { received: number; dropped: number; ifDropped: number };
+    batchesDelivered: number;
+    batchesDropped: number;
+    /** DLT/LINKTYPE of the source. */
+    linkType: number;
+    /** Sub-second digits of the source's timestamps: 6 (µs) or 9 (ns). */
+    tsDigits: number;
+  }
+
+  /** Native errors carry `code` `ERR_CAPTURE_*`. */
+  interface CaptureErrorLike extends Error {
+    code: string;
+  }
+
+  /**
+   * Events from the capture thread, on the JS thread: `flows` with one batch (layout in
+   * native/binding/batch_encoder.h), periodic `stats`, and exactly one final `end` (with an error when reading failed).
+   */
+  type CaptureEventListener = (event: 'flows' | 'stats' | 'end', a: ArrayBuffer | RawStats, b?: CaptureErrorLike) => void;
+
+  /** One capture session at a time. start/stop are idempotent (they return false when there was nothing to do). */
+  interface Capture {
+    /** Opens the source (throws a coded Error synchronously) and starts the capture thread. */
+    start(options: CaptureStartOptions, onEvent: CaptureEventListener): boolean;
+    /** Asks the thread to stop; the `end` event follows. */
+    stop(): boolean;
+    stats(): RawStats;
+    readonly running: boolean;
+  }
+
+  interface Device {
+    name: string;
+    description: string;
+    addresses: string[];
+    loopback: boolean;
+    up: boolean;
+    running: boolean;
+    wireless: boolean;
+  }
+
   interface Addon {
     /** Version of the native core. */
     coreVersion: string;
+    Capture: new () => Capture;
+    /** pcap_findalldevs; throws a coded Error when libpcap cannot list devices. */
+    listInterfaces(): Device[];
+    /** Flow batch layout version and header size (bytes). */
+    batchLayoutVersion: number;
+    batchHeaderBytes: number;
+    /** Names of the Float64 columns of a flow batch, in order. */
+    flowColumns: string[];
     /**
      * Test-only: decodes one frame of the given DLT/LINKTYPE (`wirelen` defaults to the frame's length).
      * Throws TypeError on bad arguments; malformed frames are reported through `status`, never thrown.

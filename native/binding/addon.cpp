@@ -6,11 +6,13 @@
 namespace vigil {
 // Each binding module defines its own Init; add the declaration and the call below.
 void InitDecodeWrap(Napi::Env env, Napi::Object exports);  // decode_wrap.cpp: test-only _decodePacket
+void InitCaptureBinding(Napi::Env env, Napi::Object exports);  // capture_wrap.cpp: Capture, listInterfaces, layout
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("coreVersion", Napi::String::New(env, vigil::kCoreVersion));
   vigil::InitDecodeWrap(env, exports);
+  vigil::InitCaptureBinding(env, exports);
   return exports;
 }
 

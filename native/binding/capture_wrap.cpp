@@ -1,0 +1,309 @@
+// CaptureWrap: JS `Capture` class. Owns capture sessions; bridges the capture thread to JS through a bounded
+// TypedThreadSafeFunction (live: NonBlockingCall, a full queue drops and counts the batch; offline: BlockingCall).
+#include "binding/capture_wrap.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "binding/batch_encoder.h"
+#include "binding/errors.h"
+
+namespace vigil {
+
+namespace {
+
+constexpr size_t kQueueDepth = 16;  // batches in flight to JS before live capture starts dropping
+
+struct Message {
+  enum Kind { kFlows, kStats, kEnd } kind = kFlows;
+  std::vector<uint8_t> batch;
+  CaptureStats stats;
+  CaptureError error = CaptureError::kNone;
+  std::string text;
+};
+
+double GetNumber(const Napi::Object& o, const char* key, double fallback) {
+  const Napi::Value v = o.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : fallback;
+}
+std::string GetString(const Napi::Object& o, const char* key) {
+  const Napi::Value v = o.Get(key);
+  return v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
+}
+bool GetBool(const Napi::Object& o, const char* key, bool fallback) {
+  const Napi::Value v = o.Get(key);
+  return v.IsBoolean() ? v.As<Napi::Boolean>().Value() : fallback;
+}
+int64_t SecondsToNs(double s) { return static_cast<int64_t>(s * 1e9); }
+
+}  // namespace
+
+void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Message* message);
+using CaptureTsfn = Napi::TypedThreadSafeFunction<CaptureSession, Message, CallJs>;
+
+// One capture session: the thread, its output (batches -> TSFN) and lifecycle flags. Created on the JS thread in
+// start(); deleted by the TSFN finalizer (JS thread) after the capture thread released it.
+struct CaptureSession : public CaptureOutput {
+  explicit CaptureSession(size_t batch_flows) : encoder(batch_flows) {}
+
+  // --- CaptureOutput (capture thread) ---
+  void OnFlow(const FlowEntry& flow, EndReason reason) override { encoder.Add(flow, reason); }
+  size_t pending() const override { return encoder.size(); }
+  void Discard() override {
+    std::vector<uint8_t> drop;
+    encoder.TakeBuffer(&drop);
+  }
+  bool Flush(bool blocking) override {
+    if (encoder.size() == 0) return true;
+    auto* m = new Message();
+    m->kind = Message::kFlows;
+    encoder.TakeBuffer(&m->batch);
+    const napi_status st = blocking ? tsfn.BlockingCall(m) : tsfn.NonBlockingCall(m);
+    if (st == napi_ok) {
+      batches_delivered++;
+      return true;
+    }
+    delete m;
+    if (st == napi_queue_full) {
+      batches_dropped++;
+      return true;
+    }
+    return false;  // napi_closing: JS is going away
+  }
+  void OnStats(const CaptureStats& stats) override {
+    auto* m = new Message();
+    m->kind = Message::kStats;
+    m->stats = stats;
+    if (tsfn.NonBlockingCall(m) != napi_ok) delete m;
+  }
+  void OnEnd(const CaptureStats& stats, CaptureError error, const std::string& text) override {
+    auto* m = new Message();
+    m->kind = Message::kEnd;
+    m->stats = stats;
+    m->error = error;
+    m->text = text;
+    if (tsfn.BlockingCall(m) != napi_ok) delete m;
+    tsfn.Release();
+  }
+
+  static void Cleanup(void* arg) {
+    // Environment teardown (process/worker exit) while capturing: stop and join without JS.
+    auto* s = static_cast<CaptureSession*>(arg);
+    s->hook_registered = false;
+    s->thread->RequestStop();
+    s->tsfn.Abort();
+    s->thread->Join();
+  }
+
+  static void Finalize(Napi::Env env, void*, CaptureSession* s) {
+    s->thread->Join();
+    if (s->hook_registered) napi_remove_env_cleanup_hook(env, &CaptureSession::Cleanup, s);
+    delete s;
+  }
+
+  CaptureTsfn tsfn;
+  std::unique_ptr<CaptureThread> thread;
+  BatchEncoder encoder;
+  CaptureWrap* owner = nullptr;  // cleared if the JS object is collected first
+  bool hook_registered = false;
+};
+
+void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Message* message) {
+  std::unique_ptr<Message> m(message);
+  if (env == nullptr || callback.IsEmpty()) return;
+  try {
+    switch (m->kind) {
+      case Message::kFlows: {
+        Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, m->batch.size());
+        std::memcpy(ab.Data(), m->batch.data(), m->batch.size());
+        callback.Call({Napi::String::New(env, "flows"), ab});
+        break;
+      }
+      case Message::kStats:
+        callback.Call({Napi::String::New(env, "stats"), StatsToObject(env, m->stats)});
+        break;
+      case Message::kEnd: {
+        if (session->owner != nullptr) session->owner->SessionEnded(session, m->stats);
+        Napi::Value err = env.Undefined();
+        if (m->error != CaptureError::kNone) err = MakeCaptureError(env, m->error, m->text).Value();
+        callback.Call({Napi::String::New(env, "end"), StatsToObject(env, m->stats), err});
+        break;
+      }
+    }
+  } catch (const Napi::Error& e) {
+    e.ThrowAsJavaScriptException();  // a listener threw: surface it as an uncaught exception, never cross threads
+  }
+}
+
+Napi::Object StatsToObject(Napi::Env env, const CaptureStats& s) {
+  Napi::Object o = Napi::Object::New(env);
+  auto num = [&](uint64_t v) { return Napi::Number::New(env, static_cast<double>(v)); };
+  o.Set("packets", num(s.packets));
+  o.Set("bytes", num(s.bytes));
+  o.Set("flows", num(s.flows_finished));
+  o.Set("flowsActive", num(s.flows_active));
+  o.Set("flowsEvicted", num(s.flows_evicted));
+  o.Set("snapshots", num(s.snapshots));
+  o.Set("fragmentsAttributed", num(s.fragments_attributed));
+  Napi::Object protos = Napi::Object::New(env);
+  for (int i = 0; i < kProtoCount; ++i) {
+    Napi::Object p = Napi::Object::New(env);
+    p.Set("packets", num(s.proto[i].packets));
+    p.Set("bytes", num(s.proto[i].bytes));
+    p.Set("flows", num(s.proto[i].flows));
+    protos.Set(ProtoName(i), p);
+  }
+  o.Set("protocols", protos);
+  Napi::Object errors = Napi::Object::New(env);
+  for (int i = 0; i < static_cast<int>(DecodeStatus::kCount); ++i) {
+    const auto st = static_cast<DecodeStatus>(i);
+    if (st == DecodeStatus::kOk || st == DecodeStatus::kNonIp) continue;
+    errors.Set(DecodeStatusName(st), num(s.decode_errors[i]));
+  }
+  o.Set("decodeErrors", errors);
+  Napi::Object pcap = Napi::Object::New(env);
+  pcap.Set("received", num(s.pcap.received));
+  pcap.Set("dropped", num(s.pcap.dropped));
+  pcap.Set("ifDropped", num(s.pcap.if_dropped));
+  o.Set("pcap", pcap);
+  o.Set("batchesDelivered", num(s.batches_delivered));
+  o.Set("batchesDropped", num(s.batches_dropped));
+  o.Set("linkType", Napi::Number::New(env, s.link_type));
+  o.Set("tsDigits", Napi::Number::New(env, s.ts_digits));
+  return o;
+}
+
+void CaptureWrap::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = DefineClass(env, "Capture",
+                                    {
+                                        InstanceMethod<&CaptureWrap::JsStart>("start"),
+                                        InstanceMethod<&CaptureWrap::JsStop>("stop"),
+                                        InstanceMethod<&CaptureWrap::JsStats>("stats"),
+                                        InstanceAccessor<&CaptureWrap::JsRunning>("running"),
+                                    });
+  exports.Set("Capture", ctor);
+}
+
+CaptureWrap::CaptureWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CaptureWrap>(info) {}
+
+CaptureWrap::~CaptureWrap() {
+  if (session_ != nullptr) {
+    session_->owner = nullptr;
+    session_->thread->RequestStop();
+  }
+}
+
+void CaptureWrap::SessionEnded(CaptureSession* session, const CaptureStats& stats) {
+  if (session_ == session) {
+    session_ = nullptr;
+    last_stats_ = stats;
+  }
+}
+
+Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsFunction()) {
+    throw Napi::TypeError::New(env, "start(options, onEvent): options must be an object and onEvent a function");
+  }
+  if (session_ != nullptr) return Napi::Boolean::New(env, false);
+  const Napi::Object o = info[0].As<Napi::Object>();
+  const std::string kind = GetString(o, "kind");
+  const std::string filter = GetString(o, "filter");
+
+  auto source = std::make_unique<PcapSource>();
+  CaptureError err;
+  if (kind == "file") {
+    err = source->OpenFile(GetString(o, "path"), filter);
+  } else if (kind == "live") {
+    LiveOptions lo;
+    lo.device = GetString(o, "interface");
+    lo.snaplen = static_cast<int>(GetNumber(o, "snaplen", 262144));
+    lo.promiscuous = GetBool(o, "promiscuous", true);
+    lo.buffer_size = static_cast<int>(GetNumber(o, "bufferSize", 0));
+    lo.immediate = GetBool(o, "immediate", true);
+    err = source->OpenLive(lo, filter);
+  } else {
+    throw Napi::TypeError::New(env, "options.kind must be 'live' or 'file'");
+  }
+  if (err != CaptureError::kNone) throw MakeCaptureError(env, err, source->message());
+
+  CaptureConfig cfg;
+  cfg.speed = GetNumber(o, "speed", 0);
+  cfg.flows.idle_timeout_ns = SecondsToNs(GetNumber(o, "idleTimeoutSec", 120));
+  cfg.flows.active_timeout_ns = SecondsToNs(GetNumber(o, "activeTimeoutSec", 1800));
+  cfg.flows.max_flows = static_cast<uint32_t>(GetNumber(o, "maxFlows", 1 << 20));
+  cfg.flows.snapshot_interval_ns = SecondsToNs(GetNumber(o, "snapshotIntervalSec", 0));
+  cfg.flows.tcp_linger_ns = SecondsToNs(GetNumber(o, "tcpLingerSec", 1));
+  cfg.flows.activity_timeout_ns = SecondsToNs(GetNumber(o, "activityTimeoutSec", 5));
+  cfg.stats_interval_ns = static_cast<int64_t>(GetNumber(o, "statsIntervalMs", 1000) * 1e6);
+  cfg.batch_flows = static_cast<size_t>(GetNumber(o, "batchFlows", 1024));
+  if (cfg.batch_flows == 0) cfg.batch_flows = 1;
+
+  auto* session = new CaptureSession(cfg.batch_flows);
+  session->owner = this;
+  session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
+  session->tsfn = CaptureTsfn::New(env, info[1].As<Napi::Function>(), "vigil-capture", kQueueDepth, 1, session,
+                                   &CaptureSession::Finalize, static_cast<void*>(nullptr));
+  if (napi_add_env_cleanup_hook(env, &CaptureSession::Cleanup, session) == napi_ok) session->hook_registered = true;
+  session_ = session;
+  session->thread->Start();
+  return Napi::Boolean::New(env, true);
+}
+
+Napi::Value CaptureWrap::JsStop(const Napi::CallbackInfo& info) {
+  if (session_ == nullptr) return Napi::Boolean::New(info.Env(), false);
+  session_->thread->RequestStop();
+  return Napi::Boolean::New(info.Env(), true);
+}
+
+Napi::Value CaptureWrap::JsStats(const Napi::CallbackInfo& info) {
+  return StatsToObject(info.Env(), session_ != nullptr ? session_->thread->Latest() : last_stats_);
+}
+
+Napi::Value CaptureWrap::JsRunning(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), session_ != nullptr);
+}
+
+namespace {
+Napi::Value JsListInterfaces(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<DeviceInfo> devices;
+  std::string error;
+  if (!ListDevices(&devices, &error)) throw MakeCaptureError(env, CaptureError::kDeviceFailure, "cannot list capture devices: " + error);
+  Napi::Array arr = Napi::Array::New(env, devices.size());
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const DeviceInfo& d = devices[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", d.name);
+    o.Set("description", d.description);
+    Napi::Array addrs = Napi::Array::New(env, d.addresses.size());
+    for (size_t j = 0; j < d.addresses.size(); ++j) addrs.Set(static_cast<uint32_t>(j), d.addresses[j]);
+    o.Set("addresses", addrs);
+    o.Set("loopback", d.loopback);
+    o.Set("up", d.up);
+    o.Set("running", d.running);
+    o.Set("wireless", d.wireless);
+    arr.Set(static_cast<uint32_t>(i), o);
+  }
+  return arr;
+}
+}  // namespace
+
+void InitDevices(Napi::Env env, Napi::Object exports) {
+  exports.Set("listInterfaces", Napi::Function::New<JsListInterfaces>(env, "listInterfaces"));
+  exports.Set("batchLayoutVersion", Napi::Number::New(env, kBatchLayoutVersion));
+  exports.Set("batchHeaderBytes", Napi::Number::New(env, static_cast<double>(kBatchHeaderBytes)));
+  Napi::Array cols = Napi::Array::New(env, kF64ColumnCount);
+  for (uint32_t i = 0; i < static_cast<uint32_t>(kF64ColumnCount); ++i) cols.Set(i, kF64ColumnNames[i]);
+  exports.Set("flowColumns", cols);
+}
+
+void InitCaptureBinding(Napi::Env env, Napi::Object exports) {
+  CaptureWrap::Init(env, exports);
+  InitDevices(env, exports);
+}
+
+}  // namespace vigil

@@ -1,0 +1,180 @@
+// CaptureThread: the capture loop. Reads packets, decodes, updates flows, hands batches and stats to the output.
+#include "capture/capture_thread.h"
+
+#include <chrono>
+#include <ctime>
+
+namespace vigil {
+
+namespace {
+int64_t SteadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+int64_t RealtimeNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+const char* ProtoName(int index) {
+  static const char* const kNames[kProtoCount] = {"tcp", "udp", "icmp", "icmpv6", "other", "non_ip"};
+  return index >= 0 && index < kProtoCount ? kNames[index] : "other";
+}
+
+CaptureThread::CaptureThread(std::unique_ptr<PcapSource> source, const CaptureConfig& config, CaptureOutput* output)
+    : source_(std::move(source)), config_(config), output_(output), table_(config.flows, output) {
+  counters_.link_type = source_->link_type();
+  counters_.ts_digits = source_->ts_digits();
+  published_ = counters_;
+}
+
+CaptureThread::~CaptureThread() {
+  RequestStop();
+  Join();
+}
+
+void CaptureThread::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void CaptureThread::RequestStop() {
+  stop_.store(true, std::memory_order_relaxed);
+  source_->Break();
+}
+
+void CaptureThread::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+CaptureStats CaptureThread::Latest() {
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  return published_;
+}
+
+CaptureStats CaptureThread::Collect() {
+  CaptureStats s = counters_;
+  const FlowTableStats& t = table_.stats();
+  s.flows_finished = t.flows_finished;
+  s.flows_active = table_.active();
+  s.flows_evicted = t.flows_evicted;
+  s.snapshots = t.snapshots;
+  s.fragments_attributed = t.fragments_attributed;
+  s.decode_errors[static_cast<int>(DecodeStatus::kFragmentNoFlow)] = t.fragment_no_flow;
+  for (int i = 0; i < 5; ++i) s.proto[i].flows = t.flows_by_proto[i];
+  s.pcap = source_->Stats();
+  s.batches_delivered = output_->batches_delivered.load();
+  s.batches_dropped = output_->batches_dropped.load();
+  return s;
+}
+
+void CaptureThread::Publish() {
+  CaptureStats s = Collect();
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    published_ = s;
+  }
+  output_->OnStats(s);
+}
+
+void CaptureThread::Pace(int64_t ts_ns) {
+  if (!pacing_started_) {
+    pacing_started_ = true;
+    pace_first_ts_ = ts_ns;
+    pace_wall_start_ = SteadyNs();
+    return;
+  }
+  const double offset = static_cast<double>(ts_ns - pace_first_ts_) / config_.speed;
+  const int64_t due = pace_wall_start_ + static_cast<int64_t>(offset);
+  for (;;) {
+    const int64_t now = SteadyNs();
+    if (now >= due || stop_requested()) return;
+    const int64_t wait = due - now < 100'000'000 ? due - now : 100'000'000;  // wake at least every 100 ms for stop
+    std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
+  }
+}
+
+void CaptureThread::HandlePacket(const RawPacket& p) {
+  counters_.packets++;
+  counters_.bytes += p.wirelen;
+  PacketView v;
+  const DecodeStatus st = DecodePacket(source_->link_type(), p.data, p.caplen, p.wirelen, v);
+  const bool later_fragment = v.ip_version != 0 && v.is_fragment && !v.is_first_fragment;
+  if (st == DecodeStatus::kOk || later_fragment) {
+    ProtoCounters& pc = counters_.proto[FlowTable::ProtoIndex(v.protocol)];
+    pc.packets++;
+    pc.bytes += p.wirelen;
+    table_.Process(v, p.ts_ns);  // unattributable fragments are counted by the table
+  } else if (st == DecodeStatus::kNonIp) {
+    counters_.proto[kProtoNonIp].packets++;
+    counters_.proto[kProtoNonIp].bytes += p.wirelen;
+  } else {
+    counters_.decode_errors[static_cast<int>(st)]++;
+  }
+  // Expire in packet time (deterministic replay), in bounded slices.
+  if ((counters_.packets & 63) == 0 || p.ts_ns - last_expire_ts_ > 1'000'000'000LL) {
+    last_expire_ts_ = p.ts_ns;
+    table_.Expire(p.ts_ns);
+  }
+}
+
+void CaptureThread::Run() {
+  const bool live = source_->live();
+  const bool blocking = !live;
+  int64_t last_flush = SteadyNs();
+  int64_t last_stats = last_flush;
+  CaptureError error = CaptureError::kNone;
+  std::string message;
+  bool consumer_gone = false;
+  RawPacket pkt;
+  uint32_t since_clock = 0;
+
+  while (!stop_requested()) {
+    const ReadResult r = source_->Next(&pkt);
+    if (r == ReadResult::kPacket) {
+      if (!live && config_.speed > 0) Pace(pkt.ts_ns);
+      HandlePacket(pkt);
+      if (output_->pending() >= config_.batch_flows && !output_->Flush(blocking)) {
+        consumer_gone = true;
+        break;
+      }
+      if (++since_clock < 256) continue;
+    } else if (r == ReadResult::kTimeout) {
+      // No traffic: advance flow time with the wall clock so idle flows still end.
+      table_.Expire(RealtimeNs());
+    } else if (r == ReadResult::kError) {
+      error = source_->error();
+      message = source_->message();
+      break;
+    } else {
+      break;  // end of file or break
+    }
+    since_clock = 0;
+    const int64_t now = SteadyNs();
+    if (output_->pending() > 0 && now - last_flush >= config_.flush_interval_ns) {
+      last_flush = now;
+      if (!output_->Flush(blocking)) {
+        consumer_gone = true;
+        break;
+      }
+    }
+    if (now - last_stats >= config_.stats_interval_ns) {
+      last_stats = now;
+      Publish();
+    }
+  }
+
+  // End of capture: flush the table in batch-sized slices so memory stays bounded.
+  bool empty = false;
+  while (!empty) {
+    empty = table_.FlushSome(static_cast<uint32_t>(config_.batch_flows));
+    if (!consumer_gone && output_->pending() > 0 && !output_->Flush(true)) consumer_gone = true;
+    if (consumer_gone) output_->Discard();
+  }
+  CaptureStats final_stats = Collect();
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    published_ = final_stats;
+  }
+  output_->OnEnd(final_stats, error, message);
+}
+
+}  // namespace vigil

@@ -1,0 +1,107 @@
+// CaptureThread: owns the capture loop (read -> decode -> flow table -> output) and its stop flag. No napi.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "capture/pcap_source.h"
+#include "decode/packet_view.h"
+#include "flow/flow_table.h"
+
+namespace vigil {
+
+// Per-protocol counter index: tcp, udp, icmp, icmpv6, other (IP), non_ip.
+constexpr int kProtoCount = 6;
+constexpr int kProtoNonIp = 5;
+const char* ProtoName(int index);
+
+struct ProtoCounters {
+  uint64_t packets = 0;
+  uint64_t bytes = 0;  // wire length
+  uint64_t flows = 0;
+};
+
+// A consistent copy of all counters of one capture session (monotonic since start).
+struct CaptureStats {
+  uint64_t packets = 0;  // every packet read, decoded or not
+  uint64_t bytes = 0;    // sum of wire lengths
+  ProtoCounters proto[kProtoCount];
+  uint64_t decode_errors[static_cast<int>(DecodeStatus::kCount)] = {};  // kOk and kNonIp stay 0
+  uint64_t flows_finished = 0;  // flow records with a final reason (flushed ones included)
+  uint64_t flows_active = 0;
+  uint64_t flows_evicted = 0;
+  uint64_t snapshots = 0;
+  uint64_t fragments_attributed = 0;
+  PcapCounters pcap;
+  uint64_t batches_delivered = 0;
+  uint64_t batches_dropped = 0;
+  int link_type = 0;
+  int ts_digits = 6;
+};
+
+// Where the loop's output goes. Implemented by the binding (batches to JS) and by tools. All calls come from the
+// capture thread. OnFlow (inherited) appends a record to the pending batch.
+class CaptureOutput : public FlowSink {
+ public:
+  // Hands the pending records on. blocking=true waits for room (offline replay never drops); false drops the batch
+  // when the consumer's queue is full (live capture never blocks) and counts it. Returns false when the consumer is
+  // gone (shutting down): the loop then stops.
+  virtual bool Flush(bool blocking) = 0;
+  virtual size_t pending() const = 0;
+  // Drops the pending records (the consumer is gone).
+  virtual void Discard() = 0;
+  virtual void OnStats(const CaptureStats& stats) = 0;
+  // Last call: final counters, and the error that ended the loop (kNone for end of file / stop).
+  virtual void OnEnd(const CaptureStats& stats, CaptureError error, const std::string& message) = 0;
+
+  std::atomic<uint64_t> batches_delivered{0};
+  std::atomic<uint64_t> batches_dropped{0};
+};
+
+struct CaptureConfig {
+  FlowTableConfig flows;
+  double speed = 0;                            // offline only: 0 = as fast as possible; else x real time
+  int64_t stats_interval_ns = 1'000'000'000;   // wall clock
+  int64_t flush_interval_ns = 100'000'000;     // wall clock: max delay of a finished flow before its batch goes
+  size_t batch_flows = 1024;                   // records per batch
+};
+
+class CaptureThread {
+ public:
+  // Takes an opened source. `output` must outlive the thread.
+  CaptureThread(std::unique_ptr<PcapSource> source, const CaptureConfig& config, CaptureOutput* output);
+  ~CaptureThread();
+
+  void Start();            // spawns the thread running Run()
+  void Run();              // the loop; callable directly on the caller's thread (tools)
+  void RequestStop();      // any thread: sets the flag and breaks a blocked read
+  void Join();             // joins if started; idempotent
+  bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
+  CaptureStats Latest();   // any thread: the last published counters
+
+ private:
+  void HandlePacket(const RawPacket& p);
+  void Publish();
+  CaptureStats Collect();
+  void Pace(int64_t ts_ns);
+
+  std::unique_ptr<PcapSource> source_;
+  CaptureConfig config_;
+  CaptureOutput* output_;
+  FlowTable table_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::mutex stats_mutex_;
+  CaptureStats published_;
+  CaptureStats counters_;  // capture-thread-only working copy (packets, bytes, proto, decode errors)
+  int64_t last_expire_ts_ = 0;
+  bool pacing_started_ = false;
+  int64_t pace_first_ts_ = 0;
+  int64_t pace_wall_start_ = 0;
+};
+
+}  // namespace vigil

@@ -1,0 +1,224 @@
+// PcapSource: live and offline libpcap handles, typed open errors with actionable messages.
+#include "capture/pcap_source.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace vigil {
+
+const char* CaptureErrorCode(CaptureError e) {
+  switch (e) {
+    case CaptureError::kNone: return "ERR_CAPTURE_NONE";
+    case CaptureError::kPermissionDenied: return "ERR_CAPTURE_PERMISSION_DENIED";
+    case CaptureError::kNoSuchDevice: return "ERR_CAPTURE_NO_SUCH_DEVICE";
+    case CaptureError::kFileUnreadable: return "ERR_CAPTURE_FILE_UNREADABLE";
+    case CaptureError::kFileCorrupt: return "ERR_CAPTURE_FILE_CORRUPT";
+    case CaptureError::kBadFilter: return "ERR_CAPTURE_BAD_FILTER";
+    case CaptureError::kDeviceFailure: return "ERR_CAPTURE_DEVICE_FAILURE";
+    case CaptureError::kReadFailure: return "ERR_CAPTURE_READ_FAILURE";
+  }
+  return "ERR_CAPTURE_UNKNOWN";
+}
+
+bool ListDevices(std::vector<DeviceInfo>* out, std::string* error) {
+  char errbuf[PCAP_ERRBUF_SIZE] = {0};
+  pcap_if_t* devs = nullptr;
+  if (pcap_findalldevs(&devs, errbuf) != 0) {
+    *error = errbuf;
+    return false;
+  }
+  for (pcap_if_t* d = devs; d != nullptr; d = d->next) {
+    DeviceInfo info;
+    info.name = d->name;
+    if (d->description != nullptr) info.description = d->description;
+    info.loopback = (d->flags & PCAP_IF_LOOPBACK) != 0;
+    info.up = (d->flags & PCAP_IF_UP) != 0;
+    info.running = (d->flags & PCAP_IF_RUNNING) != 0;
+    info.wireless = (d->flags & PCAP_IF_WIRELESS) != 0;
+    for (pcap_addr_t* a = d->addresses; a != nullptr; a = a->next) {
+      if (a->addr == nullptr) continue;
+      char text[INET6_ADDRSTRLEN] = {0};
+      if (a->addr->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->addr)->sin_addr, text, sizeof(text));
+      } else if (a->addr->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(a->addr)->sin6_addr, text, sizeof(text));
+      } else {
+        continue;
+      }
+      info.addresses.emplace_back(text);
+    }
+    out->push_back(std::move(info));
+  }
+  pcap_freealldevs(devs);
+  return true;
+}
+
+PcapSource::~PcapSource() { Close(); }
+
+void PcapSource::Close() {
+  if (handle_ != nullptr) {
+    pcap_close(handle_);
+    handle_ = nullptr;
+  }
+}
+
+CaptureError PcapSource::Fail(CaptureError e, std::string message) {
+  error_ = e;
+  message_ = std::move(message);
+  Close();
+  return e;
+}
+
+CaptureError PcapSource::ApplyFilter(const std::string& filter, uint32_t netmask) {
+  if (filter.empty()) return CaptureError::kNone;
+  bpf_program prog;
+  if (pcap_compile(handle_, &prog, filter.c_str(), 1, netmask) != 0) {
+    return Fail(CaptureError::kBadFilter,
+                "invalid BPF filter '" + filter + "': " + pcap_geterr(handle_) + " (see `man pcap-filter`)");
+  }
+  const int rc = pcap_setfilter(handle_, &prog);
+  pcap_freecode(&prog);
+  if (rc != 0) return Fail(CaptureError::kBadFilter, "cannot apply BPF filter '" + filter + "': " + pcap_geterr(handle_));
+  return CaptureError::kNone;
+}
+
+CaptureError PcapSource::OpenLive(const LiveOptions& o, const std::string& filter) {
+  Close();
+  live_ = true;
+  char errbuf[PCAP_ERRBUF_SIZE] = {0};
+  std::string device = o.device;
+  if (device.empty()) {
+    pcap_if_t* devs = nullptr;
+    if (pcap_findalldevs(&devs, errbuf) == 0 && devs != nullptr) device = devs->name;
+    if (devs != nullptr) pcap_freealldevs(devs);
+    if (device.empty()) return Fail(CaptureError::kNoSuchDevice, "no capture device found; pass an interface name (see `vigil interfaces`)");
+  }
+  name_ = device;
+  handle_ = pcap_create(device.c_str(), errbuf);
+  if (handle_ == nullptr) return Fail(CaptureError::kDeviceFailure, std::string("cannot open ") + device + ": " + errbuf);
+  pcap_set_snaplen(handle_, o.snaplen > 0 ? o.snaplen : 262144);
+  pcap_set_promisc(handle_, o.promiscuous ? 1 : 0);
+  pcap_set_timeout(handle_, o.timeout_ms > 0 ? o.timeout_ms : 100);
+  if (o.buffer_size > 0) pcap_set_buffer_size(handle_, o.buffer_size);
+  pcap_set_immediate_mode(handle_, o.immediate ? 1 : 0);
+  nano_ = pcap_set_tstamp_precision(handle_, PCAP_TSTAMP_PRECISION_NANO) == 0;
+  const int rc = pcap_activate(handle_);
+  if (rc < 0) {
+    const std::string detail = pcap_geterr(handle_);
+    switch (rc) {
+      case PCAP_ERROR_PERM_DENIED:
+        return Fail(CaptureError::kPermissionDenied,
+                    "permission denied capturing on " + device +
+                        ": run as root or grant CAP_NET_RAW, e.g. `sudo setcap cap_net_raw,cap_net_admin=eip $(which node)`");
+      case PCAP_ERROR_NO_SUCH_DEVICE:
+        return Fail(CaptureError::kNoSuchDevice,
+                    "no such capture device '" + device + "'; list devices with `vigil interfaces`");
+      default:
+        if (errno == EPERM || errno == EACCES || detail.find("ermission") != std::string::npos) {
+          return Fail(CaptureError::kPermissionDenied,
+                      "permission denied capturing on " + device +
+                          ": run as root or grant CAP_NET_RAW, e.g. `sudo setcap cap_net_raw,cap_net_admin=eip $(which node)`");
+        }
+        return Fail(CaptureError::kDeviceFailure, "cannot capture on " + device + ": " + pcap_statustostr(rc) +
+                                                      (detail.empty() ? "" : " (" + detail + ")"));
+    }
+  }
+  if (nano_) nano_ = pcap_get_tstamp_precision(handle_) == PCAP_TSTAMP_PRECISION_NANO;
+  ts_digits_ = nano_ ? 9 : 6;
+  link_type_ = pcap_datalink(handle_);
+  bpf_u_int32 net = 0, mask = PCAP_NETMASK_UNKNOWN;
+  if (pcap_lookupnet(device.c_str(), &net, &mask, errbuf) != 0) mask = PCAP_NETMASK_UNKNOWN;
+  const CaptureError fe = ApplyFilter(filter, mask);
+  if (fe != CaptureError::kNone) return fe;
+  error_ = CaptureError::kNone;
+  return CaptureError::kNone;
+}
+
+CaptureError PcapSource::OpenFile(const std::string& path, const std::string& filter) {
+  Close();
+  live_ = false;
+  name_ = path;
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    const int err = errno;
+    return Fail(CaptureError::kFileUnreadable, "cannot read capture file " + path + ": " + std::strerror(err) +
+                                                   (err == EACCES ? " (check its permissions)" : " (check the path)"));
+  }
+  uint8_t magic[4] = {0, 0, 0, 0};
+  const size_t got = std::fread(magic, 1, 4, f);
+  std::fclose(f);
+  uint32_t m = 0;
+  std::memcpy(&m, magic, 4);
+  // pcap magic: a1b2c3d4 (µs) / a1b23c4d (ns), either byte order; pcapng section header 0a0d0d0a.
+  const bool pcap_us = m == 0xa1b2c3d4u || m == 0xd4c3b2a1u;
+  const bool pcap_ns = m == 0xa1b23c4du || m == 0x4d3cb2a1u;
+  const bool pcapng = m == 0x0a0d0d0au;
+  if (got < 4 || !(pcap_us || pcap_ns || pcapng)) {
+    return Fail(CaptureError::kFileUnreadable,
+                "cannot read " + path + ": not a pcap or pcapng capture file (" +
+                    (got < 4 ? "file is shorter than a capture header" : "unknown magic number") + ")");
+  }
+  char errbuf[PCAP_ERRBUF_SIZE] = {0};
+  handle_ = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  if (handle_ == nullptr) {
+    return Fail(CaptureError::kFileCorrupt, "cannot read capture file " + path + ": " + errbuf +
+                                                " (the file is damaged or uses a variant libpcap cannot read; "
+                                                "try converting it with `editcap -F pcap`)");
+  }
+  nano_ = true;
+  ts_digits_ = pcap_us ? 6 : 9;
+  link_type_ = pcap_datalink(handle_);
+  const CaptureError fe = ApplyFilter(filter, PCAP_NETMASK_UNKNOWN);
+  if (fe != CaptureError::kNone) return fe;
+  error_ = CaptureError::kNone;
+  return CaptureError::kNone;
+}
+
+ReadResult PcapSource::Next(RawPacket* out) {
+  if (handle_ == nullptr) return ReadResult::kEnd;
+  pcap_pkthdr* hdr = nullptr;
+  const u_char* data = nullptr;
+  const int rc = pcap_next_ex(handle_, &hdr, &data);
+  if (rc == 1) {
+    const int64_t frac = static_cast<int64_t>(hdr->ts.tv_usec);
+    out->ts_ns = static_cast<int64_t>(hdr->ts.tv_sec) * 1000000000LL + (nano_ ? frac : frac * 1000);
+    out->caplen = hdr->caplen;
+    out->wirelen = hdr->len;
+    out->data = data;
+    return ReadResult::kPacket;
+  }
+  if (rc == 0) return ReadResult::kTimeout;
+  if (rc == PCAP_ERROR_BREAK) return live_ ? ReadResult::kBreak : ReadResult::kEnd;
+  error_ = CaptureError::kReadFailure;
+  if (live_) {
+    message_ = "capture on " + name_ + " failed: " + pcap_geterr(handle_) + " (is the interface still up?)";
+  } else {
+    message_ = "cannot read capture file " + name_ + ": " + pcap_geterr(handle_) +
+               " (the file is truncated or damaged; tshark/editcap may still read it: `editcap -F pcap IN OUT`)";
+  }
+  return ReadResult::kError;
+}
+
+void PcapSource::Break() {
+  if (handle_ != nullptr) pcap_breakloop(handle_);
+}
+
+PcapCounters PcapSource::Stats() {
+  PcapCounters c;
+  if (handle_ == nullptr || !live_) return c;
+  pcap_stat st;
+  if (pcap_stats(handle_, &st) == 0) {
+    c.received = st.ps_recv;
+    c.dropped = st.ps_drop;
+    c.if_dropped = st.ps_ifdrop;
+  }
+  return c;
+}
+
+}  // namespace vigil

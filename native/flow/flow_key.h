@@ -1,0 +1,69 @@
+// FlowKey: the bidirectional identity of a flow (VLAN ids, protocol, addresses, ports), one struct for IPv4 and IPv6.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "decode/packet_view.h"
+
+namespace vigil {
+
+// Endpoints are stored min/max ordered so both directions of a conversation map to the same key; the caller keeps
+// the direction bit. Addresses are 16 bytes (IPv4 as IPv4-mapped IPv6), ports in host order. The struct has no
+// implicit padding (48 bytes) and MakeFlowKey zeroes it whole, so hashing/comparing the raw bytes is well defined.
+struct FlowKey {
+  uint8_t addr_lo[16];  // the smaller (address, port) endpoint
+  uint8_t addr_hi[16];  // the larger endpoint
+  uint16_t port_lo;     // host order; ICMP type when protocol is ICMP/ICMPv6
+  uint16_t port_hi;     // host order; ICMP code when protocol is ICMP/ICMPv6
+  uint16_t vlan_outer;  // 12-bit VLAN id, 0 when untagged
+  uint16_t vlan_inner;
+  uint8_t protocol;     // IANA protocol number
+  uint8_t pad[7];       // always zero
+};
+static_assert(sizeof(FlowKey) == 48, "FlowKey must have no implicit padding");
+
+// Builds the key of `v`. Returns true when the packet's source is the `lo` endpoint (the direction bit).
+// Non-first fragments and port-less protocols use ports 0/0.
+inline bool MakeFlowKey(const PacketView& v, FlowKey* key) {
+  std::memset(key, 0, sizeof(FlowKey));
+  uint16_t sport = v.has_ports ? v.src_port : 0;
+  uint16_t dport = v.has_ports ? v.dst_port : 0;
+  int c = std::memcmp(v.src, v.dst, 16);
+  bool src_is_lo = c < 0 || (c == 0 && sport <= dport);
+  if (src_is_lo) {
+    std::memcpy(key->addr_lo, v.src, 16);
+    std::memcpy(key->addr_hi, v.dst, 16);
+    key->port_lo = sport;
+    key->port_hi = dport;
+  } else {
+    std::memcpy(key->addr_lo, v.dst, 16);
+    std::memcpy(key->addr_hi, v.src, 16);
+    key->port_lo = dport;
+    key->port_hi = sport;
+  }
+  key->vlan_outer = v.vlan[0];
+  key->vlan_inner = v.vlan[1];
+  key->protocol = v.protocol;
+  return src_is_lo;
+}
+
+inline bool FlowKeyEqual(const FlowKey& a, const FlowKey& b) { return std::memcmp(&a, &b, sizeof(FlowKey)) == 0; }
+
+// Seeded 64-bit hash of the key's 48 bytes (six words, multiply-xorshift mixing). The seed is random per process
+// so that an attacker cannot aim packets at one bucket chain.
+inline uint64_t HashFlowKey(const FlowKey& k, uint64_t seed) {
+  uint64_t w[6];
+  std::memcpy(w, &k, sizeof(w));
+  uint64_t h = seed ^ 0x9E3779B97F4A7C15ULL;
+  for (uint64_t x : w) {
+    h ^= x;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  h *= 0x94D049BB133111EBULL;
+  h ^= h >> 29;
+  return h;
+}
+
+}  // namespace vigil

@@ -1,0 +1,50 @@
+// FlowEntry: one live flow in the table (key, direction, lifecycle links, features) and why a flow ended.
+#pragma once
+
+#include <cstdint>
+
+#include "features/flow_features.h"
+#include "flow/flow_key.h"
+
+namespace vigil {
+
+// Why a flow record was emitted. Values are part of the batch layout (see binding/batch_encoder.h).
+enum class EndReason : uint8_t { kIdle = 0, kActive, kFin, kRst, kEvicted, kFlush, kSnapshot };
+
+inline const char* EndReasonName(EndReason r) {
+  switch (r) {
+    case EndReason::kIdle: return "idle";
+    case EndReason::kActive: return "active";
+    case EndReason::kFin: return "fin";
+    case EndReason::kRst: return "rst";
+    case EndReason::kEvicted: return "evicted";
+    case EndReason::kFlush: return "flush";
+    case EndReason::kSnapshot: return "snapshot";
+  }
+  return "unknown";
+}
+
+constexpr uint32_t kNoFlow = 0xFFFFFFFFu;
+
+// A slot of the flow table's pool. Links are pool indices (kNoFlow = none). Owned by FlowTable; the capture
+// thread is the only reader and writer.
+struct FlowEntry {
+  FlowKey key;
+  uint64_t hash = 0;
+  uint64_t id = 0;              // monotonic per table, starting at 1
+  uint32_t generation = 0;      // bumped each time the slot is reused (fragment map and closing queue check it)
+  uint32_t bucket_next = kNoFlow;
+  uint32_t lru_prev = kNoFlow;  // LRU list ordered by last packet time (oldest at head)
+  uint32_t lru_next = kNoFlow;
+  bool in_use = false;
+  bool initiator_is_lo = false;  // direction bit: the initiator is key.addr_lo/port_lo
+  bool closing = false;          // TCP close seen (FIN both ways or RST); ends after the linger
+  EndReason close_reason = EndReason::kFin;
+  uint8_t fin_seen = 0;          // bit 0: fwd FIN, bit 1: bwd FIN
+  uint8_t ip_version = 0;
+  int64_t close_ns = 0;
+  int64_t last_snapshot_ns = 0;
+  FlowFeatures f;
+};
+
+}  // namespace vigil

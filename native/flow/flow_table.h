@@ -1,0 +1,122 @@
+// FlowTable: the bounded bidirectional flow table (pooled entries, seeded hash, LRU idle expiry, TCP close,
+// fragment attribution). Single-threaded: owned by the capture thread (or a tool); no locks, no napi.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "decode/packet_view.h"
+#include "flow/flow_record.h"
+
+namespace vigil {
+
+// Times in nanoseconds. Defaults follow the issue: idle 120 s, active 1800 s.
+struct FlowTableConfig {
+  uint32_t max_flows = 1u << 20;            // hard cap on concurrent flows; full -> evict the oldest idle flow
+  int64_t idle_timeout_ns = 120'000'000'000LL;
+  int64_t active_timeout_ns = 1800'000'000'000LL;
+  int64_t tcp_linger_ns = 1'000'000'000LL;  // after FIN both ways / RST, late packets still join the flow
+  int64_t activity_timeout_ns = 5'000'000'000LL;  // CICFlowMeter active/idle split
+  int64_t snapshot_interval_ns = 0;         // 0 = no snapshots; else emit snapshots of flows active this long
+  uint32_t expiry_budget = 256;             // max flows ended per Expire() call
+  uint64_t hash_seed = 0;                   // 0 = random per table
+};
+
+// Receives every flow record the table emits (finished flows and snapshots). Called on the table's thread; the
+// entry (and its features, already Finish()ed) is valid only during the call.
+class FlowSink {
+ public:
+  virtual ~FlowSink() = default;
+  virtual void OnFlow(const FlowEntry& flow, EndReason reason) = 0;
+};
+
+// Counters kept by the table (monotonic).
+struct FlowTableStats {
+  uint64_t flows_created = 0;
+  uint64_t flows_finished = 0;  // records emitted with a final reason (not snapshots)
+  uint64_t flows_evicted = 0;
+  uint64_t snapshots = 0;
+  uint64_t fragments_attributed = 0;
+  uint64_t fragment_no_flow = 0;
+  uint64_t flows_by_proto[5] = {};  // tcp, udp, icmp, icmpv6, other
+};
+
+class FlowTable {
+ public:
+  FlowTable(const FlowTableConfig& config, FlowSink* sink);
+  ~FlowTable();
+  FlowTable(const FlowTable&) = delete;
+  FlowTable& operator=(const FlowTable&) = delete;
+
+  // Accounts one decoded IP packet (status kOk, or a non-first fragment) at packet time ts_ns. Returns false when
+  // the packet could not be attributed to a flow (a non-first fragment with no known flow: counted).
+  bool Process(const PacketView& v, int64_t ts_ns);
+  // Ends flows idle past the timeout and TCP flows past their linger, as of now_ns; at most expiry_budget per call.
+  // Returns the number ended.
+  uint32_t Expire(int64_t now_ns);
+  // Ends up to `budget` flows with reason kFlush (end of capture; TCP flows already closing keep fin/rst).
+  // Returns true when the table is empty.
+  bool FlushSome(uint32_t budget);
+
+  uint32_t active() const { return active_; }
+  const FlowTableStats& stats() const { return stats_; }
+  const FlowTableConfig& config() const { return config_; }
+
+  static int ProtoIndex(uint8_t protocol);
+
+ private:
+  struct FragSlot {
+    uint8_t src[16];
+    uint8_t dst[16];
+    uint32_t frag_id;
+    uint8_t protocol;
+    uint32_t flow;        // pool index
+    uint32_t generation;  // of the flow slot when recorded
+    int64_t ts_ns;
+  };
+  struct ClosingItem {
+    uint32_t flow;
+    uint32_t generation;
+  };
+
+  FlowEntry& At(uint32_t i) { return chunks_[i >> kChunkShift][i & kChunkMask]; }
+  uint32_t Lookup(const FlowKey& key, uint64_t hash);
+  uint32_t Allocate();
+  void Finish(uint32_t idx, EndReason reason);
+  void LruUnlink(uint32_t idx);
+  void LruAppend(uint32_t idx);
+  void BucketUnlink(uint32_t idx);
+  uint32_t CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo, const PacketView& v, int64_t ts_ns);
+  void Account(uint32_t idx, const PacketView& v, Direction dir, int64_t ts_ns);
+  void AfterPacket(uint32_t idx, const PacketView& v, Direction dir, int64_t ts_ns);
+  void StartClosing(uint32_t idx, EndReason reason, int64_t ts_ns);
+  void RememberFragment(const PacketView& v, uint32_t idx, int64_t ts_ns);
+  bool AttributeFragment(const PacketView& v, int64_t ts_ns);
+  size_t FragIndex(const uint8_t* src, const uint8_t* dst, uint32_t id, uint8_t proto) const;
+
+  static constexpr uint32_t kChunkShift = 12;
+  static constexpr uint32_t kChunkMask = (1u << kChunkShift) - 1;
+  static constexpr size_t kFragSlots = 4096;
+  static constexpr int64_t kFragTimeoutNs = 30'000'000'000LL;
+
+  FlowTableConfig config_;
+  FlowSink* sink_;
+  std::vector<std::unique_ptr<FlowEntry[]>> chunks_;  // pool, grown one chunk at a time up to max_flows
+  uint32_t pool_size_ = 0;                            // slots created so far
+  uint32_t free_head_ = kNoFlow;                      // free list through bucket_next
+  uint32_t* buckets_ = nullptr;                       // calloc'd; stores index + 1 (0 = empty)
+  uint64_t bucket_mask_ = 0;
+  uint32_t lru_head_ = kNoFlow;
+  uint32_t lru_tail_ = kNoFlow;
+  uint32_t active_ = 0;
+  uint64_t next_id_ = 1;
+  std::vector<ClosingItem> closing_;  // ring buffer of closing flows, in close order
+  size_t closing_head_ = 0;
+  size_t closing_count_ = 0;
+  std::unique_ptr<FragSlot[]> frags_;
+  FlowTableStats stats_;
+  FlowEntry scratch_;  // copy used to emit snapshots without disturbing the live entry
+};
+
+}  // namespace vigil

@@ -1,0 +1,248 @@
+/**
+ * The typed face of the capture core: {@link createSensor} (the {@link Sensor} of `./types.ts`),
+ * {@link listInterfaces} and {@link replayFile}. Flows arrive from the capture thread in batches
+ * (`./flow-batch.ts`); this module never blocks the event loop on native work.
+ */
+import { EventEmitter } from 'node:events';
+import type { Binding } from '../../binding.js';
+import { wrapNativeError } from './errors.js';
+import { checkLayout, decodeFlowBatch } from './flow-batch.js';
+import { loadBinding } from './load.js';
+import type { CaptureSource, FlowOptions, FlowRecord, Sensor, SensorEvents, SensorStats } from './types.js';
+
+/** {@link SensorStats} plus what the addon adds: snapshots emitted, fragments attributed, link type, timestamp digits. */
+export interface CaptureStats extends SensorStats {
+  snapshots: number;
+  fragmentsAttributed: number;
+  /** DLT/LINKTYPE of the source. */
+  linkType: number;
+  /** Sub-second digits of the source's timestamps (6 = µs, 9 = ns). */
+  tsDigits: number;
+}
+
+/** Extra tuning accepted by {@link createSensor}'s `start` and {@link replayFile} (seconds unless named). */
+export interface CaptureTuning extends FlowOptions {
+  /** After FIN both ways or RST, packets within this linger still join the flow (default 1 s). */
+  tcpLingerSec?: number;
+  /** CICFlowMeter activity timeout splitting active/idle periods (default 5 s). */
+  activityTimeoutSec?: number;
+  /** Flow records per batch handed to JS (default 1024). */
+  batchFlows?: number;
+}
+
+/** A capture device (pcap_findalldevs). */
+export type CaptureInterface = Binding.Device;
+
+/** Defaults documented in docs/flow-features.md. */
+export const DEFAULT_FLOW_OPTIONS = Object.freeze({
+  idleTimeoutSec: 120,
+  activeTimeoutSec: 1800,
+  maxFlows: 1_048_576,
+  snapshotIntervalSec: 5,
+  statsIntervalMs: 1000,
+});
+
+let layoutChecked = false;
+function addon(): Binding.Addon {
+  const b = loadBinding();
+  if (!layoutChecked) {
+    checkLayout(b);
+    layoutChecked = true;
+  }
+  return b;
+}
+
+function positive(name: string, v: number | undefined, allowZero: boolean): void {
+  if (v === undefined) return;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) {
+    throw new RangeError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got ${String(v)}`);
+  }
+}
+
+function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.CaptureStartOptions {
+  positive('idleTimeoutSec', o.idleTimeoutSec, false);
+  positive('activeTimeoutSec', o.activeTimeoutSec, false);
+  positive('maxFlows', o.maxFlows, false);
+  positive('snapshotIntervalSec', o.snapshotIntervalSec, true);
+  positive('statsIntervalMs', o.statsIntervalMs, false);
+  positive('tcpLingerSec', o.tcpLingerSec, true);
+  positive('activityTimeoutSec', o.activityTimeoutSec, false);
+  positive('batchFlows', o.batchFlows, false);
+  const common = {
+    idleTimeoutSec: o.idleTimeoutSec ?? DEFAULT_FLOW_OPTIONS.idleTimeoutSec,
+    activeTimeoutSec: o.activeTimeoutSec ?? DEFAULT_FLOW_OPTIONS.activeTimeoutSec,
+    maxFlows: o.maxFlows ?? DEFAULT_FLOW_OPTIONS.maxFlows,
+    snapshotIntervalSec: o.snapshotIntervalSec ?? DEFAULT_FLOW_OPTIONS.snapshotIntervalSec,
+    statsIntervalMs: o.statsIntervalMs ?? DEFAULT_FLOW_OPTIONS.statsIntervalMs,
+    tcpLingerSec: o.tcpLingerSec,
+    activityTimeoutSec: o.activityTimeoutSec,
+    batchFlows: o.batchFlows,
+  };
+  if (source.kind === 'file') {
+    if (typeof source.path !== 'string' || source.path === '') throw new TypeError('source.path must be a non-empty string');
+    positive('speed', source.speed, true);
+    return { kind: 'file', path: source.path, filter: source.filter, speed: source.speed ?? 0, ...common };
+  }
+  positive('snaplen', source.snaplen, false);
+  positive('bufferSize', source.bufferSize, false);
+  return {
+    kind: 'live',
+    interface: source.interface,
+    filter: source.filter,
+    promiscuous: source.promiscuous,
+    snaplen: source.snaplen,
+    bufferSize: source.bufferSize,
+    immediate: source.immediate,
+    ...common,
+  };
+}
+
+function emptyStats(): CaptureStats {
+  return {
+    packets: 0,
+    bytes: 0,
+    flows: 0,
+    flowsActive: 0,
+    flowsEvicted: 0,
+    protocols: {},
+    decodeErrors: {},
+    pcap: { received: 0, dropped: 0, ifDropped: 0 },
+    batchesDelivered: 0,
+    batchesDropped: 0,
+    snapshots: 0,
+    fragmentsAttributed: 0,
+    linkType: 0,
+    tsDigits: 6,
+  };
+}
+
+/** The {@link Sensor} over the native `Capture`. One session at a time; start() again after the end is fine. */
+class NativeSensor implements Sensor {
+  #emitter = new EventEmitter();
+  #capture: Binding.Capture | null = null;
+  #source: CaptureSource | null = null;
+  #running = false;
+  #tsDigits = 6;
+  #last: CaptureStats = emptyStats();
+  #ended: Promise<CaptureStats> = Promise.resolve(emptyStats());
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  get source(): CaptureSource | null {
+    return this.#source;
+  }
+
+  async start(source: CaptureSource, options: CaptureTuning = {}): Promise<void> {
+    if (this.#running) return;
+    const opts = toStartOptions(source, options);
+    const b = addon();
+    const capture = new b.Capture();
+    let resolveEnd: (s: CaptureStats) => void = () => undefined;
+    const ended = new Promise<CaptureStats>((resolve) => {
+      resolveEnd = resolve;
+    });
+    const listener: Binding.CaptureEventListener = (event, a, err) => {
+      if (event === 'flows') {
+        const flows = decodeFlowBatch(a as ArrayBuffer, this.#tsDigits);
+        if (flows.length > 0) this.#emitter.emit('flows', flows);
+      } else if (event === 'stats') {
+        this.#last = a as CaptureStats;
+        this.#emitter.emit('stats', this.#last);
+      } else {
+        this.#last = a as CaptureStats;
+        this.#running = false;
+        this.#capture = null;
+        if (err !== undefined && this.#emitter.listenerCount('error') > 0) {
+          this.#emitter.emit('error', wrapNativeError(err, source.kind) as Error);
+        }
+        this.#emitter.emit('end', this.#last);
+        resolveEnd(this.#last);
+      }
+    };
+    try {
+      capture.start(opts, listener);
+    } catch (err) {
+      throw wrapNativeError(err, source.kind);
+    }
+    this.#capture = capture;
+    this.#source = source;
+    this.#running = true;
+    this.#ended = ended;
+    const initial = capture.stats() as CaptureStats;
+    this.#tsDigits = initial.tsDigits;
+    this.#last = initial;
+  }
+
+  async stop(): Promise<CaptureStats> {
+    if (!this.#running || this.#capture === null) return this.#ended;
+    this.#capture.stop();
+    return this.#ended;
+  }
+
+  stats(): CaptureStats {
+    return this.#capture !== null ? (this.#capture.stats() as CaptureStats) : this.#last;
+  }
+
+  on<E extends keyof SensorEvents>(event: E, listener: SensorEvents[E]): this {
+    this.#emitter.on(event, listener);
+    return this;
+  }
+
+  off<E extends keyof SensorEvents>(event: E, listener: SensorEvents[E]): this {
+    this.#emitter.off(event, listener);
+    return this;
+  }
+}
+
+/** A new, idle capture session. Loads the addon on first start(). */
+export function createSensor(): Sensor & { stop(): Promise<CaptureStats>; stats(): CaptureStats } {
+  return new NativeSensor();
+}
+
+/** Capture devices as libpcap lists them. Throws `ServiceUnavailableError` if the addon is not built. */
+export function listInterfaces(): CaptureInterface[] {
+  try {
+    return addon().listInterfaces();
+  } catch (err) {
+    throw wrapNativeError(err, 'live');
+  }
+}
+
+/** Result of {@link replayFile}: finished flows (in emission order), snapshots (if enabled) and final counters. */
+export interface ReplayResult {
+  flows: FlowRecord[];
+  snapshots: FlowRecord[];
+  stats: CaptureStats;
+}
+
+/** Options of {@link replayFile}: flow tuning plus a BPF filter and pacing (0 = as fast as possible, the default). */
+export interface ReplayOptions extends CaptureTuning {
+  filter?: string;
+  speed?: number;
+}
+
+/**
+ * Replays a pcap/pcapng file through the whole pipeline and resolves with every flow and the final counters.
+ * Snapshots are off unless `snapshotIntervalSec` is given. Rejects with a `CaptureError` when the file cannot be
+ * opened (`capture_file_unreadable` / `capture_file_corrupt`) or reading fails midway (`capture_file_corrupt`).
+ */
+export async function replayFile(path: string, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const sensor = createSensor();
+  const flows: FlowRecord[] = [];
+  const snapshots: FlowRecord[] = [];
+  let failure: Error | undefined;
+  sensor.on('flows', (batch) => {
+    for (const f of batch) (f.endReason === 'snapshot' ? snapshots : flows).push(f);
+  });
+  sensor.on('error', (err) => {
+    failure = err;
+  });
+  const ended = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
+  const { filter, speed, ...tuning } = options;
+  await sensor.start({ kind: 'file', path, filter, speed }, { snapshotIntervalSec: 0, ...tuning });
+  const stats = (await ended) as CaptureStats;
+  if (failure) throw failure;
+  return { flows, snapshots, stats };
+}
