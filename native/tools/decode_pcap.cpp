@@ -1,15 +1,44 @@
 // decode_pcap: reads capture files with libpcap and runs every frame through DecodePacket, printing per-status and
-// per-protocol counts as one JSON line per file. Used by the ASan/UBSan replay (scripts/asan.sh) and for debugging.
-// Usage: decode_pcap FILE...   Exit: 0 ok, 2 when a file cannot be opened or read (message on stderr).
+// per-protocol counts as one JSON line per file. Used by the ASan/UBSan replay (scripts/asan.sh), to seed the
+// decoder fuzzer (--seeds) and for debugging.
+// Usage: decode_pcap [--seeds DIR] FILE...
+//   --seeds DIR  also writes fuzz seeds to DIR: the first kSeedsPerFile frames of each file plus the first frame of
+//                every other decode status, in fuzz_decode's input format
+//                [link type, be16][wire bytes beyond the stored frame, be16][frame, at most kSeedFrameBytes].
+// Exit: 0 ok, 2 when a file cannot be opened or read (message on stderr).
 #include <pcap/pcap.h>
 
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "decode/packet_view.h"
 
 namespace {
+
+constexpr int kSeedsPerFile = 48;
+constexpr uint32_t kSeedFrameBytes = 256;  // headers of every layer fit; keeps the fuzzer's inputs short
+const char* g_seed_dir = nullptr;
+int g_seed_count = 0;
+
+// Writes one fuzz seed; failures only lose a seed, so they are reported and ignored.
+void WriteSeed(int link_type, const uint8_t* data, uint32_t caplen, uint32_t wirelen) {
+  const uint32_t stored = caplen < kSeedFrameBytes ? caplen : kSeedFrameBytes;
+  const uint32_t extra_wire = wirelen > stored ? (wirelen - stored > 0xFFFF ? 0xFFFF : wirelen - stored) : 0;
+  char path[4096];
+  std::snprintf(path, sizeof path, "%s/seed-%05d", g_seed_dir, g_seed_count++);
+  FILE* f = std::fopen(path, "wb");
+  if (f == nullptr) {
+    std::perror(path);
+    return;
+  }
+  const uint8_t header[4] = {static_cast<uint8_t>(link_type >> 8), static_cast<uint8_t>(link_type),
+                             static_cast<uint8_t>(extra_wire >> 8), static_cast<uint8_t>(extra_wire)};
+  std::fwrite(header, 1, sizeof header, f);
+  std::fwrite(data, 1, stored, f);
+  std::fclose(f);
+}
 
 int DecodeFile(const char* path) {
   char errbuf[PCAP_ERRBUF_SIZE] = {0};
@@ -29,6 +58,9 @@ int DecodeFile(const char* path) {
   while ((rc = pcap_next_ex(handle, &hdr, &data)) == 1) {
     ++packets;
     const vigil::DecodeStatus s = vigil::DecodePacket(link_type, data, hdr->caplen, hdr->len, view);
+    if (g_seed_dir != nullptr && (packets <= kSeedsPerFile || status_counts[static_cast<int>(s)] == 0)) {
+      WriteSeed(link_type, data, hdr->caplen, hdr->len);
+    }
     ++status_counts[static_cast<int>(s)];
     if (s != vigil::DecodeStatus::kOk) continue;
     ip_bytes += view.ip_bytes;
@@ -66,12 +98,17 @@ int DecodeFile(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: decode_pcap FILE...\n");
+  int first_file = 1;
+  if (argc > 2 && std::strcmp(argv[1], "--seeds") == 0) {
+    g_seed_dir = argv[2];
+    first_file = 3;
+  }
+  if (first_file >= argc) {
+    std::fprintf(stderr, "usage: decode_pcap [--seeds DIR] FILE...\n");
     return 64;
   }
   int exit_code = 0;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = first_file; i < argc; ++i) {
     const int rc = DecodeFile(argv[i]);
     if (rc != 0) exit_code = rc;
   }

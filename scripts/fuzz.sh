@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# npm run test:fuzz - builds the libFuzzer decoder target (clang, ASan+UBSan, build-fuzz/), replays the regression
+# inputs in test/fixtures/regressions/, seeds a corpus from every capture in test/fixtures/pcaps/ (in a temp dir) and
+# fuzzes DecodePacket for FUZZ_SECONDS (default 60). Exits non-zero on any finding; the crashing input is left in
+# $FUZZ_ARTIFACTS (default build-fuzz/artifacts/): copy it into test/fixtures/regressions/ once fixed.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${FUZZ_SECONDS:-60}"
+build="$root/build-fuzz"
+artifacts="${FUZZ_ARTIFACTS:-$build/artifacts}"
+
+if ! command -v clang++ >/dev/null 2>&1; then
+  echo "test:fuzz: clang++ is required for libFuzzer (Debian/Ubuntu: apt-get install clang)" >&2
+  exit 1
+fi
+
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIGIL_ADDON=OFF -DVIGIL_FUZZ=ON >/dev/null
+cmake --build "$build" --target fuzz_decode decode_pcap -j 2 >/dev/null
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus" "$work/seeds" "$artifacts"
+
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+
+# 1. Known crashers and tricky inputs must stay fixed.
+shopt -s nullglob
+regressions=("$root"/test/fixtures/regressions/*.bin)
+if ((${#regressions[@]} > 0)); then
+  "$build/fuzz_decode" -runs=1 "${regressions[@]}" >/dev/null 2>"$work/regressions.log" || {
+    cat "$work/regressions.log" >&2
+    echo "test:fuzz: a regression input fails again" >&2
+    exit 1
+  }
+  echo "test:fuzz: ${#regressions[@]} regression inputs replayed clean" >&2
+fi
+
+# 2. Seeds from the fixture captures (the expected libpcap open error for the 126-IDB pcapng is not a failure).
+"$build/decode_pcap" --seeds "$work/seeds" "$root"/test/fixtures/pcaps/*.pcap "$root"/test/fixtures/pcaps/*.pcapng \
+  >/dev/null 2>"$work/seeds.log" || grep -v 'snapshot length' "$work/seeds.log" >&2 || true
+echo "test:fuzz: $(ls "$work/seeds" | wc -l) seeds; fuzzing for ${seconds}s" >&2
+
+# 3. Fuzz. New corpus entries go to the temp corpus; any crash, leak, timeout or OOM fails the run.
+if ! "$build/fuzz_decode" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=4096 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "$work/corpus" "$work/seeds" 2>"$work/fuzz.log"; then
+  tail -n 60 "$work/fuzz.log" >&2
+  echo "test:fuzz: FINDING - input saved under $artifacts/" >&2
+  exit 1
+fi
+grep -E '^stat::(number_of_executed_units|new_units_added|peak_rss_mb)|cov:' "$work/fuzz.log" | tail -n 4 >&2
+echo "test:fuzz: no finding in ${seconds}s" >&2
