@@ -28,6 +28,8 @@ export interface WebJwtConfig {
   readonly clockToleranceSec: number;
   /** Timeout of one discovery or JWKS request, in milliseconds. */
   readonly fetchTimeoutMs: number;
+  /** Minimum time between two JWKS refetches triggered by an unknown `kid`, in milliseconds (rotation latency vs. load on the provider). */
+  readonly jwksCooldownMs: number;
 }
 
 /** Rate limits (sliding windows of `windowMs`). */
@@ -128,6 +130,7 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
       algorithms: Object.freeze(algorithms),
       clockToleranceSec: int(env, 'VIGIL_JWT_CLOCK_TOLERANCE_SEC', 30, 0, 300),
       fetchTimeoutMs: int(env, 'VIGIL_JWT_FETCH_TIMEOUT_MS', 5000, 100, 60000),
+      jwksCooldownMs: int(env, 'VIGIL_JWT_JWKS_COOLDOWN_MS', 30000, 0, 3600000),
     });
   }
 

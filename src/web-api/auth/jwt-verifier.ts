@@ -47,7 +47,7 @@ export function createJwtVerifier(config: WebJwtConfig): AccessTokenVerifier {
       if (typeof metadata.jwks_uri !== 'string') throw new Error('OpenID discovery document has no jwks_uri');
       jwksUrl = metadata.jwks_uri;
     }
-    return createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: config.fetchTimeoutMs, cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+    return createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: config.fetchTimeoutMs, cooldownDuration: config.jwksCooldownMs, cacheMaxAge: 600_000 });
   }
 
   function keys(): Promise<KeySet> {

@@ -1,0 +1,194 @@
+import { expect } from 'chai';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type JWK, SignJWT } from 'jose';
+import { newProviderKey, startTestIdentityProvider, type TestIdentityProvider } from '../../helpers/oidc-provider.js';
+import { TestContext } from './test-context.js';
+
+const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
+const nowSec = (): number => Math.floor(Date.now() / 1000);
+
+interface Problem {
+  code: string;
+  status: number;
+  detail: string;
+}
+
+describe('Web API authentication (Bearer JWT from an OpenID provider)', function () {
+  this.timeout(60000);
+  let idp: TestIdentityProvider;
+  let ctx: TestContext;
+
+  before(async () => {
+    idp = await startTestIdentityProvider();
+  });
+  after(async () => {
+    await idp.close();
+  });
+  beforeEach(async () => {
+    ctx = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_AUDIENCE: idp.audience });
+  });
+  afterEach(async () => {
+    await ctx.close();
+  });
+
+  function validClaims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+    return { iss: idp.issuer, aud: idp.audience, sub: 'alice', iat: nowSec(), exp: nowSec() + 300, email: 'alice@example.test', ...overrides };
+  }
+
+  async function expect401(token: string, code: 'invalid_token' | 'token_expired'): Promise<void> {
+    const r = await ctx.request<Problem>('GET', '/api/protected/user', { token });
+    expect(r.status, r.text).to.equal(401);
+    expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
+    expect(r.body.code).to.equal(code);
+    const challenge = r.headers.get('www-authenticate') ?? '';
+    expect(challenge).to.match(/^Bearer realm="vigil"/);
+    expect(challenge).to.contain('error="invalid_token"');
+    expect(challenge).to.match(/error_description="[^"]+"/);
+    expect(ctx.logged).to.have.length(0);
+  }
+
+  it('accepts a token the provider issued (discovery + JWKS) and creates the user from its claims', async () => {
+    const token = await idp.token('alice');
+    const r = await ctx.request<{ user: { subject: string; issuer: string; email: string; name: string } }>('GET', '/api/protected/user', { token });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.user).to.include({ subject: 'alice', issuer: idp.issuer, email: 'alice@example.test', name: 'Alice' });
+  });
+
+  it('answers a missing token with 401 and a bare Bearer challenge', async () => {
+    const r = await ctx.request<Problem>('GET', '/api/protected/user');
+    expect(r.status).to.equal(401);
+    expect(r.body.code).to.equal('missing_token');
+    expect(r.headers.get('www-authenticate')).to.equal('Bearer realm="vigil"');
+    const basic = await ctx.request<Problem>('GET', '/api/protected/user', { headers: { authorization: 'Basic YWxpY2U6eA==' } });
+    expect(basic.status).to.equal(401);
+    expect(basic.body.code).to.equal('missing_token');
+  });
+
+  describe('attack matrix: each answered 401', () => {
+    it('alg "none"', async () => {
+      await expect401(`${b64({ alg: 'none', typ: 'at+jwt' })}.${b64(validClaims())}.`, 'invalid_token');
+    });
+
+    it('HS256 signed with the provider public key (algorithm confusion)', async () => {
+      const pem = idp.currentKey.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+      const input = `${b64({ alg: 'HS256', typ: 'at+jwt', kid: idp.currentKey.kid })}.${b64(validClaims())}`;
+      for (const secret of [pem, JSON.stringify(idp.currentKey.publicJwk)]) {
+        await expect401(`${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`, 'invalid_token');
+      }
+    });
+
+    it('expired', async () => {
+      await expect401(await idp.signRaw(validClaims({ iat: nowSec() - 7200, exp: nowSec() - 3600 })), 'token_expired');
+    });
+
+    it('not yet valid (nbf in the future)', async () => {
+      await expect401(await idp.signRaw(validClaims({ nbf: nowSec() + 3600 })), 'invalid_token');
+    });
+
+    it('wrong issuer', async () => {
+      await expect401(await idp.signRaw(validClaims({ iss: 'https://evil.example' })), 'invalid_token');
+    });
+
+    it('wrong audience', async () => {
+      await expect401(await idp.signRaw(validClaims({ aud: 'https://other-api.example' })), 'invalid_token');
+    });
+
+    it('no exp claim', async () => {
+      const claims = validClaims();
+      delete claims.exp;
+      await expect401(await idp.signRaw(claims), 'invalid_token');
+    });
+
+    it('tampered payload', async () => {
+      const [header, payload, signature] = (await idp.token('alice')).split('.');
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+      await expect401(`${header}.${b64({ ...claims, sub: 'bob' })}.${signature}`, 'invalid_token');
+    });
+
+    it('signed by an unknown key under the provider kid', async () => {
+      const stranger = await newProviderKey();
+      await expect401(await idp.signRaw(validClaims(), { ...stranger, kid: idp.currentKey.kid }), 'invalid_token');
+    });
+
+    it('unknown kid', async () => {
+      await expect401(await idp.signRaw(validClaims(), await newProviderKey()), 'invalid_token');
+    });
+
+    it('an Ed25519 key embedded in the header (jwk) is not trusted', async () => {
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      const token = await new SignJWT(validClaims())
+        .setProtectedHeader({ alg: 'EdDSA', jwk: publicKey.export({ format: 'jwk' }) as JWK })
+        .sign(privateKey);
+      await expect401(token, 'invalid_token');
+    });
+
+    it('garbage', async () => {
+      await expect401('not.a.jwt', 'invalid_token');
+    });
+  });
+
+  it('accepts tokens signed with a rotated provider key without a restart, and drops the retired key', async () => {
+    const before = await idp.token('alice');
+    expect((await ctx.request('GET', '/api/protected/user', { token: before })).status).to.equal(200);
+    const newKey = await idp.rotate();
+    const after = await idp.token('alice');
+    expect(JSON.parse(Buffer.from(after.split('.')[0], 'base64url').toString())).to.include({ kid: newKey.kid });
+    const r = await ctx.request('GET', '/api/protected/user', { token: after });
+    expect(r.status, r.text).to.equal(200);
+    await expect401(before, 'invalid_token');
+  });
+});
+
+describe('Web API authentication when the provider is unreachable', () => {
+  it('answers 503 idp_unavailable (never 500) and retries discovery on the next request', async () => {
+    const dead = http.createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', () => resolve()));
+    const issuer = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => dead.close(() => resolve()));
+    const ctx = await TestContext.start({ VIGIL_JWT_ISSUER: issuer, VIGIL_JWT_AUDIENCE: 'https://api.vigil.test', VIGIL_JWT_FETCH_TIMEOUT_MS: '500' });
+    try {
+      const key = await newProviderKey();
+      const token = await new SignJWT({ sub: 'alice' })
+        .setProtectedHeader({ alg: 'RS256', kid: key.kid })
+        .setIssuer(issuer)
+        .setAudience('https://api.vigil.test')
+        .setExpirationTime('5m')
+        .sign(key.privateKey);
+      // Twice: a failed discovery is not cached, the next request tries again and fails the same way.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const r = await ctx.request<Problem>('GET', '/api/protected/user', { token });
+        expect(r.status, r.text).to.equal(503);
+        expect(r.body.code).to.equal('idp_unavailable');
+      }
+      expect(ctx.logged).to.have.length(0);
+    } finally {
+      await ctx.close();
+    }
+    const viaJwks = await TestContext.start({
+      VIGIL_JWT_ISSUER: issuer,
+      VIGIL_JWT_JWKS_URL: `${issuer}/jwks`,
+      VIGIL_JWT_AUDIENCE: 'https://api.vigil.test',
+      VIGIL_JWT_FETCH_TIMEOUT_MS: '500',
+    });
+    try {
+      const r = await viaJwks.request<Problem>('GET', '/api/protected/user', { token: `${b64({ alg: 'RS256', kid: 'x' })}.${b64({ sub: 'a' })}.c2ln` });
+      expect(r.status, r.text).to.equal(503);
+      expect(r.body.code).to.equal('idp_unavailable');
+    } finally {
+      await viaJwks.close();
+    }
+  });
+
+  it('answers 503 auth_not_configured when no provider is configured', async () => {
+    const ctx = await TestContext.start();
+    try {
+      const r = await ctx.request<Problem>('GET', '/api/protected/user', { token: 'x.y.z' });
+      expect(r.status).to.equal(503);
+      expect(r.body.code).to.equal('auth_not_configured');
+    } finally {
+      await ctx.close();
+    }
+  });
+});

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { expect } from 'chai';
+import { startTestIdentityProvider, type TestIdentityProvider } from '../../helpers/oidc-provider.js';
+import { TestContext } from './test-context.js';
+
+interface Problem {
+  code: string;
+  status: number;
+  detail: string;
+  instance: string;
+  retryAfter?: number;
+}
+
+describe('Web API HTTP surface', function () {
+  this.timeout(60000);
+  let ctx: TestContext | undefined;
+  afterEach(async () => {
+    await ctx?.close();
+    ctx = undefined;
+  });
+
+  it('GET /health reports status, version and database', async () => {
+    ctx = await TestContext.start();
+    const r = await ctx.request<{ status: string; version: string; database: { kind: string; status: string } }>('GET', '/health');
+    expect(r.status).to.equal(200);
+    expect(r.body).to.deep.equal({ status: 'ok', version: '0.1.0', database: { kind: ctx.config.database.kind, status: 'ok' } });
+  });
+
+  it('GET /health answers 503 when the database is unreachable', async () => {
+    ctx = await TestContext.start();
+    await ctx.server.store.close();
+    const r = await ctx.request<{ status: string; database: { status: string } }>('GET', '/health');
+    expect(r.status).to.equal(503);
+    expect(r.body).to.deep.include({ status: 'unavailable' });
+    expect(r.body.database.status).to.equal('unreachable');
+  });
+
+  it('sets helmet security headers with a CSP that allows only the landing page own inline code', async () => {
+    ctx = await TestContext.start();
+    const r = await ctx.request('GET', '/health');
+    expect(r.headers.get('x-content-type-options')).to.equal('nosniff');
+    expect(r.headers.get('x-frame-options')).to.equal('SAMEORIGIN');
+    expect(r.headers.get('strict-transport-security')).to.match(/max-age=\d+/);
+    expect(r.headers.get('referrer-policy')).to.equal('no-referrer');
+    expect(r.headers.get('x-powered-by')).to.equal(null);
+    const csp = r.headers.get('content-security-policy') ?? '';
+    expect(csp).to.contain("default-src 'self'");
+    expect(csp).to.match(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(csp).to.contain("frame-ancestors 'none'");
+    expect(csp).not.to.contain('unsafe-inline');
+  });
+
+  it('GET / serves the self-contained landing page with downloads and the key-check form', async () => {
+    ctx = await TestContext.start({ VIGIL_WEB_DOWNLOAD_BASE_URL: 'https://downloads.vigil.test/releases' });
+    const r = await ctx.request('GET', '/');
+    expect(r.status).to.equal(200);
+    expect(r.headers.get('content-type')).to.match(/^text\/html/);
+    expect(r.text).to.contain('Vigil');
+    expect(r.text).to.contain('https://downloads.vigil.test/releases/vigil-0.1.0-linux-x64.tar.gz');
+    expect(r.text).to.contain("fetch('/api/license-key/validate'");
+    expect(r.text).not.to.match(/\{\{[A-Z_]+\}\}/);
+    // No external assets: no src/href to another origin except the configured download links.
+    const external = [...r.text.matchAll(/(?:src|href)="(https?:[^"]+)"/g)].map((m) => m[1]).filter((u) => !u.startsWith('https://downloads.vigil.test/'));
+    expect(external).to.deep.equal([]);
+    expect(r.text).not.to.match(/<link\b|<script\s+src=/);
+    // The CSP admits exactly this page's inline script and style (by hash), so the key-check form works in a browser.
+    const csp = r.headers.get('content-security-policy') ?? '';
+    for (const tag of ['script', 'style']) {
+      const inline = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(r.text)?.[1] ?? '';
+      expect(inline.length).to.be.greaterThan(100);
+      expect(csp).to.contain(`'sha256-${createHash('sha256').update(inline).digest('base64')}'`);
+    }
+  });
+
+  it('answers unknown routes with a 404 problem', async () => {
+    ctx = await TestContext.start();
+    const r = await ctx.request<Problem>('GET', '/api/nope');
+    expect(r.status).to.equal(404);
+    expect(r.body).to.include({ code: 'route_not_found', instance: '/api/nope' });
+  });
+
+  it('rate-limits validation per client IP with 429, Retry-After and a problem body', async () => {
+    ctx = await TestContext.start({ VIGIL_WEB_RATE_VALIDATE: '3' });
+    for (let i = 0; i < 3; i++) {
+      const ok = await ctx.request('POST', '/api/license-key/validate', { body: { key: 'x' } });
+      expect(ok.status).to.equal(200);
+      expect(ok.headers.get('ratelimit-remaining')).to.equal(String(2 - i));
+    }
+    const r = await ctx.request<Problem>('POST', '/api/license-key/validate', { body: { key: 'x' } });
+    expect(r.status).to.equal(429);
+    expect(r.body.code).to.equal('rate_limited');
+    const retryAfter = Number(r.headers.get('retry-after'));
+    expect(retryAfter).to.be.within(1, 60);
+    expect(r.body.retryAfter).to.equal(retryAfter);
+    // Other endpoints are not counted against it.
+    expect((await ctx.request('GET', '/health')).status).to.equal(200);
+  });
+
+  describe('with an identity provider', () => {
+    let idp: TestIdentityProvider;
+    before(async () => {
+      idp = await startTestIdentityProvider();
+    });
+    after(async () => {
+      await idp.close();
+    });
+
+    it('rate-limits protected endpoints per user', async () => {
+      ctx = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_AUDIENCE: idp.audience, VIGIL_WEB_RATE_PROTECTED: '2' });
+      const alice = await idp.token('alice');
+      const bob = await idp.token('bob');
+      expect((await ctx.request('GET', '/api/protected/user', { token: alice })).status).to.equal(200);
+      expect((await ctx.request('POST', '/api/protected/download', { token: alice, body: { platform: 'linux', version: '1.0.0' } })).status).to.equal(201);
+      const limited = await ctx.request<Problem>('GET', '/api/protected/user', { token: alice });
+      expect(limited.status).to.equal(429);
+      expect(Number(limited.headers.get('retry-after'))).to.be.at.least(1);
+      expect((await ctx.request('GET', '/api/protected/user', { token: bob })).status).to.equal(200);
+    });
+  });
+
+  it('answers CORS preflights only for configured origins', async () => {
+    ctx = await TestContext.start({ VIGIL_WEB_CORS_ORIGINS: 'https://app.vigil.test' });
+    const allowed = await ctx.request('OPTIONS', '/api/license-key/validate', {
+      headers: { origin: 'https://app.vigil.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(allowed.status).to.equal(204);
+    expect(allowed.headers.get('access-control-allow-origin')).to.equal('https://app.vigil.test');
+    const denied = await ctx.request('OPTIONS', '/api/license-key/validate', {
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
+    expect(denied.headers.get('access-control-allow-origin')).to.equal(null);
+  });
+});
