@@ -1,0 +1,252 @@
+/**
+ * Alert aggregation: findings become stored alerts, one per (source address, category, target) and window. A
+ * finding whose key has an alert last seen within `alertWindowSec` (capture time) folds into it: count grows,
+ * last_seen moves, severity and score take the maximum. Every change is published as an `alert` event; each alert
+ * also updates its threat (threats.ts). Optional auto-block (`VIGIL_AUTOBLOCK`) blocks a threat address through the
+ * firewall service once one of its alerts reaches the configured severity, with an expiry, and records the outcome
+ * (blocked, or refused with the firewall's reason, e.g. a protected address) in the alert's details.
+ */
+import type { DetectionConfig } from '../config/detection.js';
+import { AppError } from '../errors.js';
+import type { EventBus } from '../events.js';
+import type { FirewallService } from '../firewall/types.js';
+import type { Db, Store } from '../store/database.js';
+import { findOpenAlertByKey, insertAlert, updateAlertAggregate } from '../store/repos/alert.repo.js';
+import type { AlertRow } from '../store/tables/alert.table.js';
+import { maxSeverity, SEVERITIES, type Finding, type Severity } from './finding.js';
+import type { GeoLocation, GeoLocator } from './geo.js';
+import { recordThreat } from './threats.js';
+
+/** The alert shape published on the event bus (same fields as the desktop API's alerts). */
+export interface AlertEventView {
+  id: number;
+  createdAt: string;
+  updatedAt: string;
+  severity: Severity;
+  category: string;
+  title: string;
+  description: string;
+  srcIp: string;
+  srcPort: number | null;
+  dstIp: string | null;
+  dstPort: number | null;
+  protocol: number | null;
+  score: number | null;
+  source: 'ml' | 'rule';
+  acknowledged: boolean;
+  acknowledgedAt: string | null;
+  count: number;
+  firstSeen: string;
+  lastSeen: string;
+  details: Record<string, unknown>;
+}
+
+function parseDetails(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+  } catch {
+    return { raw: text };
+  }
+}
+
+/** Stored row -> event view. */
+export function toAlertEventView(row: AlertRow): AlertEventView {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    severity: row.severity,
+    category: row.category,
+    title: row.title,
+    description: row.description,
+    srcIp: row.src_ip,
+    srcPort: row.src_port,
+    dstIp: row.dst_ip,
+    dstPort: row.dst_port,
+    protocol: row.protocol,
+    score: row.score,
+    source: row.source,
+    acknowledged: row.acknowledged === 1,
+    acknowledgedAt: row.acknowledged_at,
+    count: row.count,
+    firstSeen: row.first_seen,
+    lastSeen: row.last_seen,
+    details: parseDetails(row.details),
+  };
+}
+
+/** Aggregation key of a finding. */
+export function aggregationKey(f: Pick<Finding, 'srcIp' | 'category' | 'target'>): string {
+  return `${f.srcIp}|${f.category}|${f.target}`;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Dependencies of {@link AlertsService}. */
+export interface AlertsServiceDeps {
+  store: Store;
+  config: Readonly<DetectionConfig>;
+  events?: EventBus | null;
+  geo?: GeoLocator | null;
+  firewall?: FirewallService | null;
+  /** Wall clock for created_at/updated_at (default Date.now). */
+  now?: () => number;
+}
+
+/** One alert after a batch: its row and whether it was created or updated. */
+export interface RecordedAlert {
+  action: 'created' | 'updated';
+  row: AlertRow;
+  threatIp: string;
+}
+
+/** Merges findings with the same key in one batch (counts add up; the stronger finding's text and details win). */
+function mergeBatch(findings: readonly Finding[]): Finding[] {
+  const byKey = new Map<string, Finding>();
+  for (const f of findings) {
+    const key = aggregationKey(f);
+    const seen = byKey.get(key);
+    if (!seen) {
+      byKey.set(key, { ...f });
+      continue;
+    }
+    const stronger = SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(seen.severity) || (f.score ?? 0) > (seen.score ?? 0);
+    const merged: Finding = stronger ? { ...f } : seen;
+    merged.count = seen.count + f.count;
+    merged.firstSeenMs = Math.min(seen.firstSeenMs, f.firstSeenMs);
+    merged.lastSeenMs = Math.max(seen.lastSeenMs, f.lastSeenMs);
+    merged.severity = maxSeverity(seen.severity, f.severity);
+    merged.score = seen.score === null ? f.score : f.score === null ? seen.score : Math.max(seen.score, f.score);
+    byKey.set(key, merged);
+  }
+  return [...byKey.values()];
+}
+
+/** See the module comment. */
+export class AlertsService {
+  private readonly now: () => number;
+  /** Auto-block attempts per address (epoch ms), so a refused address is not retried on every batch. */
+  private readonly autoBlockTried = new Map<string, number>();
+
+  constructor(private readonly deps: AlertsServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Stores `findings` (aggregated), updates threats, publishes events, applies auto-block. */
+  async record(findings: readonly Finding[]): Promise<RecordedAlert[]> {
+    if (findings.length === 0) return [];
+    const merged = mergeBatch(findings);
+    const locations = new Map<string, GeoLocation | null>();
+    if (this.deps.geo) {
+      for (const f of merged) if (!locations.has(f.threatIp)) locations.set(f.threatIp, await this.deps.geo.lookup(f.threatIp));
+    }
+    const nowIso = iso(this.now());
+    const windowMs = this.deps.config.alertWindowSec * 1000;
+    const recorded = await this.deps.store.transaction().execute(async (trx) => {
+      const out: RecordedAlert[] = [];
+      for (const f of merged) out.push(await this.recordOne(trx, f, windowMs, nowIso, locations.get(f.threatIp) ?? null));
+      return out;
+    });
+    for (const r of recorded) this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertEventView(r.row) } });
+    await this.autoBlock(recorded);
+    return recorded;
+  }
+
+  private async recordOne(db: Db, f: Finding, windowMs: number, nowIso: string, location: GeoLocation | null): Promise<RecordedAlert> {
+    const key = aggregationKey(f);
+    const firstIso = iso(f.firstSeenMs);
+    const lastIso = iso(f.lastSeenMs);
+    const open = await findOpenAlertByKey(db, key, iso(f.firstSeenMs - windowMs));
+    let row: AlertRow;
+    let action: RecordedAlert['action'];
+    if (open) {
+      const severity = maxSeverity(open.severity, f.severity);
+      const score = open.score === null ? f.score : f.score === null ? open.score : Math.max(open.score, f.score);
+      const stronger = (f.score ?? 0) > (open.score ?? 0) || SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(open.severity);
+      const prevDetails = parseDetails(open.details);
+      const details = stronger ? { ...f.details, ...(prevDetails.autoBlock ? { autoBlock: prevDetails.autoBlock } : {}) } : prevDetails;
+      row = await updateAlertAggregate(db, open.id, {
+        count: open.count + f.count,
+        last_seen: lastIso > open.last_seen ? lastIso : open.last_seen,
+        updated_at: nowIso,
+        severity,
+        score,
+        ...(stronger ? { description: f.description } : {}),
+        details: JSON.stringify(details),
+      });
+      action = 'updated';
+    } else {
+      row = await insertAlert(db, {
+        created_at: nowIso,
+        updated_at: nowIso,
+        severity: f.severity,
+        category: f.category,
+        title: f.title,
+        description: f.description,
+        src_ip: f.srcIp,
+        src_port: f.srcPort,
+        dst_ip: f.dstIp,
+        dst_port: f.dstPort,
+        protocol: f.protocol,
+        score: f.score,
+        source: f.source,
+        acknowledged: 0,
+        acknowledged_at: null,
+        aggregation_key: key,
+        count: f.count,
+        first_seen: firstIso,
+        last_seen: lastIso,
+        details: JSON.stringify(f.details),
+      });
+      action = 'created';
+    }
+    await recordThreat(
+      db,
+      { ip: f.threatIp, severity: row.severity, score: row.score, category: row.category, newAlert: action === 'created', firstSeen: firstIso, lastSeen: lastIso },
+      location,
+      nowIso,
+    );
+    return { action, row, threatIp: f.threatIp };
+  }
+
+  private qualifies(severity: Severity): boolean {
+    const level = this.deps.config.autoBlock.level;
+    if (level === 'off') return false;
+    return SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(level);
+  }
+
+  private async autoBlock(recorded: readonly RecordedAlert[]): Promise<void> {
+    const fw = this.deps.firewall;
+    if (!fw || this.deps.config.autoBlock.level === 'off') return;
+    const retryMs = this.deps.config.autoBlock.durationSec * 1000;
+    for (const r of recorded) {
+      if (!this.qualifies(r.row.severity) || r.row.category === 'blocked_ip') continue;
+      const ip = r.threatIp;
+      const tried = this.autoBlockTried.get(ip);
+      if (fw.isBlocked(ip) || (tried !== undefined && this.now() - tried < retryMs)) continue;
+      this.autoBlockTried.set(ip, this.now());
+      let note: Record<string, unknown>;
+      try {
+        const entry = await fw.block({
+          ip,
+          reason: `auto-block: ${r.row.title} (alert #${r.row.id}, ${r.row.severity})`,
+          durationSeconds: this.deps.config.autoBlock.durationSec,
+          actor: 'autoblock',
+        });
+        note = { status: 'blocked', ip: entry.ip, blockedAt: entry.blockedAt, expiresAt: entry.expiresAt };
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        note = { status: 'refused', ip, code: err.code, reason: err.message };
+      }
+      const details = { ...parseDetails(r.row.details), autoBlock: note };
+      const row = await updateAlertAggregate(this.deps.store, r.row.id, {
+        count: r.row.count,
+        last_seen: r.row.last_seen,
+        updated_at: iso(this.now()),
+        details: JSON.stringify(details),
+      });
+      this.deps.events?.emit('alert', { action: 'updated', alert: { ...toAlertEventView(row) } });
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Beaconing detector: a host opening connections to the same destination service at regular intervals (malware
+ * calling home). Regular = the intervals between connection starts have a coefficient of variation <= `maxJitter`
+ * and a mean of at least `minIntervalSec`. Infrastructure that is periodic by design (DNS, NTP, mDNS, SSDP, NetBIOS,
+ * DHCP) and multicast/broadcast destinations are not considered.
+ */
+import type { BeaconConfig } from '../../config/detection.js';
+import type { FlowRecord } from '../../native/flow-record.js';
+import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
+import { coefficientOfVariation } from './brute-force.js';
+
+const PERIODIC_BY_DESIGN = new Set([53, 67, 68, 123, 137, 138, 1900, 5353, 5355]);
+
+function isGroupAddress(ip: string): boolean {
+  if (ip.includes(':')) return ip.toLowerCase().startsWith('ff');
+  const first = Number(ip.split('.')[0]);
+  return first >= 224 || ip.endsWith('.255');
+}
+
+interface BeaconState {
+  starts: number[];
+  unreported: number;
+  f: FlowRecord;
+}
+
+const MAX_STARTS = 64;
+
+export class BeaconDetector implements Detector {
+  readonly name = 'beaconing';
+  private readonly series = new Map<string, BeaconState>();
+
+  constructor(private readonly config: BeaconConfig, private readonly maxTracked: number) {}
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    const touched = new Set<string>();
+    for (const f of flows) {
+      if (f.endReason === 'snapshot' || (f.protocol !== 6 && f.protocol !== 17)) continue;
+      if (PERIODIC_BY_DESIGN.has(f.dstPort) || isGroupAddress(f.dstIp)) continue;
+      const key = `${f.srcIp}>${f.dstIp}:${f.dstPort}/${f.protocol}`;
+      let state = this.series.get(key);
+      if (!state) state = { starts: [], unreported: 0, f };
+      touch(this.series, key, state);
+      state.starts.push(f.firstSeenMs);
+      state.unreported++;
+      if (state.starts.length > MAX_STARTS) state.starts.splice(0, state.starts.length - MAX_STARTS);
+      touched.add(key);
+    }
+    capMap(this.series, this.maxTracked);
+    const out: Finding[] = [];
+    const windowMs = this.config.windowSec * 1000;
+    for (const key of touched) {
+      const state = this.series.get(key);
+      if (!state) continue;
+      state.starts.sort((a, b) => a - b);
+      const latest = state.starts[state.starts.length - 1] as number;
+      state.starts = state.starts.filter((t) => t >= latest - windowMs);
+      state.unreported = Math.min(state.unreported, state.starts.length);
+      if (state.starts.length < this.config.minConnections || state.unreported === 0) continue;
+      const intervals: number[] = [];
+      for (let i = 1; i < state.starts.length; i++) intervals.push(((state.starts[i] as number) - (state.starts[i - 1] as number)) / 1000);
+      const mean = intervals.reduce((a, v) => a + v, 0) / intervals.length;
+      const jitter = coefficientOfVariation(intervals);
+      if (mean < this.config.minIntervalSec || jitter > this.config.maxJitter) continue;
+      const fresh = state.unreported;
+      state.unreported = 0;
+      const f = state.f;
+      out.push({
+        category: 'beaconing',
+        source: 'rule',
+        severity: 'medium',
+        score: ruleScore(state.starts.length, this.config.minConnections),
+        srcIp: f.srcIp,
+        srcPort: null,
+        dstIp: f.dstIp,
+        dstPort: f.dstPort,
+        protocol: f.protocol,
+        target: `${f.dstIp}:${f.dstPort}/${f.protocol}`,
+        threatIp: f.dstIp,
+        title: `Periodic connections from ${f.srcIp} to ${f.dstIp}:${f.dstPort}`,
+        description: `${state.starts.length} connections every ${mean.toFixed(1)} s (jitter ${(jitter * 100).toFixed(1)}%) from ${f.srcIp} to ${f.dstIp}:${f.dstPort}: possible command-and-control beaconing.`,
+        count: fresh,
+        firstSeenMs: state.starts[state.starts.length - fresh] as number,
+        lastSeenMs: latest,
+        details: {
+          detector: 'beaconing',
+          connections: state.starts.length,
+          meanIntervalSec: Math.round(mean * 1000) / 1000,
+          jitter: Math.round(jitter * 1000) / 1000,
+          windowSec: this.config.windowSec,
+          countUnit: 'connections',
+        },
+      });
+    }
+    return out;
+  }
+}

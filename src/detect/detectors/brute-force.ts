@@ -1,0 +1,104 @@
+/**
+ * Brute force detector: many short, alike connections from one source to one service (host:port), whatever the
+ * port. Each attempt is a finished TCP connection that exchanged payload both ways (a login dialogue) and lasted at
+ * most `maxDurationSec`; "alike" = the byte totals vary little (coefficient of variation <= `maxSizeCv`), which
+ * separates scripted guessing from a browser opening many different requests.
+ */
+import type { BruteForceConfig } from '../../config/detection.js';
+import type { FlowRecord } from '../../native/flow-record.js';
+import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
+
+interface Attempt {
+  t: number;
+  end: number;
+  bytes: number;
+  reported: boolean;
+}
+
+interface ServiceState {
+  attempts: Attempt[];
+  src: string;
+  dst: string;
+  port: number;
+}
+
+/** Coefficient of variation (population std / mean); 0 for a constant series. */
+export function coefficientOfVariation(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const mean = values.reduce((a, v) => a + v, 0) / values.length;
+  if (mean === 0) return 0;
+  const variance = values.reduce((a, v) => a + (v - mean) ** 2, 0) / values.length;
+  return Math.sqrt(variance) / mean;
+}
+
+export class BruteForceDetector implements Detector {
+  readonly name = 'brute_force';
+  private readonly services = new Map<string, ServiceState>();
+
+  constructor(private readonly config: BruteForceConfig, private readonly maxTracked: number) {}
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    const touched = new Set<string>();
+    for (const f of flows) {
+      if (f.protocol !== 6 || f.endReason === 'snapshot') continue;
+      if (f.fwdPayloadBytes === 0 || f.bwdPayloadBytes === 0) continue;
+      if (f.durationUs > this.config.maxDurationSec * 1e6) continue;
+      const key = `${f.srcIp}>${f.dstIp}:${f.dstPort}`;
+      let state = this.services.get(key);
+      if (!state) state = { attempts: [], src: f.srcIp, dst: f.dstIp, port: f.dstPort };
+      touch(this.services, key, state);
+      state.attempts.push({ t: f.firstSeenMs, end: f.lastSeenMs, bytes: f.fwdPayloadBytes + f.bwdPayloadBytes, reported: false });
+      touched.add(key);
+    }
+    capMap(this.services, this.maxTracked);
+    const out: Finding[] = [];
+    const windowMs = this.config.windowSec * 1000;
+    for (const key of touched) {
+      const state = this.services.get(key);
+      if (!state) continue;
+      let latest = -Infinity;
+      for (const a of state.attempts) if (a.t > latest) latest = a.t;
+      state.attempts = state.attempts.filter((a) => a.t >= latest - windowMs);
+      const n = state.attempts.length;
+      if (n < this.config.minAttempts) continue;
+      const cv = coefficientOfVariation(state.attempts.map((a) => a.bytes));
+      if (cv > this.config.maxSizeCv) continue;
+      const fresh = state.attempts.filter((a) => !a.reported);
+      if (fresh.length === 0) continue;
+      for (const a of fresh) a.reported = true;
+      let first = Infinity;
+      let last = -Infinity;
+      for (const a of fresh) {
+        if (a.t < first) first = a.t;
+        if (a.end > last) last = a.end;
+      }
+      out.push({
+        category: 'brute_force',
+        source: 'rule',
+        severity: n >= this.config.minAttempts * 10 ? 'critical' : 'high',
+        score: ruleScore(n, this.config.minAttempts),
+        srcIp: state.src,
+        srcPort: null,
+        dstIp: state.dst,
+        dstPort: state.port,
+        protocol: 6,
+        target: `${state.dst}:${state.port}/6`,
+        threatIp: state.src,
+        title: `Brute force against ${state.dst}:${state.port} from ${state.src}`,
+        description: `${state.src} made ${n} short, alike connections to ${state.dst}:${state.port} within ${this.config.windowSec} s (size variation ${cv.toFixed(2)}).`,
+        count: fresh.length,
+        firstSeenMs: first,
+        lastSeenMs: last,
+        details: {
+          detector: 'brute_force',
+          attemptsInWindow: n,
+          sizeCv: Math.round(cv * 1000) / 1000,
+          windowSec: this.config.windowSec,
+          threshold: this.config.minAttempts,
+          countUnit: 'connections',
+        },
+      });
+    }
+    return out;
+  }
+}

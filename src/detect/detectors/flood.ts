@@ -1,0 +1,198 @@
+/**
+ * Flood detectors.
+ * - SYN flood: many SYNs that never lead to a session, towards one host:port (one source: `dos`; many: `ddos`).
+ * - Packet flood (UDP, ICMP/ICMPv6, other non-TCP): one sender pushing many packets to one receiver within a window
+ *   with (almost) no replies. Counts packets, not flows, so one 10,000-packet flow and 10,000 one-packet flows are
+ *   the same flood. Long flows contribute pro rata to the window.
+ */
+import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
+import type { FlowRecord } from '../../native/flow-record.js';
+import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
+import { SnapshotDeltas } from './snapshot-deltas.js';
+
+interface Event {
+  t: number;
+  sent: number;
+  replies: number;
+  src: string;
+  reported: boolean;
+}
+
+interface KeyState {
+  events: Event[];
+  first: FlowRecord;
+}
+
+function evict(events: Event[], windowMs: number): Event[] {
+  let latest = -Infinity;
+  for (const e of events) if (e.t > latest) latest = e.t;
+  return events.filter((e) => e.t >= latest - windowMs);
+}
+
+function span(events: Event[]): { first: number; last: number } {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const e of events) {
+    if (e.t < first) first = e.t;
+    if (e.t > last) last = e.t;
+  }
+  return { first, last };
+}
+
+const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 58: 'icmp_flood' };
+
+/** See the module comment. */
+export class PacketFloodDetector implements Detector {
+  readonly name = 'flood';
+  private readonly pairs = new Map<string, KeyState>();
+  private readonly deltas: SnapshotDeltas;
+
+  constructor(private readonly config: FloodConfig, private readonly maxTracked: number) {
+    this.deltas = new SnapshotDeltas(maxTracked);
+  }
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    const windowUs = this.config.windowSec * 1e6;
+    const touched = new Set<string>();
+    for (const f of flows) {
+      if (f.protocol === 6) continue;
+      const d = this.deltas.delta(f);
+      if (d.fwdPackets === 0 && d.bwdPackets === 0) continue;
+      const scale = d.spanUs > windowUs ? windowUs / d.spanUs : 1;
+      const key = `${f.srcIp}>${f.dstIp}|${f.protocol}`;
+      let state = this.pairs.get(key);
+      if (!state) state = { events: [], first: f };
+      touch(this.pairs, key, state);
+      state.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
+      touched.add(key);
+    }
+    capMap(this.pairs, this.maxTracked);
+    const out: Finding[] = [];
+    for (const key of touched) {
+      const state = this.pairs.get(key);
+      if (!state) continue;
+      state.events = evict(state.events, this.config.windowSec * 1000);
+      let sent = 0;
+      let replies = 0;
+      for (const e of state.events) {
+        sent += e.sent;
+        replies += e.replies;
+      }
+      if (sent < this.config.minPackets || replies > sent * this.config.maxReplyRatio) continue;
+      const fresh = state.events.filter((e) => !e.reported);
+      if (fresh.length === 0) continue;
+      for (const e of fresh) e.reported = true;
+      const freshPackets = Math.round(fresh.reduce((a, e) => a + e.sent, 0));
+      const f = state.first;
+      const kind = FLOOD_KIND[f.protocol] ?? 'ip_flood';
+      const { first, last } = span(fresh);
+      const label = kind === 'udp_flood' ? 'UDP' : kind === 'icmp_flood' ? 'ICMP' : `IP protocol ${f.protocol}`;
+      out.push({
+        category: 'dos',
+        source: 'rule',
+        severity: sent >= this.config.minPackets * 10 ? 'critical' : 'high',
+        score: ruleScore(sent, this.config.minPackets),
+        srcIp: f.srcIp,
+        srcPort: f.protocol === 17 ? f.srcPort : null,
+        dstIp: f.dstIp,
+        dstPort: f.protocol === 17 ? f.dstPort : null,
+        protocol: f.protocol,
+        target: f.dstIp,
+        threatIp: f.srcIp,
+        title: `${label} flood against ${f.dstIp} from ${f.srcIp}`,
+        description: `${f.srcIp} sent ${Math.round(sent)} ${label} packets to ${f.dstIp} within ${this.config.windowSec} s and got ${Math.round(replies)} back.`,
+        count: Math.max(1, freshPackets),
+        firstSeenMs: first,
+        lastSeenMs: last,
+        details: {
+          detector: 'flood',
+          kind,
+          packetsInWindow: Math.round(sent),
+          repliesInWindow: Math.round(replies),
+          windowSec: this.config.windowSec,
+          threshold: this.config.minPackets,
+          countUnit: 'packets',
+        },
+      });
+    }
+    return out;
+  }
+}
+
+/** SYN flood; see the module comment. */
+export class SynFloodDetector implements Detector {
+  readonly name = 'syn_flood';
+  private readonly services = new Map<string, KeyState>();
+  private readonly deltas: SnapshotDeltas;
+
+  constructor(private readonly config: SynFloodConfig, private readonly maxTracked: number) {
+    this.deltas = new SnapshotDeltas(maxTracked);
+  }
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    const touched = new Set<string>();
+    for (const f of flows) {
+      if (f.protocol !== 6) continue;
+      const d = this.deltas.delta(f);
+      // Half-open: the initiator sent SYNs and no payload went either way.
+      if (d.fwdSyn === 0 || f.fwdPayloadBytes + f.bwdPayloadBytes > 0) continue;
+      const key = `${f.dstIp}|${f.dstPort}`;
+      let state = this.services.get(key);
+      if (!state) state = { events: [], first: f };
+      touch(this.services, key, state);
+      state.events.push({ t: f.lastSeenMs, sent: d.fwdSyn, replies: 0, src: f.srcIp, reported: false });
+      touched.add(key);
+    }
+    capMap(this.services, this.maxTracked);
+    const out: Finding[] = [];
+    for (const key of touched) {
+      const state = this.services.get(key);
+      if (!state) continue;
+      state.events = evict(state.events, this.config.windowSec * 1000);
+      const bySource = new Map<string, number>();
+      let syn = 0;
+      for (const e of state.events) {
+        syn += e.sent;
+        bySource.set(e.src, (bySource.get(e.src) ?? 0) + e.sent);
+      }
+      if (syn < this.config.minSyn) continue;
+      const fresh = state.events.filter((e) => !e.reported);
+      if (fresh.length === 0) continue;
+      for (const e of fresh) e.reported = true;
+      let top = '';
+      let topCount = -1;
+      for (const [src, n] of bySource) if (n > topCount) [top, topCount] = [src, n];
+      const distributed = bySource.size >= 10;
+      const f = state.first;
+      const { first, last } = span(fresh);
+      out.push({
+        category: distributed ? 'ddos' : 'dos',
+        source: 'rule',
+        severity: syn >= this.config.minSyn * 10 ? 'critical' : 'high',
+        score: ruleScore(syn, this.config.minSyn),
+        srcIp: top,
+        srcPort: null,
+        dstIp: f.dstIp,
+        dstPort: f.dstPort,
+        protocol: 6,
+        target: `${f.dstIp}:${f.dstPort}/6`,
+        threatIp: top,
+        title: distributed ? `SYN flood against ${f.dstIp}:${f.dstPort} from ${bySource.size} sources` : `SYN flood against ${f.dstIp}:${f.dstPort} from ${top}`,
+        description: `${syn} SYNs without a session to ${f.dstIp}:${f.dstPort} within ${this.config.windowSec} s from ${bySource.size} source(s); most from ${top} (${topCount}).`,
+        count: Math.max(1, fresh.reduce((a, e) => a + e.sent, 0)),
+        firstSeenMs: first,
+        lastSeenMs: last,
+        details: {
+          detector: 'syn_flood',
+          kind: 'syn_flood',
+          synInWindow: syn,
+          sources: bySource.size,
+          windowSec: this.config.windowSec,
+          threshold: this.config.minSyn,
+          countUnit: 'packets',
+        },
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Port scan detector: one source contacting many ports of one host (vertical) or one port on many hosts
+ * (horizontal) within a sliding window, mostly without getting a session (no payload either way).
+ */
+import type { PortScanConfig } from '../../config/detection.js';
+import type { FlowRecord } from '../../native/flow-record.js';
+import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
+
+interface Probe {
+  t: number;
+  dst: string;
+  port: number;
+  protocol: number;
+  unanswered: boolean;
+  reportedVertical: boolean;
+  reportedHorizontal: boolean;
+}
+
+interface SourceState {
+  probes: Probe[];
+}
+
+/** A probe: a TCP connection attempt (initiator sent SYN) or any UDP flow. */
+function isProbe(f: FlowRecord): boolean {
+  if (f.endReason === 'snapshot') return false;
+  if (f.protocol === 6) return f.fwdSyn > 0;
+  return f.protocol === 17;
+}
+
+/** No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply. */
+function isUnanswered(f: FlowRecord): boolean {
+  if (f.protocol === 6) return f.fwdPayloadBytes + f.bwdPayloadBytes === 0;
+  return f.bwdPackets === 0;
+}
+
+export class PortScanDetector implements Detector {
+  readonly name = 'port_scan';
+  private readonly sources = new Map<string, SourceState>();
+
+  constructor(
+    private readonly config: PortScanConfig,
+    private readonly maxTracked: number,
+    /** Most probes remembered per source (older ones are dropped first). */
+    private readonly maxProbesPerSource = 100_000,
+  ) {}
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    const touched = new Set<string>();
+    for (const f of flows) {
+      if (!isProbe(f)) continue;
+      let state = this.sources.get(f.srcIp);
+      if (!state) state = { probes: [] };
+      touch(this.sources, f.srcIp, state);
+      state.probes.push({
+        t: f.firstSeenMs,
+        dst: f.dstIp,
+        port: f.dstPort,
+        protocol: f.protocol,
+        unanswered: isUnanswered(f),
+        reportedVertical: false,
+        reportedHorizontal: false,
+      });
+      if (state.probes.length > this.maxProbesPerSource) state.probes.splice(0, state.probes.length - this.maxProbesPerSource);
+      touched.add(f.srcIp);
+    }
+    capMap(this.sources, this.maxTracked);
+    const findings: Finding[] = [];
+    for (const src of touched) {
+      const state = this.sources.get(src);
+      if (state) findings.push(...this.evaluate(src, state));
+    }
+    return findings;
+  }
+
+  private evaluate(src: string, state: SourceState): Finding[] {
+    const windowMs = this.config.windowSec * 1000;
+    let latest = -Infinity;
+    for (const p of state.probes) if (p.t > latest) latest = p.t;
+    state.probes = state.probes.filter((p) => p.t >= latest - windowMs);
+
+    const byHost = new Map<string, Probe[]>();
+    const byPort = new Map<string, Probe[]>();
+    for (const p of state.probes) {
+      (byHost.get(p.dst) ?? byHost.set(p.dst, []).get(p.dst))?.push(p);
+      const pk = `${p.port}/${p.protocol}`;
+      (byPort.get(pk) ?? byPort.set(pk, []).get(pk))?.push(p);
+    }
+    const out: Finding[] = [];
+    for (const [dst, probes] of byHost) {
+      const ports = new Set(probes.map((p) => `${p.port}/${p.protocol}`));
+      const unanswered = probes.filter((p) => p.unanswered).length;
+      if (ports.size < this.config.minPorts || unanswered / probes.length < this.config.minUnansweredRatio) continue;
+      const fresh = probes.filter((p) => !p.reportedVertical);
+      if (fresh.length === 0) continue;
+      for (const p of fresh) p.reportedVertical = true;
+      out.push(this.finding(src, dst, null, probes, fresh, ports.size, 'ports'));
+    }
+    for (const [pk, probes] of byPort) {
+      const hosts = new Set(probes.map((p) => p.dst));
+      const unanswered = probes.filter((p) => p.unanswered).length;
+      if (hosts.size < this.config.minHosts || unanswered / probes.length < this.config.minUnansweredRatio) continue;
+      const fresh = probes.filter((p) => !p.reportedHorizontal);
+      if (fresh.length === 0) continue;
+      for (const p of fresh) p.reportedHorizontal = true;
+      const [port, proto] = pk.split('/').map(Number) as [number, number];
+      out.push(this.finding(src, null, { port, proto }, probes, fresh, hosts.size, 'hosts'));
+    }
+    return out;
+  }
+
+  private finding(
+    src: string,
+    dst: string | null,
+    service: { port: number; proto: number } | null,
+    window: Probe[],
+    fresh: Probe[],
+    distinct: number,
+    kind: 'ports' | 'hosts',
+  ): Finding {
+    const threshold = kind === 'ports' ? this.config.minPorts : this.config.minHosts;
+    const unanswered = window.filter((p) => p.unanswered).length;
+    let first = Infinity;
+    let last = -Infinity;
+    for (const p of fresh) {
+      if (p.t < first) first = p.t;
+      if (p.t > last) last = p.t;
+    }
+    const protocols = [...new Set(window.map((p) => p.protocol))];
+    const vertical = kind === 'ports';
+    return {
+      category: 'port_scan',
+      source: 'rule',
+      severity: distinct >= threshold * 10 ? 'high' : 'medium',
+      score: ruleScore(distinct, threshold),
+      srcIp: src,
+      srcPort: null,
+      dstIp: vertical ? dst : null,
+      dstPort: vertical ? null : (service?.port ?? null),
+      protocol: protocols.length === 1 ? (protocols[0] as number) : null,
+      target: vertical ? (dst as string) : `*:${service?.port}/${service?.proto}`,
+      threatIp: src,
+      title: vertical ? `Port scan of ${dst} from ${src}` : `Scan of port ${service?.port} across hosts from ${src}`,
+      description: vertical
+        ? `${src} probed ${distinct} ports of ${dst} within ${this.config.windowSec} s; ${unanswered} of ${window.length} probes got no session.`
+        : `${src} probed port ${service?.port} on ${distinct} hosts within ${this.config.windowSec} s; ${unanswered} of ${window.length} probes got no session.`,
+      count: fresh.length,
+      firstSeenMs: first,
+      lastSeenMs: last,
+      details: {
+        detector: 'port_scan',
+        kind: vertical ? 'vertical' : 'horizontal',
+        distinct,
+        probesInWindow: window.length,
+        unansweredRatio: Math.round((unanswered / window.length) * 1000) / 1000,
+        windowSec: this.config.windowSec,
+        threshold,
+      },
+    };
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The detection engine the pipeline calls for every flow batch: behavioural detectors (synchronous, bounded state),
+ * ML scoring (one `session.run` per batch, bounded concurrency), then aggregated alerts and threats in the store.
+ *
+ * Usage (composition root):
+ *   const engine = await createDetectionEngine({ store, config: loadDetectionConfig(), events, firewall });
+ *   sensor.on('flows', (batch) => void engine.ingest(batch));   // or await it to apply backpressure upstream
+ *   app deps: { detection: engine }                               // GET /api/ml/stats -> engine.mlStats()
+ *   on shutdown: await engine.close();
+ */
+import type { DetectionConfig } from '../config/detection.js';
+import type { EventBus } from '../events.js';
+import type { FirewallService } from '../firewall/types.js';
+import { loadFlowModel, type FlowModel } from '../ml/model.js';
+import { emptyMlStats, FlowScorer } from '../ml/scorer.js';
+import type { FlowRecord } from '../native/flow-record.js';
+import type { Store } from '../store/database.js';
+import { AlertsService, type RecordedAlert } from './alerts.service.js';
+import { BeaconDetector } from './detectors/beacon.js';
+import { BlockedIpDetector } from './detectors/blocked-ip.js';
+import { BruteForceDetector } from './detectors/brute-force.js';
+import { PacketFloodDetector, SynFloodDetector } from './detectors/flood.js';
+import { PortScanDetector } from './detectors/port-scan.js';
+import type { Detector, Finding } from './finding.js';
+import { createGeoLocator, type GeoLocator } from './geo.js';
+import { mlFindings } from './ml-findings.js';
+import type { DetectionEngine, MlStats } from './types.js';
+
+/** What {@link createDetectionEngine} needs. */
+export interface DetectionEngineDeps {
+  store: Store;
+  config: Readonly<DetectionConfig>;
+  /** Alert events for `/api/events`. */
+  events?: EventBus | null;
+  /** For the blocked-IP detector and auto-block; without it both are off. */
+  firewall?: FirewallService | null;
+  /** A loaded model (tests, benchmarks); default: loaded from `config.ml.modelPath` when `config.ml.enabled`. */
+  model?: FlowModel | null;
+  /** Geolocation for threats; default: the bundled DB-IP database. Pass null to store threats without location. */
+  geo?: GeoLocator | null;
+  /** Wall clock for alert timestamps (default Date.now). */
+  now?: () => number;
+}
+
+/** The engine plus the parts tests and tools look at. */
+export interface VigilDetectionEngine extends DetectionEngine {
+  /** Scores, detects and stores one batch; resolves to the alerts it created or updated. */
+  process(flows: FlowRecord[]): Promise<RecordedAlert[]>;
+  readonly model: FlowModel | null;
+  /** Flows handed to `ingest`/`process` so far. */
+  readonly flowsIngested: number;
+}
+
+/**
+ * Builds the engine. Loads the model once (warm-up included) unless `deps.model` is given or ML is disabled; throws
+ * ServiceUnavailableError (`model_unavailable`) when the configured model cannot be loaded.
+ */
+export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<VigilDetectionEngine> {
+  const { config } = deps;
+  const model = deps.model !== undefined ? deps.model : config.ml.enabled ? await loadFlowModel(config.ml.modelPath, { threads: config.ml.threads }) : null;
+  const ownsModel = deps.model === undefined && model !== null;
+  const scorer = model
+    ? new FlowScorer(model, { maxInFlight: config.ml.maxInFlight, maxQueuedFlows: config.ml.maxQueuedFlows, maxBatch: config.ml.maxBatch, explainTop: config.ml.explainTop })
+    : null;
+  const detectors: Detector[] = [
+    new PortScanDetector(config.portScan, config.maxTracked),
+    new SynFloodDetector(config.synFlood, config.maxTracked),
+    new PacketFloodDetector(config.flood, config.maxTracked),
+    new BruteForceDetector(config.bruteForce, config.maxTracked),
+    new BeaconDetector(config.beacon, config.maxTracked),
+  ];
+  const firewall = deps.firewall ?? null;
+  if (firewall) detectors.push(new BlockedIpDetector((ip) => firewall.isBlocked(ip)));
+  const alerts = new AlertsService({
+    store: deps.store,
+    config,
+    events: deps.events ?? null,
+    geo: deps.geo !== undefined ? deps.geo : createGeoLocator(),
+    firewall,
+    now: deps.now,
+  });
+  let ingested = 0;
+  let closed = false;
+
+  async function process(flows: FlowRecord[]): Promise<RecordedAlert[]> {
+    if (closed) throw new RangeError('DetectionEngine is closed');
+    ingested += flows.length;
+    if (flows.length === 0) return [];
+    const findings: Finding[] = [];
+    for (const d of detectors) findings.push(...d.observe(flows));
+    if (scorer && model) {
+      const scored = await scorer.score(flows);
+      if (scored && scored.flagged.length > 0) findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds));
+    }
+    return alerts.record(findings);
+  }
+
+  return {
+    model,
+    get flowsIngested() {
+      return ingested;
+    },
+    process,
+    async ingest(flows: FlowRecord[]): Promise<void> {
+      await process(flows);
+    },
+    mlStats(): MlStats {
+      return scorer ? scorer.stats() : emptyMlStats();
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (ownsModel && model) await model.release();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * A finding: one detector's (or the model's) observation about one (source, category, target), before aggregation
+ * into an alert. Detectors return findings; `alerts.service.ts` folds them into stored alerts.
+ */
+import type { FlowRecord } from '../native/flow-record.js';
+import type { AlertSource, Severity } from '../store/tables/alert.table.js';
+
+export type { Severity, AlertSource };
+
+/** Severities, lowest first. */
+export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
+
+/** The higher of two severities. */
+export function maxSeverity(a: Severity, b: Severity): Severity {
+  return SEVERITIES.indexOf(a) >= SEVERITIES.indexOf(b) ? a : b;
+}
+
+/** `s` moved `steps` levels (clamped). */
+export function shiftSeverity(s: Severity, steps: number): Severity {
+  const i = Math.min(SEVERITIES.length - 1, Math.max(0, SEVERITIES.indexOf(s) + steps));
+  return SEVERITIES[i] as Severity;
+}
+
+export interface Finding {
+  /** `port_scan`, `dos`, `ddos`, `brute_force`, `beaconing`, `blocked_ip`, or a model class (`web_attack`, ...). */
+  category: string;
+  source: AlertSource;
+  severity: Severity;
+  /** Model score (1 - P(benign)) for ML findings; rule strength 0.5..1 for rules (how far past the threshold). */
+  score: number | null;
+  srcIp: string;
+  srcPort: number | null;
+  dstIp: string | null;
+  dstPort: number | null;
+  protocol: number | null;
+  /** Aggregation target: a host (`64.13.134.52`), a service (`10.0.0.5:22/6`) or a port across hosts (`*:445/6`). */
+  target: string;
+  /** The address the threat map attributes this finding to (the scanner, the flooder, a C2 server...). */
+  threatIp: string;
+  title: string;
+  description: string;
+  /** Events this finding stands for (flows, probes, attempts...). */
+  count: number;
+  /** Epoch ms (capture time). */
+  firstSeenMs: number;
+  lastSeenMs: number;
+  /** JSON-serialisable evidence (thresholds, measured values, explanation...). */
+  details: Record<string, unknown>;
+}
+
+/** A behavioural detector: sees every flow batch, keeps bounded state, returns findings. Synchronous and cheap. */
+export interface Detector {
+  readonly name: string;
+  observe(flows: readonly FlowRecord[]): Finding[];
+}
+
+/**
+ * Rule strength for a measured value against its threshold: 0.6 at the threshold, +0.1 per doubling, at most 0.99.
+ * Gives rule alerts a comparable 0..1 score for the threat map.
+ */
+export function ruleScore(value: number, threshold: number): number {
+  const ratio = Math.max(1, value / Math.max(threshold, 1e-9));
+  return Math.round(Math.min(0.99, 0.6 + 0.1 * Math.log2(ratio)) * 1000) / 1000;
+}
+
+/** Evicts the oldest keys of a Map (insertion order) beyond `max`. */
+export function capMap<K, V>(map: Map<K, V>, max: number): void {
+  if (map.size <= max) return;
+  let excess = map.size - max;
+  for (const key of map.keys()) {
+    if (excess-- <= 0) break;
+    map.delete(key);
+  }
+}
+
+/** Moves `key` to the newest position of an insertion-ordered Map (LRU touch). */
+export function touch<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+}

@@ -1,0 +1,113 @@
+/**
+ * Turns the scorer's flagged flows into findings: one per (source, family, destination host) per batch, carrying the
+ * highest-scoring flow's explanation and the model version.
+ */
+import type { FlaggedFlow } from '../ml/scorer.js';
+import type { ModelInfo } from './types.js';
+import type { FlowRecord } from '../native/flow-record.js';
+import type { ModelThresholds } from '../ml/model.js';
+import { shiftSeverity, type Finding, type Severity } from './finding.js';
+
+/** Severity of a family when the model is near-certain; lower scores step down (see {@link mlSeverity}). */
+export const ML_BASE_SEVERITY: Readonly<Record<string, Severity>> = Object.freeze({
+  dos: 'high',
+  ddos: 'high',
+  port_scan: 'medium',
+  brute_force: 'high',
+  web_attack: 'high',
+  botnet: 'high',
+  infiltration: 'high',
+  other: 'medium',
+});
+
+/**
+ * ML severity: the family's base severity at score >= `critical`, one step lower at >= `high`, `low` below. One
+ * flagged flow from a model trained on a 2017 lab network is weak evidence on its own, so the model alone never
+ * raises `critical`; behavioural rules do.
+ */
+export function mlSeverity(category: string, score: number, t: ModelThresholds): Severity {
+  const base = ML_BASE_SEVERITY[category] ?? 'medium';
+  if (score >= t.critical) return base;
+  if (score >= t.high) return shiftSeverity(base, -1);
+  return 'low';
+}
+
+/** Families where the flow's responder is the threat (an infected host calling out to its controller). */
+const RESPONDER_IS_THREAT = new Set(['botnet', 'infiltration']);
+
+const TITLES: Record<string, string> = {
+  dos: 'DoS traffic',
+  ddos: 'DDoS traffic',
+  port_scan: 'Scan traffic',
+  brute_force: 'Brute-force traffic',
+  web_attack: 'Web attack',
+  botnet: 'Botnet traffic',
+  infiltration: 'Infiltration traffic',
+  other: 'Attack traffic',
+};
+
+/** One finding per (src, family, dst) among `flagged` flows of `flows`. */
+export function mlFindings(flows: readonly FlowRecord[], flagged: readonly FlaggedFlow[], model: ModelInfo, thresholds: ModelThresholds): Finding[] {
+  const byKey = new Map<string, { finding: Finding; best: FlaggedFlow }>();
+  for (const hit of flagged) {
+    const f = flows[hit.index] as FlowRecord;
+    const key = `${f.srcIp}|${hit.category}|${f.dstIp}`;
+    const seen = byKey.get(key);
+    if (seen) {
+      seen.finding.count++;
+      seen.finding.firstSeenMs = Math.min(seen.finding.firstSeenMs, f.firstSeenMs);
+      seen.finding.lastSeenMs = Math.max(seen.finding.lastSeenMs, f.lastSeenMs);
+      if (hit.score > seen.best.score) seen.best = hit;
+      continue;
+    }
+    byKey.set(key, {
+      best: hit,
+      finding: {
+        category: hit.category,
+        source: 'ml',
+        severity: 'low',
+        score: hit.score,
+        srcIp: f.srcIp,
+        srcPort: f.srcPort,
+        dstIp: f.dstIp,
+        dstPort: f.dstPort,
+        protocol: f.protocol,
+        target: f.dstIp,
+        threatIp: RESPONDER_IS_THREAT.has(hit.category) ? f.dstIp : f.srcIp,
+        title: `${TITLES[hit.category] ?? 'Suspicious traffic'} from ${f.srcIp} to ${f.dstIp}`,
+        description: '',
+        count: 1,
+        firstSeenMs: f.firstSeenMs,
+        lastSeenMs: f.lastSeenMs,
+        details: {},
+      },
+    });
+  }
+  const out: Finding[] = [];
+  for (const { finding, best } of byKey.values()) {
+    const f = flows[best.index] as FlowRecord;
+    finding.score = Math.round(best.score * 1e4) / 1e4;
+    finding.severity = mlSeverity(finding.category, best.score, thresholds);
+    finding.srcPort = f.srcPort;
+    finding.dstPort = f.dstPort;
+    const top = best.explanation.map((e) => `${e.name}=${Number(e.value.toPrecision(6))} ${e.unit} (benign p${e.benignPercentile})`).join(', ');
+    finding.description = `The flow model scored ${finding.count} flow(s) as ${finding.category} (best score ${finding.score.toFixed(3)}). Top features: ${top}.`;
+    finding.details = {
+      detector: 'ml',
+      model: { name: model.name, version: model.version, sha256: model.sha256 },
+      probability: Math.round(best.probability * 1e4) / 1e4,
+      flowsFlagged: finding.count,
+      explanation: best.explanation.map((e) => ({
+        feature: e.name,
+        value: e.value,
+        unit: e.unit,
+        benignPercentile: e.benignPercentile,
+        zScore: e.zScore,
+        importance: Math.round(e.importance * 1e4) / 1e4,
+      })),
+      countUnit: 'flows',
+    };
+    out.push(finding);
+  }
+  return out;
+}

@@ -1,0 +1,70 @@
+/**
+ * Threats: one row per offending address (the finding's `threatIp`) with the worst severity, highest score, the
+ * category of its worst alert, how many alerts it has, first/last seen and a location (null for non-global
+ * addresses). The blocked flag is not stored: readers ask the firewall (`isBlocked`) when they list threats.
+ */
+import type { Db } from '../store/database.js';
+import { getThreat, upsertThreat } from '../store/repos/threat.repo.js';
+import type { ThreatRow } from '../store/tables/threat.table.js';
+import { maxSeverity, SEVERITIES, type Severity } from './finding.js';
+import type { GeoLocation } from './geo.js';
+
+/** What one recorded alert contributes to its threat. */
+export interface ThreatUpdate {
+  ip: string;
+  severity: Severity;
+  score: number | null;
+  category: string;
+  /** True when the alert was just created (the threat's alert count grows by one). */
+  newAlert: boolean;
+  firstSeen: string;
+  lastSeen: string;
+}
+
+function maxScore(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.max(a, b);
+}
+
+/**
+ * Folds `u` into the threat row of `u.ip` (creating it) and returns the stored row. `location` is used when the
+ * row has none yet. Runs inside the caller's transaction.
+ */
+export async function recordThreat(db: Db, u: ThreatUpdate, location: GeoLocation | null, nowIso: string): Promise<ThreatRow> {
+  const prev = await getThreat(db, u.ip);
+  if (!prev) {
+    return upsertThreat(db, {
+      ip: u.ip,
+      severity: u.severity,
+      score: u.score,
+      category: u.category,
+      alerts: u.newAlert ? 1 : 0,
+      first_seen: u.firstSeen,
+      last_seen: u.lastSeen,
+      country: location?.country ?? null,
+      country_code: location?.countryCode ?? null,
+      city: location?.city ?? null,
+      latitude: location?.latitude ?? null,
+      longitude: location?.longitude ?? null,
+      updated_at: nowIso,
+    });
+  }
+  const worse = SEVERITIES.indexOf(u.severity) > SEVERITIES.indexOf(prev.severity);
+  const keepLocation = prev.latitude !== null;
+  return upsertThreat(db, {
+    ip: prev.ip,
+    severity: maxSeverity(prev.severity, u.severity),
+    score: maxScore(prev.score, u.score),
+    category: worse ? u.category : prev.category,
+    alerts: prev.alerts + (u.newAlert ? 1 : 0),
+    first_seen: u.firstSeen < prev.first_seen ? u.firstSeen : prev.first_seen,
+    last_seen: u.lastSeen > prev.last_seen ? u.lastSeen : prev.last_seen,
+    country: keepLocation ? prev.country : (location?.country ?? null),
+    country_code: keepLocation ? prev.country_code : (location?.countryCode ?? null),
+    city: keepLocation ? prev.city : (location?.city ?? null),
+    latitude: keepLocation ? prev.latitude : (location?.latitude ?? null),
+    longitude: keepLocation ? prev.longitude : (location?.longitude ?? null),
+    updated_at: nowIso,
+  });
+}
