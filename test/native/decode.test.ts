@@ -4,13 +4,11 @@
  * length) is applied to a sample of every link type and L3/L4 decoder.
  */
 import { expect } from 'chai';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 
 import type { Binding } from '../../binding.js';
-import { ROOT } from '../helpers/setup.js';
+import { loadBinding } from '../../src/native/load.js';
 
-const addon = createRequire(import.meta.url)(path.join(ROOT, 'build', 'Release', 'vigil.node')) as Binding.Addon;
+const addon = loadBinding();
 const decode = (linkType: number, frame: Uint8Array, wirelen?: number): Binding.DecodedPacket =>
   addon._decodePacket(linkType, frame, wirelen);
 
