@@ -57,8 +57,9 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   std::memcpy(a + 16, lo ? e.key.addr_hi : e.key.addr_lo, 16);
 
   r[kColId] = static_cast<double>(e.id);
-  r[kColSrcPort] = lo ? e.key.port_lo : e.key.port_hi;
-  r[kColDstPort] = lo ? e.key.port_hi : e.key.port_lo;
+  const bool icmp = IsIcmp(e.key.protocol);  // ICMP keys hold (type, code) in a fixed order
+  r[kColSrcPort] = icmp || lo ? e.key.port_lo : e.key.port_hi;
+  r[kColDstPort] = icmp || lo ? e.key.port_hi : e.key.port_lo;
   r[kColProtocol] = e.key.protocol;
   r[kColIpVersion] = e.ip_version;
   r[kColVlanOuter] = e.key.vlan_outer;

@@ -23,13 +23,47 @@ struct FlowKey {
 };
 static_assert(sizeof(FlowKey) == 48, "FlowKey must have no implicit padding");
 
+inline bool IsIcmp(uint8_t protocol) { return protocol == 1 || protocol == 58; }
+
+// ICMP/ICMPv6 query and reply types share one flow (as Zeek does): replies map to their request type.
+inline uint16_t IcmpRequestType(uint8_t protocol, uint16_t type) {
+  if (protocol == 1) {
+    switch (type) {
+      case 0: return 8;    // echo reply -> echo request
+      case 14: return 13;  // timestamp reply
+      case 16: return 15;  // information reply
+      case 18: return 17;  // address mask reply
+      default: return type;
+    }
+  }
+  switch (type) {
+    case 129: return 128;  // echo reply -> echo request
+    case 134: return 133;  // router advertisement -> solicitation
+    case 136: return 135;  // neighbor advertisement -> solicitation
+    case 131: return 130;  // MLD report -> query
+    default: return type;
+  }
+}
+
 // Builds the key of `v`. Returns true when the packet's source is the `lo` endpoint (the direction bit).
-// Non-first fragments and port-less protocols use ports 0/0.
+// Non-first fragments and port-less protocols use ports 0/0. ICMP keeps (request type, code) in port_lo/port_hi
+// whatever the direction, so a request and its reply are one flow.
 inline bool MakeFlowKey(const PacketView& v, FlowKey* key) {
   std::memset(key, 0, sizeof(FlowKey));
   uint16_t sport = v.has_ports ? v.src_port : 0;
   uint16_t dport = v.has_ports ? v.dst_port : 0;
   int c = std::memcmp(v.src, v.dst, 16);
+  if (IsIcmp(v.protocol)) {
+    const bool src_lo = c <= 0;
+    std::memcpy(key->addr_lo, src_lo ? v.src : v.dst, 16);
+    std::memcpy(key->addr_hi, src_lo ? v.dst : v.src, 16);
+    key->port_lo = IcmpRequestType(v.protocol, sport);
+    key->port_hi = dport;
+    key->vlan_outer = v.vlan[0];
+    key->vlan_inner = v.vlan[1];
+    key->protocol = v.protocol;
+    return src_lo;
+  }
   bool src_is_lo = c < 0 || (c == 0 && sport <= dport);
   if (src_is_lo) {
     std::memcpy(key->addr_lo, v.src, 16);

@@ -117,7 +117,7 @@ function emptyStats(): CaptureStats {
 }
 
 /** The {@link Sensor} over the native `Capture`. One session at a time; start() again after the end is fine. */
-class NativeSensor implements Sensor {
+class NativeSensor implements CaptureSensor {
   #emitter = new EventEmitter();
   #capture: Binding.Capture | null = null;
   #source: CaptureSource | null = null;
@@ -196,8 +196,15 @@ class NativeSensor implements Sensor {
   }
 }
 
+/** The {@link Sensor} this module implements, with the richer {@link CaptureStats}. */
+export interface CaptureSensor extends Sensor {
+  start(source: CaptureSource, options?: CaptureTuning): Promise<void>;
+  stop(): Promise<CaptureStats>;
+  stats(): CaptureStats;
+}
+
 /** A new, idle capture session. Loads the addon on first start(). */
-export function createSensor(): Sensor & { stop(): Promise<CaptureStats>; stats(): CaptureStats } {
+export function createSensor(): CaptureSensor {
   return new NativeSensor();
 }
 

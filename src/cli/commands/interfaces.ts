@@ -1,5 +1,37 @@
-/** `vigil interfaces`: not built yet (placeholder so the CLI table type-checks). */
-export async function run(_args: string[]): Promise<number> {
-  process.stderr.write('vigil interfaces: not implemented yet\n');
-  return 1;
+/** `vigil interfaces [--json]`: the capture devices libpcap can open, with their flags and addresses. */
+import { parseArgs } from 'node:util';
+import { listInterfaces } from '../../native/capture.js';
+
+const USAGE = 'usage: vigil interfaces [--json]\n';
+
+export async function run(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (err) {
+    process.stderr.write(`vigil interfaces: ${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const devices = listInterfaces();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(devices)}\n`);
+    return 0;
+  }
+  if (devices.length === 0) {
+    process.stdout.write('no capture devices found (capturing may need root or CAP_NET_RAW)\n');
+    return 0;
+  }
+  for (const d of devices) {
+    const flags = [d.up ? 'up' : 'down', d.running ? 'running' : '', d.loopback ? 'loopback' : '', d.wireless ? 'wireless' : '']
+      .filter(Boolean)
+      .join(',');
+    const desc = d.description ? `  ${d.description}` : '';
+    process.stdout.write(`${d.name.padEnd(16)} [${flags}]${desc}\n`);
+    for (const a of d.addresses) process.stdout.write(`${''.padEnd(16)}   ${a}\n`);
+  }
+  return 0;
 }

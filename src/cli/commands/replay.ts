@@ -1,5 +1,186 @@
-/** `vigil replay`: not built yet (placeholder so the CLI table type-checks). */
-export async function run(_args: string[]): Promise<number> {
-  process.stderr.write('vigil replay: not implemented yet\n');
-  return 1;
+/**
+ * `vigil replay FILE [--json | --summary-only] [-f BPF] [--speed N] [--top N]`: replays a pcap/pcapng file through
+ * the capture core. Default output is a readable summary (per-protocol counts, top flows, error counters); `--json`
+ * prints one JSON object per finished flow and a last line `{"summary": {...}}`; `--summary-only` prints only that
+ * last line. Also exports the output helpers `vigil capture` shares.
+ */
+import { parseArgs } from 'node:util';
+import { createSensor, type CaptureStats } from '../../native/capture.js';
+import type { FlowRecord } from '../../native/types.js';
+
+/** How a command prints flows and the final summary. */
+export type OutputMode = 'text' | 'json' | 'summary';
+
+/** The `summary` object: every counter of the session plus where it came from and how long it took (wall ms). */
+export function summaryObject(stats: CaptureStats, origin: Record<string, unknown>, wallMs: number): Record<string, unknown> {
+  return { ...origin, ...stats, wallMs: Math.round(wallMs * 1000) / 1000 };
+}
+
+/** Writes text to stdout, ignoring EPIPE (`| head`). */
+export function write(text: string): void {
+  if (text.length === 0) return;
+  try {
+    process.stdout.write(text);
+  } catch {
+    // stdout closed by the reader: nothing more to do
+  }
+}
+
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+});
+
+/** One JSON line per flow. */
+export function flowsAsJsonLines(flows: FlowRecord[]): string {
+  let out = '';
+  for (const f of flows) out += `${JSON.stringify(f)}\n`;
+  return out;
+}
+
+function human(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(2)} M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} k`;
+  return String(n);
+}
+
+function endpoint(ip: string, port: number, protocol: number): string {
+  const host = ip.includes(':') ? `[${ip}]` : ip;
+  return protocol === 6 || protocol === 17 ? `${host}:${port}` : host;
+}
+
+const PROTO_NAMES: Record<number, string> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 58: 'icmpv6' };
+
+/** The readable summary: totals, protocols, top flows by bytes, decode error counters. */
+export function formatSummary(title: string, stats: CaptureStats, top: FlowRecord[], wallMs: number): string {
+  const lines: string[] = [];
+  lines.push(title);
+  lines.push(
+    `  packets ${stats.packets}  bytes ${stats.bytes} (${human(stats.bytes)}B)  flows ${stats.flows}` +
+      (stats.flowsEvicted > 0 ? `  evicted ${stats.flowsEvicted}` : '') +
+      `  in ${(wallMs / 1000).toFixed(3)} s`,
+  );
+  lines.push('', '  protocol      packets          bytes    flows');
+  for (const [name, p] of Object.entries(stats.protocols)) {
+    if (p.packets === 0 && p.flows === 0) continue;
+    lines.push(`  ${name.padEnd(10)} ${String(p.packets).padStart(10)} ${String(p.bytes).padStart(14)} ${String(p.flows).padStart(8)}`);
+  }
+  if (top.length > 0) {
+    lines.push('', `  top ${top.length} flows by bytes`);
+    for (const f of top) {
+      const proto = PROTO_NAMES[f.protocol] ?? `ip/${f.protocol}`;
+      const vlan = f.vlanOuter || f.vlanInner ? ` vlan ${f.vlanOuter}${f.vlanInner ? `/${f.vlanInner}` : ''}` : '';
+      lines.push(
+        `  ${proto.padEnd(6)} ${endpoint(f.srcIp, f.srcPort, f.protocol)} -> ${endpoint(f.dstIp, f.dstPort, f.protocol)}${vlan}` +
+          `  ${f.packets} pkts ${f.bytes} B  ${(f.durationUs / 1e6).toFixed(3)} s  ${f.endReason}`,
+      );
+    }
+  }
+  const errors = Object.entries(stats.decodeErrors).filter(([, n]) => n > 0);
+  lines.push('', errors.length === 0 ? '  decode errors: none' : '  decode errors');
+  for (const [reason, n] of errors) lines.push(`  ${reason.padEnd(24)} ${n}`);
+  if (stats.pcap.received > 0 || stats.pcap.dropped > 0) {
+    lines.push('', `  pcap: received ${stats.pcap.received} dropped ${stats.pcap.dropped} if-dropped ${stats.pcap.ifDropped}`);
+  }
+  if (stats.batchesDropped > 0) lines.push(`  batches dropped (JS too slow): ${stats.batchesDropped}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Keeps the N largest flows by bytes without holding every flow. */
+export class TopFlows {
+  readonly #n: number;
+  #items: FlowRecord[] = [];
+  constructor(n: number) {
+    this.#n = n;
+  }
+  add(flows: FlowRecord[]): void {
+    if (this.#n <= 0) return;
+    for (const f of flows) {
+      if (this.#items.length < this.#n) {
+        this.#items.push(f);
+      } else if (f.bytes > this.#items[this.#items.length - 1].bytes) {
+        this.#items[this.#items.length - 1] = f;
+      } else {
+        continue;
+      }
+      this.#items.sort((a, b) => b.bytes - a.bytes);
+    }
+  }
+  get items(): FlowRecord[] {
+    return this.#items;
+  }
+}
+
+/** Parses --json / --summary-only into an output mode. */
+export function outputMode(values: { json?: boolean; 'summary-only'?: boolean }): OutputMode {
+  if (values['summary-only']) return 'summary';
+  if (values.json) return 'json';
+  return 'text';
+}
+
+const USAGE = `usage: vigil replay FILE [--json | --summary-only] [-f BPF] [--speed N] [--top N]
+  --json           one JSON object per finished flow, then {"summary": {...}}
+  --summary-only   only the {"summary": {...}} line
+  -f, --filter     BPF filter expression
+  --speed N        pace at N x real time (default: as fast as possible)
+  --top N          flows listed in the readable summary (default 10)
+`;
+
+export async function run(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        'summary-only': { type: 'boolean' },
+        filter: { type: 'string', short: 'f' },
+        speed: { type: 'string' },
+        top: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`vigil replay: ${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    process.stderr.write(`vigil replay: expected exactly one capture file\n${USAGE}`);
+    return 2;
+  }
+  const speed = values.speed === undefined ? 0 : Number(values.speed);
+  const topN = values.top === undefined ? 10 : Number(values.top);
+  if (!Number.isFinite(speed) || speed < 0 || !Number.isInteger(topN) || topN < 0) {
+    process.stderr.write(`vigil replay: --speed must be a number >= 0 and --top an integer >= 0\n`);
+    return 2;
+  }
+  const file = positionals[0];
+  const mode = outputMode(values);
+  const top = new TopFlows(mode === 'text' ? topN : 0);
+  const sensor = createSensor();
+  let failure: Error | undefined;
+  sensor.on('flows', (batch) => {
+    const finished = batch.filter((f) => f.endReason !== 'snapshot');
+    if (mode === 'json') write(flowsAsJsonLines(finished));
+    else top.add(finished);
+  });
+  sensor.on('error', (err) => {
+    failure = err;
+  });
+  const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
+  const t0 = performance.now();
+  await sensor.start({ kind: 'file', path: file, filter: values.filter, speed }, { snapshotIntervalSec: 0 });
+  await ended;
+  const wallMs = performance.now() - t0;
+  const stats = sensor.stats();
+  if (failure) throw failure;
+  if (mode === 'text') write(formatSummary(`replay ${file}`, stats, top.items, wallMs));
+  else write(`${JSON.stringify({ summary: summaryObject(stats, { file }, wallMs) })}\n`);
+  return 0;
 }
