@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# npm run test:asan - builds the native core with AddressSanitizer + UBSan (build-asan/, no addon) and replays every
+# capture in test/fixtures/pcaps/ through each native replay tool that exists (vigil_replay: decode -> flows ->
+# features; decode_pcap: decode only). Fails on any sanitizer report or unexpected tool failure. The one expected
+# failure: libpcap 1.10 cannot read zeek_pcapng_126_idbs_mixed_linktypes.pcapng (per-interface snapshot lengths);
+# the tool must say so clearly and exit non-zero, which counts as a pass for that file.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/build-asan"
+expected_unreadable="zeek_pcapng_126_idbs_mixed_linktypes.pcapng"
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE=ON -DVIGIL_ADDON=OFF >/dev/null
+tools=()
+for name in vigil_replay decode_pcap; do
+  [[ -f "$root/native/tools/$name.cpp" ]] && tools+=("$name")
+done
+cmake --build "$build" --target "${tools[@]}" -j 2 >/dev/null
+
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:exitcode=86"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+failures=0
+runs=0
+shopt -s nullglob
+for tool in "${tools[@]}"; do
+  for file in "$root"/test/fixtures/pcaps/*.pcap "$root"/test/fixtures/pcaps/*.pcapng; do
+    base="$(basename "$file")"
+    runs=$((runs + 1))
+    status=0
+    "$build/$tool" "$file" >/dev/null 2>"$log" || status=$?
+    if grep -qE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' "$log"; then
+      echo "test:asan: $tool $base: SANITIZER REPORT" >&2
+      cat "$log" >&2
+      failures=$((failures + 1))
+    elif [[ "$base" == "$expected_unreadable" ]]; then
+      if [[ $status -eq 0 ]] || ! grep -q 'snapshot length' "$log"; then
+        echo "test:asan: $tool $base: expected a clear libpcap error (exit $status):" >&2
+        cat "$log" >&2
+        failures=$((failures + 1))
+      fi
+    elif [[ $status -ne 0 ]]; then
+      echo "test:asan: $tool $base: exit $status" >&2
+      cat "$log" >&2
+      failures=$((failures + 1))
+    fi
+  done
+done
+
+if ((failures > 0)); then
+  echo "test:asan: $failures of $runs replays failed" >&2
+  exit 1
+fi
+echo "test:asan: $runs replays (${tools[*]}) clean under ASan+UBSan" >&2
