@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { startTestIdentityProvider, type TestIdentityProvider } from '../../helpers/oidc-provider.js';
-import { TestContext } from './test-context.js';
+import { TEST_WEB_DATABASE, TestContext } from './test-context.js';
 
 interface Problem {
   code: string;
@@ -23,7 +23,7 @@ describe('Web API HTTP surface', function () {
     ctx = await TestContext.start();
     const r = await ctx.request<{ status: string; version: string; database: { kind: string; status: string } }>('GET', '/health');
     expect(r.status).to.equal(200);
-    expect(r.body).to.deep.equal({ status: 'ok', version: '0.1.0', database: { kind: ctx.config.database.kind, status: 'ok' } });
+    expect(r.body).to.deep.equal({ status: 'ok', version: '0.1.0', database: { kind: TEST_WEB_DATABASE, status: 'ok' } });
   });
 
   it('GET /health answers 503 when the database is unreachable', async () => {

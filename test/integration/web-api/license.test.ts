@@ -131,6 +131,11 @@ describe('Web API license keys', function () {
     await createKey(alice);
   });
 
+  it('holds the cap under concurrent creation requests', async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, () => ctx.request('POST', '/api/protected/license-key', { token: alice, body: {} })));
+    expect(results.map((r) => r.status).sort()).to.deep.equal([201, 201, 409, 409, 409]);
+  });
+
   it('never stores the plaintext key (nor its compact form) in the database', async () => {
     const { key } = await createKey(alice);
     const compact = key.replace(/-/g, '');

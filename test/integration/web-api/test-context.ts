@@ -1,6 +1,6 @@
 /**
  * TestContext for the Web API: the real composition (`startWebServer`) on port 0 with a fresh database: an SQLite file
- * in tempDir(), or, when VIGIL_TEST_PG_URL is set, a new database on that PostgreSQL server (dropped afterwards).
+ * in tempDir(), or, under `npm run test:pg`, a new database on the VIGIL_TEST_PG_URL server (dropped afterwards).
  * The HTTP client never throws on status.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,6 +12,11 @@ import { tempDir } from '../../helpers/setup.js';
 
 /** PostgreSQL admin URL (a database the tests may create databases from), or undefined to test on SQLite. */
 export const TEST_PG_URL = process.env.VIGIL_TEST_PG_URL?.trim() || undefined;
+/**
+ * Which database the suite runs on: `postgres` (set by `npm run test:pg`) or SQLite otherwise. Kept apart from
+ * VIGIL_TEST_PG_URL so that `npm test` stays on SQLite in CI, where .ci/services.sh exports the URL for everyone.
+ */
+export const TEST_WEB_DATABASE = process.env.VIGIL_TEST_WEB_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 /** Redis URL for the shared-limit tests, or undefined. */
 export const TEST_REDIS_URL = process.env.VIGIL_TEST_REDIS_URL?.trim() || undefined;
 
@@ -58,7 +63,8 @@ export interface TestDatabase {
 
 /** A fresh database of the kind selected by the environment. */
 export async function freshDatabase(): Promise<TestDatabase> {
-  if (TEST_PG_URL === undefined) return { url: undefined, drop: async () => undefined };
+  if (TEST_WEB_DATABASE === 'sqlite') return { url: undefined, drop: async () => undefined };
+  if (TEST_PG_URL === undefined) throw new Error('VIGIL_TEST_WEB_DATABASE=postgres needs VIGIL_TEST_PG_URL (`source .ci/services.sh` starts a server)');
   return createPgDatabase(TEST_PG_URL);
 }
 
