@@ -26,6 +26,8 @@ export interface BlockedEntry {
   expiresAt: string | null;
   /** Who created it (FirewallActor). */
   source: string;
+  /** False when the backend only records (`none`): the address is listed but NOT blocked by the OS. */
+  enforced?: boolean;
 }
 
 export interface FirewallStatus {
@@ -37,6 +39,8 @@ export interface FirewallStatus {
   desired: number;
   applied: number | null;
   error?: string;
+  /** False when Vigil's table/sets/chains were found missing or altered at the last check (they are then rebuilt). */
+  intact?: boolean;
 }
 
 /**
