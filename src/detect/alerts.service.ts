@@ -101,24 +101,37 @@ export interface RecordedAlert {
   threatIp: string;
 }
 
-/** Merges findings with the same key in one batch (counts add up; the stronger finding's text and details win). */
+/**
+ * Merges findings with the same key in one batch. Findings of one origin add up; a rule finding and an ML finding for
+ * the same key describe the same flows, so their counts are not added (the larger wins), the rule's text leads
+ * (behavioural evidence is easier to read) and the model's evidence is kept under `details.ml`.
+ */
 function mergeBatch(findings: readonly Finding[]): Finding[] {
   const byKey = new Map<string, Finding>();
   for (const f of findings) {
     const key = aggregationKey(f);
     const seen = byKey.get(key);
     if (!seen) {
-      byKey.set(key, { ...f });
+      byKey.set(key, { ...f, details: { ...f.details } });
       continue;
     }
-    const stronger = SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(seen.severity) || (f.score ?? 0) > (seen.score ?? 0);
-    const merged: Finding = stronger ? { ...f } : seen;
-    merged.count = seen.count + f.count;
-    merged.firstSeenMs = Math.min(seen.firstSeenMs, f.firstSeenMs);
-    merged.lastSeenMs = Math.max(seen.lastSeenMs, f.lastSeenMs);
-    merged.severity = maxSeverity(seen.severity, f.severity);
-    merged.score = seen.score === null ? f.score : f.score === null ? seen.score : Math.max(seen.score, f.score);
-    byKey.set(key, merged);
+    const sameOrigin = seen.source === f.source;
+    let base: Finding;
+    if (sameOrigin) {
+      const stronger = SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(seen.severity) || (f.score ?? 0) > (seen.score ?? 0);
+      base = stronger ? { ...f, details: { ...f.details } } : seen;
+      base.count = seen.count + f.count;
+    } else {
+      const rule = seen.source === 'rule' ? seen : f;
+      const ml = seen.source === 'rule' ? f : seen;
+      base = { ...rule, details: { ...rule.details, ml: ml.details } };
+      base.count = Math.max(seen.count, f.count);
+    }
+    base.firstSeenMs = Math.min(seen.firstSeenMs, f.firstSeenMs);
+    base.lastSeenMs = Math.max(seen.lastSeenMs, f.lastSeenMs);
+    base.severity = maxSeverity(seen.severity, f.severity);
+    base.score = seen.score === null ? f.score : f.score === null ? seen.score : Math.max(seen.score, f.score);
+    byKey.set(key, base);
   }
   return [...byKey.values()];
 }
@@ -164,15 +177,23 @@ export class AlertsService {
       const severity = maxSeverity(open.severity, f.severity);
       const score = open.score === null ? f.score : f.score === null ? open.score : Math.max(open.score, f.score);
       const stronger = (f.score ?? 0) > (open.score ?? 0) || SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(open.severity);
-      const prevDetails = parseDetails(open.details);
-      const details = stronger ? { ...f.details, ...(prevDetails.autoBlock ? { autoBlock: prevDetails.autoBlock } : {}) } : prevDetails;
+      const prev = parseDetails(open.details);
+      // Same origin: the newer evidence (window counts grow) replaces the old, keeping attached ML evidence and the
+      // auto-block note. Different origin: the model's evidence sits under `ml`, beside the rule's.
+      let details: Record<string, unknown>;
+      if (f.source === open.source) details = { ...prev, ...f.details };
+      else if (f.source === 'ml') details = { ...prev, ml: f.details };
+      else {
+        const { autoBlock, ...mlPrev } = prev;
+        details = { ...f.details, ml: mlPrev, ...(autoBlock ? { autoBlock } : {}) };
+      }
       row = await updateAlertAggregate(db, open.id, {
         count: open.count + f.count,
         last_seen: lastIso > open.last_seen ? lastIso : open.last_seen,
         updated_at: nowIso,
         severity,
         score,
-        ...(stronger ? { description: f.description } : {}),
+        ...(stronger || f.source === open.source ? { description: f.description } : {}),
         details: JSON.stringify(details),
       });
       action = 'updated';
