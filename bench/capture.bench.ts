@@ -1,0 +1,314 @@
+/**
+ * Capture benchmark (`npm run bench -- capture [--pcap FILE] [--copies N] [--reps N] [--many-flows N]`).
+ *
+ * On the same input file, in the same run, measures (median of --reps runs, default 3, page cache warm):
+ * - the read floor: `build/read_floor` (libpcap pcap_next_ex only), open to last packet;
+ * - softflowd when installed: `softflowd -r FILE -n 127.0.0.1:9 -6 -m 1000000 -p PIDFILE`, whole process;
+ * - Vigil's replay into JS: file -> decode -> flows with all features -> batches decoded into FlowRecords in JS,
+ *   from opening the file to the last batch received (a child process running src/native/capture.ts);
+ * - the whole `vigil replay --summary-only FILE` process, Node start-up included;
+ * then packets/s, bits/s (wire bytes), flows/s, peak RSS and the ratios, the same on a 2x input (scaling), and a
+ * synthetic many-flows input for memory per concurrent flow. Default input: 12 copies (1,077,852 packets) of the
+ * shared bench capture, built by ./input.ts into .cache/. Prints one JSON object as its last stdout line; progress
+ * goes to stderr. No assertions: `targets` reports each goal as met or not.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { SensorStats } from '../src/native/types.js';
+import { type BenchInput, DEFAULT_SOURCE, existingInput, manyFlowsInput, replicatedInput, ROOT } from './input.js';
+
+const READ_FLOOR = path.join(ROOT, 'build', 'read_floor');
+const SOFTFLOWD_CANDIDATES = ['/usr/sbin/softflowd', '/usr/bin/softflowd', '/usr/local/sbin/softflowd'];
+const GNU_TIME = '/usr/bin/time';
+const SELF = fileURLToPath(import.meta.url);
+const MIB = 1024 * 1024;
+
+function log(msg: string): void {
+  process.stderr.write(`bench capture: ${msg}\n`);
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** Result of one child process run: wall time measured here, peak RSS from GNU time when available. */
+interface ProcessRun {
+  seconds: number;
+  maxRssKiB: number | null;
+  stdout: string;
+}
+
+/** Runs a command to completion; throws with its stderr when it fails. */
+function run(cmd: string, args: string[]): ProcessRun {
+  const useTime = existsSync(GNU_TIME);
+  const dir = mkdtempSync(path.join(tmpdir(), 'vigil-bench-'));
+  const timeFile = path.join(dir, 'time');
+  const argv = useTime ? ['-f', '%M', '-o', timeFile, cmd, ...args] : args;
+  const t0 = performance.now();
+  const r = spawnSync(useTime ? GNU_TIME : cmd, argv, { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 * MIB });
+  const seconds = (performance.now() - t0) / 1000;
+  try {
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-2000)}`);
+    const maxRssKiB = useTime ? Number.parseInt(readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '', 10) : null;
+    return { seconds, maxRssKiB: Number.isFinite(maxRssKiB) ? maxRssKiB : null, stdout: r.stdout };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const lastJsonLine = <T>(stdout: string): T => JSON.parse(stdout.trim().split('\n').pop() ?? '') as T;
+
+interface ReadFloorOut {
+  packets: number;
+  capBytes: number;
+  wireBytes: number;
+  seconds: number;
+}
+
+/** What the --child-replay mode prints. */
+interface ChildReplayOut {
+  seconds: number;
+  packets: number;
+  bytes: number;
+  flows: number;
+  batches: number;
+  flowsEvicted: number;
+  decodeErrors: Record<string, number>;
+  maxRssKiB: number;
+  rssAtStartKiB: number;
+}
+
+function readFloor(file: string): ReadFloorOut & { processSeconds: number } {
+  const r = run(READ_FLOOR, [file]);
+  return { ...lastJsonLine<ReadFloorOut>(r.stdout), processSeconds: r.seconds };
+}
+
+function childReplay(file: string): ChildReplayOut {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', SELF, '--child-replay', file], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * MIB,
+  });
+  if (r.status !== 0) throw new Error(`replay child exited ${r.status}: ${r.stderr.slice(-2000)}`);
+  return lastJsonLine<ChildReplayOut>(r.stdout);
+}
+
+function softflowdPath(): string | null {
+  return SOFTFLOWD_CANDIDATES.find((p) => existsSync(p)) ?? null;
+}
+
+function softflowd(bin: string, file: string): ProcessRun {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vigil-softflowd-'));
+  try {
+    // -r must not be followed by -c (softflowd then waits for a control socket and hangs).
+    return run(bin, ['-r', file, '-n', '127.0.0.1:9', '-6', '-m', '1000000', '-p', path.join(dir, 'pid')]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function vigilCli(file: string): ProcessRun & { summary: Record<string, unknown> } {
+  const r = run(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'replay', '--summary-only', file]);
+  return { ...r, summary: lastJsonLine<{ summary: Record<string, unknown> }>(r.stdout).summary };
+}
+
+/** All measurements on one input, medians over `reps` interleaved runs. */
+function measure(input: BenchInput, reps: number): Record<string, unknown> {
+  log(`input ${path.relative(ROOT, input.path)}: warming the page cache`);
+  const warm = readFloor(input.path);
+  const sfBin = softflowdPath();
+  const rf: (ReadFloorOut & { processSeconds: number })[] = [];
+  const js: ChildReplayOut[] = [];
+  const cli: (ProcessRun & { summary: Record<string, unknown> })[] = [];
+  const sf: ProcessRun[] = [];
+  for (let i = 0; i < reps; i++) {
+    log(`  rep ${i + 1}/${reps}: read floor, vigil replay into JS, vigil CLI${sfBin ? ', softflowd' : ''}`);
+    rf.push(readFloor(input.path));
+    js.push(childReplay(input.path));
+    cli.push(vigilCli(input.path));
+    if (sfBin) sf.push(softflowd(sfBin, input.path));
+  }
+  const packets = warm.packets;
+  const wireBits = warm.wireBytes * 8;
+  const floorSec = median(rf.map((r) => r.seconds));
+  const floorProcSec = median(rf.map((r) => r.processSeconds));
+  const jsSec = median(js.map((r) => r.seconds));
+  const cliSec = median(cli.map((r) => r.seconds));
+  const sfSec = sf.length > 0 ? median(sf.map((r) => r.seconds)) : null;
+  const flows = js[0].flows;
+  const jsRssMiB = Math.max(...js.map((r) => r.maxRssKiB)) / 1024;
+  const cliRss = cli.map((r) => r.maxRssKiB).filter((x): x is number => x !== null);
+  return {
+    file: input.path,
+    description: input.description,
+    packets,
+    wireBytes: warm.wireBytes,
+    flows,
+    decodeErrors: js[0].decodeErrors,
+    flowsEvicted: js[0].flowsEvicted,
+    readFloor: { seconds: round(floorSec, 4), processSeconds: round(floorProcSec, 4), packetsPerSec: Math.round(packets / floorSec) },
+    vigilReplay: {
+      what: 'open to last flow batch received in JS (FlowRecords decoded), child process',
+      seconds: round(jsSec, 4),
+      packetsPerSec: Math.round(packets / jsSec),
+      bitsPerSec: Math.round(wireBits / jsSec),
+      flowsPerSec: Math.round(flows / jsSec),
+      batches: js[0].batches,
+      peakRssMiB: round(jsRssMiB, 1),
+      runs: js.map((r) => round(r.seconds, 4)),
+    },
+    vigilCli: {
+      what: 'vigil replay --summary-only FILE, whole process incl. Node start-up',
+      seconds: round(cliSec, 4),
+      packetsPerSec: Math.round(packets / cliSec),
+      bitsPerSec: Math.round(wireBits / cliSec),
+      flowsPerSec: Math.round(flows / cliSec),
+      peakRssMiB: cliRss.length > 0 ? round(Math.max(...cliRss) / 1024, 1) : null,
+      summaryPackets: cli[0].summary.packets,
+      summaryFlows: cli[0].summary.flows,
+    },
+    softflowd:
+      sfSec === null
+        ? { installed: false }
+        : {
+            command: 'softflowd -r FILE -n 127.0.0.1:9 -6 -m 1000000 -p PIDFILE',
+            seconds: round(sfSec, 4),
+            packetsPerSec: Math.round(packets / sfSec),
+            peakRssMiB: sf[0].maxRssKiB === null ? null : round(sf[0].maxRssKiB / 1024, 1),
+          },
+    ratios: {
+      replayVsReadFloor: round(jsSec / floorSec, 2),
+      processVsReadFloor: round(cliSec / floorSec, 2),
+      processVsReadFloorProcess: round(cliSec / floorProcSec, 2),
+      replayVsSoftflowd: sfSec === null ? null : round(jsSec / sfSec, 2),
+      processVsSoftflowd: sfSec === null ? null : round(cliSec / sfSec, 2),
+      softflowdVsReadFloor: sfSec === null ? null : round(sfSec / floorSec, 2),
+    },
+  };
+}
+
+/** Memory per concurrent flow: a many-flows replay against a tiny-file replay (the process baseline). */
+function memoryPerFlow(flowCount: number): Record<string, unknown> {
+  const input = manyFlowsInput(flowCount);
+  const baselineFile = path.join(ROOT, 'test', 'fixtures', 'pcaps', 'sv_rawip_dlt101_tcp_tls.pcap');
+  log(`memory: baseline replay of ${path.basename(baselineFile)}, then ${flowCount} concurrent flows`);
+  const base = childReplay(baselineFile);
+  const many = childReplay(input.path);
+  const deltaKiB = many.maxRssKiB - base.maxRssKiB;
+  return {
+    file: input.path,
+    description: input.description,
+    flows: many.flows,
+    flowsEvicted: many.flowsEvicted,
+    seconds: round(many.seconds, 3),
+    baselinePeakRssMiB: round(base.maxRssKiB / 1024, 1),
+    peakRssMiB: round(many.maxRssKiB / 1024, 1),
+    bytesPerConcurrentFlow: Math.round((deltaKiB * 1024) / Math.max(1, many.flows)),
+    projectedRssFor1MFlowsMiB: round(base.maxRssKiB / 1024 + (deltaKiB / 1024) * (1_000_000 / Math.max(1, many.flows)), 1),
+  };
+}
+
+/** --child-replay FILE: one replay into JS in this process; prints ChildReplayOut. */
+async function childMain(file: string): Promise<void> {
+  const { createSensor } = await import('../src/native/capture.js');
+  const sensor = createSensor();
+  let flows = 0;
+  let batches = 0;
+  let failure: Error | undefined;
+  sensor.on('flows', (batch) => {
+    flows += batch.length;
+    batches += 1;
+  });
+  sensor.on('error', (err) => {
+    failure = err;
+  });
+  const rssAtStartKiB = Math.round(process.memoryUsage().rss / 1024);
+  const ended = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
+  const t0 = performance.now();
+  await sensor.start({ kind: 'file', path: file }, { snapshotIntervalSec: 0 });
+  const stats = await ended;
+  const seconds = (performance.now() - t0) / 1000;
+  if (failure) throw failure;
+  const out: ChildReplayOut = {
+    seconds,
+    packets: stats.packets,
+    bytes: stats.bytes,
+    flows,
+    batches,
+    flowsEvicted: stats.flowsEvicted,
+    decodeErrors: stats.decodeErrors,
+    maxRssKiB: process.resourceUsage().maxRSS,
+    rssAtStartKiB,
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'child-replay': { type: 'string' },
+      pcap: { type: 'string' },
+      copies: { type: 'string', default: '12' },
+      reps: { type: 'string', default: '3' },
+      'many-flows': { type: 'string', default: '1000000' },
+    },
+    allowPositionals: true,
+  });
+  if (values['child-replay']) {
+    await childMain(values['child-replay']);
+    return;
+  }
+  const copies = Number.parseInt(values.copies, 10);
+  const reps = Number.parseInt(values.reps, 10);
+  const manyFlows = Number.parseInt(values['many-flows'], 10);
+  if (!existsSync(READ_FLOOR)) throw new Error(`${READ_FLOOR} is missing: run \`npm run build:native\``);
+
+  const t0 = performance.now();
+  let x1: BenchInput;
+  let x2: BenchInput | null;
+  if (values.pcap) {
+    x1 = existingInput(values.pcap);
+    x2 = x1.path.endsWith('.pcapng') ? null : replicatedInput(2, values.pcap);
+  } else {
+    x1 = replicatedInput(copies, DEFAULT_SOURCE);
+    x2 = replicatedInput(copies * 2, DEFAULT_SOURCE);
+  }
+  const one = measure(x1, reps);
+  const two = x2 ? measure(x2, reps) : null;
+  const memory = manyFlows > 0 ? memoryPerFlow(manyFlows) : null;
+
+  const seconds = (m: Record<string, unknown>, key: 'vigilReplay' | 'vigilCli'): number => (m[key] as { seconds: number }).seconds;
+  const ratios = one.ratios as { replayVsReadFloor: number; processVsReadFloor: number };
+  const scaling = two
+    ? {
+        replay2xVs1x: round(seconds(two, 'vigilReplay') / seconds(one, 'vigilReplay'), 3),
+        process2xVs1x: round(seconds(two, 'vigilCli') / seconds(one, 'vigilCli'), 3),
+      }
+    : null;
+  const peakRss = (one.vigilCli as { peakRssMiB: number | null }).peakRssMiB;
+  const result = {
+    machine: { cpus: (await import('node:os')).availableParallelism(), node: process.version },
+    input: one,
+    input2x: two,
+    scaling,
+    memory,
+    targets: {
+      replayAtMost2_5xReadFloor: ratios.replayVsReadFloor <= 2.5,
+      processAtMost3xReadFloor: ratios.processVsReadFloor <= 3,
+      doublingAtMost2_2x: scaling ? scaling.replay2xVs1x <= 2.2 && scaling.process2xVs1x <= 2.2 : null,
+      peakRssAtMost150MiB: peakRss === null ? null : peakRss <= 150,
+      atMost1KiBPerConcurrentFlow: memory ? (memory.bytesPerConcurrentFlow as number) <= 1024 : null,
+    },
+    benchSeconds: round((performance.now() - t0) / 1000, 1),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+await main();
