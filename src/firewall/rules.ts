@@ -100,7 +100,8 @@ export function formatIpv6(n: bigint): string {
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
 }
 
-const MAPPED_PREFIX = 0xffffn << 32n;
+/** The upper 96 bits of an IPv4-mapped IPv6 address (::ffff:0:0/96). */
+const MAPPED_PREFIX = 0xffffn;
 const V4_MASK = (1n << 32n) - 1n;
 
 /**
