@@ -32,7 +32,9 @@ DecodeStatus DecodeIpv6(Reader& r, uint32_t wire_len, PacketView& out, L4Span& l
   out.l3_header_bytes = sizeof(Ipv6Header);
 
   const uint32_t payload_len = be16(h.payload_length);
-  const bool jumbo = payload_len == 0 && h.next_header == kIpProtoHopByHop;
+  // Payload length 0 means "see elsewhere" for a jumbogram (RFC 2675: hop-by-hop Jumbo Payload option) and for a
+  // BIG TCP packet captured before segmentation (newer Linux omits the hop-by-hop header): the frame holds it all.
+  const bool jumbo = payload_len == 0 && (h.next_header == kIpProtoHopByHop || h.next_header == kIpProtoTcp);
   const uint32_t total_len = jumbo ? wire_len : sizeof(Ipv6Header) + payload_len;
   if (total_len > wire_len) return DecodeStatus::kBadIpTotalLength;
   out.ip_bytes = total_len;

@@ -566,7 +566,7 @@ describe('DecodePacket() IPv6', () => {
     expect(v).to.include({ status: 'ok', isFragment: true, isFirstFragment: false, fragId: 0x12345678, protocol: 17, hasPorts: false, l3HeaderBytes: 48, payloadBytes: 16 });
   });
 
-  it('jumbogram: payload length 0 with hop-by-hop means the frame length', () => {
+  it('jumbogram / BIG TCP: payload length 0 with hop-by-hop or TCP means the frame length', () => {
     const jumbo = frame(
       ipv6(0, 0),
       '06', //           hop-by-hop: next header TCP
@@ -580,6 +580,11 @@ describe('DecodePacket() IPv6', () => {
     expect(decode(DLT_IPV6, jumbo)).to.include({ status: 'ok', ipBytes: 168, payloadBytes: 100, l3HeaderBytes: 48 });
     const jumboUdp = frame(ipv6(0, 0), '11', '00', 'c2', '04', '00 00 00 14', udp(0) /* length 0: see jumbo length */, PAYLOAD4, zeros(8));
     expect(decode(DLT_IPV6, jumboUdp)).to.include({ status: 'ok', srcPort: 53, ipBytes: 68 });
+    // BIG TCP as newer Linux captures it: payload length 0, no hop-by-hop header.
+    const bigTcp = frame(ipv6(0, 6), tcp(TCP_ACK), zeros(100));
+    expect(decode(DLT_IPV6, bigTcp)).to.include({ status: 'ok', ipBytes: 160, payloadBytes: 100, l3HeaderBytes: 40 });
+    // Payload length 0 followed by UDP is not a jumbogram: no room for the UDP header.
+    expect(decode(DLT_IPV6, frame(ipv6(0, 17), udp(12), PAYLOAD4)).status).to.equal('bad_ip_total_length');
   });
 
   it('payload length 0 without hop-by-hop and no next header is an empty packet', () => {
