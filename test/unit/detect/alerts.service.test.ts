@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { loadDetectionConfig } from '../../../src/config/detection.js';
+import { loadFirewallConfig } from '../../../src/config/firewall.js';
+import { AlertsService, aggregationKey } from '../../../src/detect/alerts.service.js';
+import type { Finding } from '../../../src/detect/finding.js';
+import { createGeoLocator } from '../../../src/detect/geo.js';
+import { EventBus } from '../../../src/events.js';
+import { createNoneAdapter } from '../../../src/firewall/adapters/none.js';
+import { createFirewallService } from '../../../src/firewall/firewall.service.js';
+import { closeStore, openStore, type Store } from '../../../src/store/database.js';
+import { tempDir } from '../../helpers/setup.js';
+
+const T0 = Date.parse('2024-05-01T10:00:00.000Z');
+
+function finding(over: Partial<Finding> = {}): Finding {
+  return {
+    category: 'port_scan', source: 'rule', severity: 'medium', score: 0.7,
+    srcIp: '64.13.134.52', srcPort: null, dstIp: '10.0.0.5', dstPort: null, protocol: 6,
+    target: '10.0.0.5', threatIp: '64.13.134.52', title: 'Port scan', description: 'd', count: 10,
+    firstSeenMs: T0, lastSeenMs: T0 + 1000, details: { detector: 'port_scan', distinct: 10 },
+    ...over,
+  };
+}
+
+describe('detect/alerts.service: AlertsService#record()', function () {
+  this.timeout(60_000);
+  let store: Store;
+  let events: EventBus;
+  let seen: Array<{ action: string; alert: Record<string, unknown> }>;
+
+  beforeEach(async () => {
+    store = await openStore(path.join(tempDir(), 'alerts.db'));
+    events = new EventBus();
+    seen = [];
+    events.on('alert', (e) => seen.push(e));
+  });
+  afterEach(async () => closeStore(store));
+
+  it('folds repeats of one (source, category, target) within the window into one alert with a count', async () => {
+    const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null });
+    await svc.record([finding()]);
+    await svc.record([finding({ count: 5, firstSeenMs: T0 + 60_000, lastSeenMs: T0 + 70_000, severity: 'high', score: 0.9 })]);
+    const rows = await store.selectFrom('alerts').selectAll().execute();
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include({ count: 15, severity: 'high', score: 0.9, first_seen: new Date(T0).toISOString(), last_seen: new Date(T0 + 70_000).toISOString() });
+    expect(rows[0]!.aggregation_key).to.equal(aggregationKey(finding()));
+    expect(seen.map((e) => e.action)).to.deep.equal(['created', 'updated']);
+    expect(seen[1]!.alert).to.include({ id: rows[0]!.id, count: 15, srcIp: '64.13.134.52', acknowledged: false });
+    const threat = await store.selectFrom('threats').selectAll().executeTakeFirstOrThrow();
+    expect(threat).to.include({ ip: '64.13.134.52', alerts: 1, severity: 'high', score: 0.9, category: 'port_scan' });
+  });
+
+  it('opens a new alert after the window, and for another category or target', async () => {
+    const svc = new AlertsService({ store, config: loadDetectionConfig({ VIGIL_DETECT_ALERT_WINDOW_SEC: '60' }), events, geo: null });
+    await svc.record([finding()]);
+    await svc.record([finding({ firstSeenMs: T0 + 3_600_000, lastSeenMs: T0 + 3_600_500 })]);
+    await svc.record([finding({ category: 'dos', target: '10.0.0.5', severity: 'critical' }), finding({ target: '10.0.0.6', dstIp: '10.0.0.6' })]);
+    const rows = await store.selectFrom('alerts').selectAll().orderBy('id').execute();
+    expect(rows.map((r) => [r.category, r.dst_ip, r.count])).to.deep.equal([
+      ['port_scan', '10.0.0.5', 10],
+      ['port_scan', '10.0.0.5', 10],
+      ['dos', '10.0.0.5', 10],
+      ['port_scan', '10.0.0.6', 10],
+    ]);
+    const threat = await store.selectFrom('threats').selectAll().executeTakeFirstOrThrow();
+    expect(threat).to.include({ alerts: 4, severity: 'critical', category: 'dos' });
+  });
+
+  it('merges a rule and an ML finding for the same key without double counting', async () => {
+    const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null });
+    await svc.record([finding({ count: 100 }), finding({ source: 'ml', count: 95, score: 0.99, severity: 'medium', details: { detector: 'ml', explanation: [] } })]);
+    const rows = await store.selectFrom('alerts').selectAll().execute();
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include({ source: 'rule', count: 100, score: 0.99 });
+    expect(JSON.parse(rows[0]!.details)).to.deep.include({ detector: 'port_scan', ml: { detector: 'ml', explanation: [] } });
+  });
+
+  it('stores the location of public threat addresses and null for private ones', async () => {
+    const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: createGeoLocator() });
+    await svc.record([finding(), finding({ srcIp: '192.168.1.20', threatIp: '192.168.1.20' })]);
+    const pub = await store.selectFrom('threats').selectAll().where('ip', '=', '64.13.134.52').executeTakeFirstOrThrow();
+    expect(pub.country_code).to.equal('US');
+    expect(pub.latitude).to.be.a('number');
+    expect(pub.longitude).to.be.a('number');
+    const priv = await store.selectFrom('threats').selectAll().where('ip', '=', '192.168.1.20').executeTakeFirstOrThrow();
+    expect([priv.country, priv.country_code, priv.city, priv.latitude, priv.longitude]).to.deep.equal([null, null, null, null, null]);
+  });
+
+  describe('auto-block (VIGIL_AUTOBLOCK) through the firewall service', () => {
+    function firewall(allowlist: string[]) {
+      return createFirewallService({
+        db: store,
+        adapter: createNoneAdapter(),
+        config: loadFirewallConfig({ VIGIL_FIREWALL: 'none' }),
+        protectedAddresses: () => ({ self: ['10.0.0.5'], gateways: [], dns: [], allowlist }),
+        log: () => {},
+      });
+    }
+
+    it('is off by default', async () => {
+      const fw = firewall([]);
+      const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null, firewall: fw });
+      await svc.record([finding({ severity: 'critical' })]);
+      expect(fw.isBlocked('64.13.134.52')).to.equal(false);
+    });
+
+    it('blocks the source of an alert at the configured severity with an expiry, and says so in the alert', async () => {
+      const fw = firewall([]);
+      const svc = new AlertsService({ store, config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'high', VIGIL_AUTOBLOCK_DURATION_SEC: '600' }), events, geo: null, firewall: fw });
+      await svc.record([finding({ severity: 'medium', srcIp: '198.51.100.1', threatIp: '198.51.100.1' })]);
+      expect(fw.isBlocked('198.51.100.1'), 'medium is below high').to.equal(false);
+      await svc.record([finding({ severity: 'high' })]);
+      expect(fw.isBlocked('64.13.134.52')).to.equal(true);
+      const { blocked } = await fw.list();
+      const entry = blocked.find((b) => b.ip === '64.13.134.52')!;
+      expect(entry.source).to.equal('autoblock');
+      expect(Date.parse(entry.expiresAt!) - Date.parse(entry.blockedAt)).to.be.closeTo(600_000, 2000);
+      const row = await store.selectFrom('alerts').selectAll().where('src_ip', '=', '64.13.134.52').executeTakeFirstOrThrow();
+      expect(JSON.parse(row.details).autoBlock).to.include({ status: 'blocked', ip: '64.13.134.52', expiresAt: entry.expiresAt });
+      expect(seen.at(-1)!.alert).to.have.nested.property('details.autoBlock.status', 'blocked');
+    });
+
+    it('respects protected addresses and records the refusal', async () => {
+      const fw = firewall(['64.13.134.0/24']);
+      const svc = new AlertsService({ store, config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'critical' }), events, geo: null, firewall: fw });
+      await svc.record([finding({ severity: 'critical' })]);
+      expect(fw.isBlocked('64.13.134.52')).to.equal(false);
+      const row = await store.selectFrom('alerts').selectAll().executeTakeFirstOrThrow();
+      expect(JSON.parse(row.details).autoBlock).to.include({ status: 'refused', code: 'protected_allowlist' });
+    });
+  });
+});

@@ -1,0 +1,144 @@
+import { expect } from 'chai';
+import { loadDetectionConfig } from '../../../src/config/detection.js';
+import { BeaconDetector } from '../../../src/detect/detectors/beacon.js';
+import { BlockedIpDetector } from '../../../src/detect/detectors/blocked-ip.js';
+import { BruteForceDetector, coefficientOfVariation } from '../../../src/detect/detectors/brute-force.js';
+import { PacketFloodDetector, SynFloodDetector } from '../../../src/detect/detectors/flood.js';
+import { PortScanDetector } from '../../../src/detect/detectors/port-scan.js';
+import { makeFlow, synProbe } from './flow-factory.js';
+
+const config = loadDetectionConfig({});
+const T0 = 1_700_000_000_000;
+
+describe('detect/detectors', () => {
+  describe('PortScanDetector#observe()', () => {
+    it('raises one vertical finding past minPorts unanswered probes, then reports only new probes', () => {
+      const d = new PortScanDetector(config.portScan, 1000);
+      const batch1 = Array.from({ length: 25 }, (_, i) => synProbe('10.0.0.66', '10.0.0.9', 1000 + i, T0 + i * 10));
+      const f1 = d.observe(batch1);
+      expect(f1).to.have.length(1);
+      expect(f1[0]).to.include({ category: 'port_scan', srcIp: '10.0.0.66', dstIp: '10.0.0.9', target: '10.0.0.9', count: 25, threatIp: '10.0.0.66', severity: 'medium' });
+      expect(f1[0]!.details).to.include({ kind: 'vertical', distinct: 25 });
+      const f2 = d.observe([synProbe('10.0.0.66', '10.0.0.9', 2000, T0 + 1000)]);
+      expect(f2).to.have.length(1);
+      expect(f2[0]!.count).to.equal(1);
+      expect(f2[0]!.details).to.include({ distinct: 26 });
+    });
+
+    it('stays quiet below minPorts, when probes are answered, and when they are spread beyond the window', () => {
+      const few = new PortScanDetector(config.portScan, 1000);
+      expect(few.observe(Array.from({ length: 19 }, (_, i) => synProbe('10.0.0.66', '10.0.0.9', 1000 + i, T0 + i)))).to.deep.equal([]);
+      const answered = new PortScanDetector(config.portScan, 1000);
+      const sessions = Array.from({ length: 30 }, (_, i) => makeFlow({ srcIp: '10.0.0.5', dstIp: '10.0.0.9', dstPort: 1000 + i, firstSeenMs: T0 + i }));
+      expect(answered.observe(sessions)).to.deep.equal([]);
+      const slow = new PortScanDetector(config.portScan, 1000);
+      const out = Array.from({ length: 30 }, (_, i) => slow.observe([synProbe('10.0.0.66', '10.0.0.9', 1000 + i, T0 + i * 5000)])).flat();
+      expect(out, '30 probes 5 s apart: at most 12 in a 60 s window').to.deep.equal([]);
+    });
+
+    it('raises a horizontal finding for one port across many hosts', () => {
+      const d = new PortScanDetector(config.portScan, 1000);
+      const probes = Array.from({ length: 30 }, (_, i) => synProbe('10.0.0.66', `10.0.1.${i + 1}`, 445, T0 + i));
+      const f = d.observe(probes);
+      expect(f).to.have.length(1);
+      expect(f[0]).to.include({ target: '*:445/6', dstIp: null, dstPort: 445, count: 30 });
+      expect(f[0]!.details).to.include({ kind: 'horizontal', distinct: 30 });
+    });
+  });
+
+  describe('SynFloodDetector#observe()', () => {
+    const syn = (src: string, i: number) => synProbe(src, '10.0.0.9', 443, T0 + i);
+    it('one source: dos; many sources: ddos; below the threshold: nothing', () => {
+      expect(new SynFloodDetector(config.synFlood, 1000).observe(Array.from({ length: 499 }, (_, i) => syn('10.0.0.66', i)))).to.deep.equal([]);
+      const single = new SynFloodDetector(config.synFlood, 1000).observe(Array.from({ length: 600 }, (_, i) => syn('10.0.0.66', i)));
+      expect(single).to.have.length(1);
+      expect(single[0]).to.include({ category: 'dos', srcIp: '10.0.0.66', target: '10.0.0.9:443/6', count: 600, severity: 'high' });
+      const many = new SynFloodDetector(config.synFlood, 1000).observe(Array.from({ length: 600 }, (_, i) => syn(`10.0.2.${i % 50}`, i)));
+      expect(many).to.have.length(1);
+      expect(many[0]!.category).to.equal('ddos');
+      expect(many[0]!.details).to.include({ sources: 50 });
+    });
+  });
+
+  describe('PacketFloodDetector#observe()', () => {
+    const udp = (over: Parameters<typeof makeFlow>[0]) =>
+      makeFlow({ protocol: 17, srcIp: '10.0.0.66', dstIp: '10.0.0.9', dstPort: 9999, fwdSyn: 0, bwdSyn: 0, bwdPackets: 0, ...over });
+    it('flags one-way UDP packets past minPackets within the window', () => {
+      const f = new PacketFloodDetector(config.flood, 1000).observe([udp({ fwdPackets: 3000, packets: 3000, durationUs: 2e6 })]);
+      expect(f).to.have.length(1);
+      expect(f[0]).to.include({ category: 'dos', count: 3000, severity: 'high' });
+      expect(f[0]!.details).to.include({ kind: 'udp_flood', packetsInWindow: 3000 });
+    });
+    it('ignores answered traffic and spreads long flows over their duration', () => {
+      expect(new PacketFloodDetector(config.flood, 1000).observe([udp({ fwdPackets: 3000, bwdPackets: 2500, durationUs: 2e6 })])).to.deep.equal([]);
+      expect(new PacketFloodDetector(config.flood, 1000).observe([udp({ fwdPackets: 3000, durationUs: 100e6 })]), '300 packets per 10 s').to.deep.equal([]);
+    });
+    it('counts snapshot increases, not cumulative totals twice', () => {
+      const d = new PacketFloodDetector(config.flood, 1000);
+      const id = 987654;
+      expect(d.observe([udp({ id, fwdPackets: 1500, durationUs: 1e6, endReason: 'snapshot' })])).to.deep.equal([]);
+      const f = d.observe([udp({ id, fwdPackets: 1900, durationUs: 2e6, endReason: 'idle' })]);
+      expect(f, '1900 packets in total: below 2000').to.deep.equal([]);
+      const g = d.observe([udp({ id: id + 1, fwdPackets: 200, durationUs: 1e5 })]);
+      expect(g).to.have.length(1);
+      expect(g[0]!.details).to.include({ packetsInWindow: 2100 });
+    });
+    it('labels ICMPv6 floods icmp_flood', () => {
+      const f = new PacketFloodDetector(config.flood, 1000).observe([udp({ protocol: 58, srcIp: '2001:db8::2', dstIp: '2001:db8::1', fwdPackets: 30000, durationUs: 3e6 })]);
+      expect(f[0]!.details).to.include({ kind: 'icmp_flood' });
+      expect(f[0]!.severity).to.equal('critical');
+    });
+  });
+
+  describe('BruteForceDetector#observe()', () => {
+    const login = (i: number, bytes = 3000) =>
+      makeFlow({ srcIp: '10.0.0.66', dstIp: '10.0.0.9', dstPort: 2222, srcPort: 50000 + i, firstSeenMs: T0 + i * 5000, durationUs: 3e6, fwdPayloadBytes: bytes / 2, bwdPayloadBytes: bytes / 2 });
+    it('flags many short alike connections to one service, whatever the port', () => {
+      const f = new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 10 }, (_, i) => login(i, 3000 + (i % 2) * 100)));
+      expect(f).to.have.length(1);
+      expect(f[0]).to.include({ category: 'brute_force', target: '10.0.0.9:2222/6', count: 10, dstPort: 2222 });
+    });
+    it('ignores too few attempts and connections of very different sizes', () => {
+      expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 7 }, (_, i) => login(i)))).to.deep.equal([]);
+      expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => login(i, 500 * 2 ** (i % 6))))).to.deep.equal([]);
+    });
+    it('coefficientOfVariation()', () => {
+      expect(coefficientOfVariation([5, 5, 5])).to.equal(0);
+      expect(coefficientOfVariation([1, 3])).to.be.closeTo(0.5, 1e-12);
+    });
+  });
+
+  describe('BeaconDetector#observe()', () => {
+    const call = (i: number, jitterMs = 0, port = 8443) =>
+      makeFlow({ srcIp: '10.0.0.5', dstIp: '203.0.113.7', dstPort: port, srcPort: 40000 + i, firstSeenMs: T0 + i * 60_000 + jitterMs });
+    it('flags regular connections to one destination (threat = the destination)', () => {
+      const d = new BeaconDetector(config.beacon, 1000);
+      const out = Array.from({ length: 8 }, (_, i) => d.observe([call(i, (i % 2) * 500)])).flat();
+      expect(out.length).to.be.at.least(1);
+      expect(out[0]).to.include({ category: 'beaconing', threatIp: '203.0.113.7', severity: 'medium' });
+    });
+    it('ignores irregular intervals and DNS', () => {
+      const irregular = new BeaconDetector(config.beacon, 1000);
+      const jitter = [0, 40_000, 5_000, 55_000, 20_000, 1_000, 30_000, 50_000];
+      expect(Array.from({ length: 8 }, (_, i) => irregular.observe([call(i, jitter[i])])).flat()).to.deep.equal([]);
+      const dns = new BeaconDetector(config.beacon, 1000);
+      expect(Array.from({ length: 8 }, (_, i) => dns.observe([call(i, 0, 53)])).flat()).to.deep.equal([]);
+    });
+  });
+
+  describe('BlockedIpDetector#observe()', () => {
+    it('reports traffic from and to blocked addresses, one finding per pair and batch', () => {
+      const d = new BlockedIpDetector((ip) => ip === '203.0.113.9');
+      const f = d.observe([
+        makeFlow({ srcIp: '203.0.113.9', dstIp: '10.0.0.5' }),
+        makeFlow({ srcIp: '203.0.113.9', dstIp: '10.0.0.5', dstPort: 22 }),
+        makeFlow({ srcIp: '10.0.0.6', dstIp: '203.0.113.9' }),
+        makeFlow({ srcIp: '10.0.0.6', dstIp: '198.51.100.1' }),
+      ]);
+      expect(f.map((x) => [x.srcIp, x.target, x.count, x.details.direction])).to.deep.equal([
+        ['203.0.113.9', '10.0.0.5', 2, 'inbound'],
+        ['203.0.113.9', '10.0.0.6', 1, 'outbound'],
+      ]);
+    });
+  });
+});
