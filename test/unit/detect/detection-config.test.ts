@@ -1,0 +1,27 @@
+import { expect } from 'chai';
+import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../../../src/config/detection.js';
+import { ConfigError } from '../../../src/errors.js';
+
+describe('config/detection: loadDetectionConfig()', () => {
+  it('has the documented defaults and is frozen', () => {
+    const c = loadDetectionConfig({});
+    expect(c.ml).to.include({ enabled: true, modelPath: DEFAULT_MODEL_PATH, threads: 1, maxInFlight: 2, maxQueuedFlows: 65536, maxBatch: 4096 });
+    expect(c.portScan).to.deep.equal({ windowSec: 60, minPorts: 20, minHosts: 20, minUnansweredRatio: 0.7 });
+    expect(c.synFlood).to.deep.equal({ windowSec: 10, minSyn: 500 });
+    expect(c.flood).to.deep.equal({ windowSec: 10, minPackets: 2000, maxReplyRatio: 0.05 });
+    expect(c.bruteForce).to.deep.equal({ windowSec: 120, minAttempts: 8, maxDurationSec: 30, maxSizeCv: 0.3 });
+    expect(c.beacon).to.deep.equal({ windowSec: 3600, minConnections: 6, minIntervalSec: 5, maxJitter: 0.1 });
+    expect(c.autoBlock).to.deep.equal({ level: 'off', durationSec: 3600 });
+    expect(c.alertWindowSec).to.equal(600);
+    expect(Object.isFrozen(c) && Object.isFrozen(c.portScan)).to.equal(true);
+  });
+
+  it('reads overrides and names the variable on bad input', () => {
+    const c = loadDetectionConfig({ VIGIL_AUTOBLOCK: 'HIGH', VIGIL_DETECT_SCAN_MIN_PORTS: '50', VIGIL_ML: 'off' });
+    expect(c.autoBlock.level).to.equal('high');
+    expect(c.portScan.minPorts).to.equal(50);
+    expect(c.ml.enabled).to.equal(false);
+    expect(() => loadDetectionConfig({ VIGIL_AUTOBLOCK: 'always' })).to.throw(ConfigError, /VIGIL_AUTOBLOCK/);
+    expect(() => loadDetectionConfig({ VIGIL_DETECT_SCAN_MIN_UNANSWERED: '2' })).to.throw(ConfigError, /VIGIL_DETECT_SCAN_MIN_UNANSWERED/);
+  });
+});

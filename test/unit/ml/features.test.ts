@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { FEATURE_EXTRACTORS, FeatureMatrixBuilder } from '../../../src/ml/features.js';
+import { percentileOf, explainRow } from '../../../src/ml/explain.js';
+import type { FeatureSpec } from '../../../src/ml/model.js';
+import { makeFlow } from '../detect/flow-factory.js';
+
+describe('ml/features: FeatureMatrixBuilder', () => {
+  it('writes one row per flow in the model column order, CIC conventions applied', () => {
+    const b = new FeatureMatrixBuilder(['protocol', 'fwdPackets', 'pktLenStd', 'fwdInitWin', 'synCount', 'iatStdUs'], 1);
+    const udp = makeFlow({ protocol: 17, fwdPackets: 2, packets: 4, pktLenStd: 8, fwdInitWin: -1, fwdSyn: 0, bwdSyn: 0, iatStdUs: 10 });
+    const tcp = makeFlow({ protocol: 6, fwdPackets: 9, packets: 1, pktLenStd: 0, fwdInitWin: 29200, fwdSyn: 1, bwdSyn: 1, iatStdUs: 3 });
+    const m = b.build([udp, tcp]);
+    expect(m.length).to.equal(12);
+    // population std 8 over 4 packets -> sample std 8 * sqrt(4/3) (CIC's 35,35,51,51 example: 9.2376)
+    expect(Array.from(m.subarray(0, 6)).map((v) => Number(v.toFixed(4)))).to.deep.equal([17, 2, 9.2376, 0, 0, Number((10 * Math.sqrt(3 / 2)).toFixed(4))]);
+    expect(Array.from(m.subarray(6, 12))).to.deep.equal([6, 9, 0, 29200, 2, 0]);
+  });
+
+  it('reuses its buffer, grows for big batches and zeroes non-finite values', () => {
+    const b = new FeatureMatrixBuilder(['durationUs', 'fwdPackets'], 1);
+    const flows = Array.from({ length: 100 }, (_, i) => makeFlow({ durationUs: i, fwdPackets: i }));
+    flows[3] = makeFlow({ fwdPackets: Number.NaN, durationUs: 5 });
+    const m = b.build(flows);
+    expect(m.length).to.equal(200);
+    expect([m[6], m[7], m[198], m[199]]).to.deep.equal([5, 0, 99, 99]);
+    const again = b.build(flows, 10, 2);
+    expect(again.buffer).to.equal(m.buffer);
+    expect(Array.from(again)).to.deep.equal([10, 10, 11, 11]);
+  });
+
+  it('knows every feature the committed model uses, and refuses unknown ones', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { DEFAULT_MODEL_PATH } = await import('../../../src/config/detection.js');
+    const spec = JSON.parse(readFileSync(DEFAULT_MODEL_PATH.replace(/\.onnx$/, '.features.json'), 'utf8')) as { features: Array<{ name: string }> };
+    for (const f of spec.features) expect(FEATURE_EXTRACTORS, f.name).to.have.property(f.name);
+    expect(() => new FeatureMatrixBuilder(['bogusColumn'])).to.throw(RangeError, /bogusColumn/);
+  });
+});
+
+describe('ml/explain', () => {
+  const grid = Array.from({ length: 101 }, (_, i) => i * 10); // value v sits at percentile v / 10
+  it('percentileOf() interpolates, clamps and centres ties', () => {
+    expect(percentileOf(grid, 255)).to.be.closeTo(25.5, 1e-9);
+    expect(percentileOf(grid, -5)).to.equal(0);
+    expect(percentileOf(grid, 5000)).to.equal(100);
+    const zeros = [...Array(51).fill(0), ...Array.from({ length: 50 }, (_, i) => i + 1)];
+    expect(percentileOf(zeros, 0)).to.equal(25);
+  });
+
+  it('explainRow() ranks influential and unusual features first', () => {
+    const spec = (name: string, importance: number): FeatureSpec => ({ index: 0, name, cicColumn: name, unit: 'u', derivation: name, importance, benign: { mean: 500, std: 100, percentiles: grid } });
+    const features = [spec('a', 0.5), spec('b', 0.3), spec('c', 0.2)];
+    const top = explainRow(features, [500, 1000, 0], 2);
+    expect(top.map((t) => t.name)).to.deep.equal(['b', 'c']);
+    expect(top[0]).to.include({ value: 1000, benignPercentile: 100, zScore: 5 });
+    expect(top[0]!.contribution).to.be.closeTo(0.3, 1e-9);
+  });
+});

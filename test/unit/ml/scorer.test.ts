@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { DEFAULT_MODEL_PATH } from '../../../src/config/detection.js';
+import { loadFlowModel, type FlowModel } from '../../../src/ml/model.js';
+import { FlowScorer } from '../../../src/ml/scorer.js';
+import { makeFlow, synProbe } from '../detect/flow-factory.js';
+
+describe('ml/scorer: FlowScorer', () => {
+  let model: FlowModel;
+  before(async () => {
+    model = await loadFlowModel(DEFAULT_MODEL_PATH);
+  });
+  after(async () => model.release());
+
+  const flows = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? makeFlow({ srcPort: 30000 + i }) : synProbe('10.0.0.66', '10.0.0.9', 1000 + i, 1_700_000_000_000 + i)));
+
+  it('scores every flow of a batch in one pass (split at maxBatch) and counts it', async () => {
+    const s = new FlowScorer(model, { maxInFlight: 1, maxQueuedFlows: 0, maxBatch: 64, explainTop: 2 });
+    const batch = flows(200);
+    const out = await s.score(batch);
+    expect(out!.scores.length).to.equal(200);
+    const direct = await model.run(new Float32Array(0), 0);
+    expect(direct.length).to.equal(0);
+    for (const f of out!.flagged) {
+      expect(out!.scores[f.index]).to.be.at.least(model.thresholds.alert);
+      expect(f.explanation).to.have.length(2);
+      expect(model.classes).to.include(f.category);
+    }
+    const stats = s.stats();
+    expect(stats.flowsScored).to.equal(200);
+    expect(stats.batches).to.equal(1);
+    expect(Object.values(stats.flagged).reduce((a, b) => a + b, 0)).to.equal(out!.flagged.length);
+    expect(stats.flowsPerSecond).to.be.above(0);
+    expect(stats.model?.name).to.equal('vigil-flow');
+  });
+
+  it('applies backpressure: waits while the queue has room, counts skipped flows beyond it (never silent)', async () => {
+    const bounded = new FlowScorer(model, { maxInFlight: 1, maxQueuedFlows: 100, maxBatch: 1024, explainTop: 1 });
+    const results = await Promise.all([bounded.score(flows(50)), bounded.score(flows(80)), bounded.score(flows(30))]);
+    // first runs, second waits (80 <= 100), third would bring the queue to 110 > 100: skipped
+    expect(results.map((r) => (r === null ? null : r.scores.length))).to.deep.equal([50, 80, null]);
+    const st = bounded.stats();
+    expect(st.flowsScored).to.equal(130);
+    expect(st.skipped).to.equal(30);
+    expect(st.flowsScored + st.skipped).to.equal(160);
+    expect(st.batches).to.equal(2);
+    expect(st.latencyMs.p99).to.be.at.least(st.latencyMs.p50);
+  });
+});
