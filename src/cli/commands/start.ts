@@ -1,5 +1,164 @@
-/** `vigil start`: not built yet (placeholder so the CLI table type-checks). */
-export async function run(_args: string[]): Promise<number> {
-  process.stderr.write('vigil start: not implemented yet\n');
-  return 1;
+/**
+ * `vigil start`: the composition root of the desktop sensor. Config -> store -> firewall -> sensor + monitoring ->
+ * detection -> pipeline -> statistics -> desktop REST API; graceful shutdown on SIGINT/SIGTERM.
+ */
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadDesktopConfig, type DesktopConfig } from '../../config/desktop.js';
+import { loadDetectionConfig } from '../../config/detection.js';
+import { loadFirewallConfig } from '../../config/firewall.js';
+import { createDesktopApp } from '../../desktop-api/app.js';
+import { systemClock } from '../../desktop-api/services/clock.js';
+import { EventStreamService } from '../../desktop-api/services/event-stream.service.js';
+import { MonitoringService } from '../../desktop-api/services/monitoring.service.js';
+import { loadOrCreatePairingToken } from '../../desktop-api/services/pairing.service.js';
+import { StatsService } from '../../desktop-api/services/stats.service.js';
+import { createDetectionEngine, type VigilDetectionEngine } from '../../detect/engine.js';
+import { EventBus } from '../../events.js';
+import { selectAdapter } from '../../firewall/backend.js';
+import { createFirewallService } from '../../firewall/firewall.service.js';
+import { createSensor } from '../../native/capture.js';
+import { SensorPipeline } from '../../pipeline.js';
+import { closeStore, openStore } from '../../store/database.js';
+import type { Env } from '../../config/env.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/** The bundled sample capture (see samples/README.md). */
+export const SAMPLE_CAPTURE = path.join(ROOT, 'samples', 'desktop-browsing.pcap');
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+/** A running desktop sensor. */
+export interface RunningDesktop {
+  config: DesktopConfig;
+  server: Server;
+  /** `http://host:port` actually bound. */
+  url: string;
+  monitoring: MonitoringService;
+  pipeline: SensorPipeline;
+  /** Stops everything in reverse order. */
+  close(): Promise<void>;
+}
+
+/** Starts the sensor, the store and the desktop REST API from `env`. */
+export async function startDesktop(env: Env = process.env, log: (message: string) => void = (m) => process.stderr.write(`${m}\n`)): Promise<RunningDesktop> {
+  const config = loadDesktopConfig(env);
+  const firewallConfig = loadFirewallConfig(env);
+  const detectionConfig = loadDetectionConfig(env);
+  const startedAtMs = systemClock.now();
+  const events = new EventBus();
+  const store = await openStore(config.databaseFile);
+  const cleanups: Array<() => Promise<void> | void> = [() => closeStore(store)];
+  const closeAll = async (): Promise<void> => {
+    for (const c of cleanups.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        log(`vigil: shutdown step failed: ${String(err)}`);
+      }
+    }
+  };
+  try {
+    const pairingToken = loadOrCreatePairingToken(config.tokenFile);
+
+    const firewall = createFirewallService({ db: store, adapter: await selectAdapter(firewallConfig.backend), config: firewallConfig, events, log });
+    await firewall.start();
+    cleanups.push(() => firewall.stop());
+
+    let detection: VigilDetectionEngine | null = null;
+    try {
+      detection = await createDetectionEngine({ store, config: detectionConfig, events, firewall });
+      const engine = detection;
+      cleanups.push(() => engine.close());
+    } catch (err) {
+      log(`vigil: detection is not running: ${err instanceof Error ? err.message : String(err)}`);
+    }
+
+    const sensor = createSensor();
+    const monitoring = new MonitoringService({ sensor, capture: config.capture, samplePath: SAMPLE_CAPTURE, events, clock: systemClock, log });
+    const stats = new StatsService({ store, monitoring, firewall, events, clock: systemClock, log: (m, e) => log(`vigil: ${m}: ${String(e)}`) });
+    const pipeline = new SensorPipeline({
+      sensor,
+      store,
+      detection,
+      onFlows: (flows) => stats.recordFlows(flows),
+      now: () => systemClock.now(),
+      retention: { maxAgeMs: config.flowRetentionMs, maxRows: config.flowRetentionMax },
+      log: (m, e) => log(`vigil: ${m}${e === undefined ? '' : `: ${String(e)}`}`),
+    });
+    pipeline.start();
+    cleanups.push(() => pipeline.stop());
+    await stats.start();
+    cleanups.push(() => stats.stop());
+    const eventStream = new EventStreamService(events);
+    cleanups.push(() => eventStream.close());
+
+    const app = createDesktopApp({
+      config,
+      store,
+      monitoring,
+      stats,
+      firewall,
+      detection,
+      events,
+      eventStream,
+      clock: systemClock,
+      pairingToken,
+      version: packageVersion(),
+      startedAtMs,
+      log: (m, e) => log(`${m}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    });
+    const server = app.listen(config.port, config.host);
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    // Capture stops before the server closes, so the last batches are stored.
+    cleanups.push(async () => {
+      await monitoring.stop();
+    });
+
+    const state = await monitoring.startConfigured();
+    const addr = server.address() as AddressInfo;
+    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    const url = `http://${host}:${addr.port}`;
+    log(`vigil: capture: ${state.description}`);
+    return { config, server, url, monitoring, pipeline, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+/** `vigil start`: runs until SIGINT/SIGTERM. */
+export async function run(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write('usage: vigil start\n\nConfigured through VIGIL_* environment variables (see README, "Desktop API").\n');
+    return 0;
+  }
+  const running = await startDesktop();
+  process.stdout.write(`vigil: desktop API listening on ${running.url}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.stderr.write(`vigil: ${signal}, shutting down\n`);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await running.close();
+  return 0;
 }

@@ -23,12 +23,15 @@ export async function getThreat(db: Db, ip: string): Promise<ThreatRow | undefin
   return db.selectFrom('threats').selectAll().where('ip', '=', ip).executeTakeFirst();
 }
 
-/** Number of threats seen at or after `sinceIso` ("open" threats). */
-export async function countThreatsSince(db: Db, sinceIso: string): Promise<number> {
+/**
+ * Number of "open" threats: rows detection updated at or after `sinceIso` (wall-clock `updated_at`, so threats found in
+ * a replayed old capture count as well).
+ */
+export async function countOpenThreats(db: Db, sinceIso: string): Promise<number> {
   const { n } = await db
     .selectFrom('threats')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('last_seen', '>=', sinceIso)
+    .where('updated_at', '>=', sinceIso)
     .executeTakeFirstOrThrow();
   return Number(n);
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { countThreatsSince, getThreat, listThreats, upsertThreat } from '../../../../src/store/repos/threat.repo.js';
+import { countOpenThreats, getThreat, listThreats, upsertThreat } from '../../../../src/store/repos/threat.repo.js';
 import { closeStore, openStore, type Store } from '../../../../src/store/database.js';
 import type { NewThreat } from '../../../../src/store/tables/threat.table.js';
 
@@ -38,11 +38,11 @@ describe('store/repos/threat.repo', () => {
     expect(await getThreat(db, '192.0.2.1')).to.equal(undefined);
   });
 
-  it('listThreats() orders by last_seen desc; countThreatsSince() counts recent ones', async () => {
-    await upsertThreat(db, threat({ ip: '192.0.2.1', last_seen: '2026-01-01T00:00:00.000Z' }));
-    await upsertThreat(db, threat({ ip: '192.0.2.2', last_seen: '2026-01-03T00:00:00.000Z' }));
-    await upsertThreat(db, threat({ ip: '192.0.2.3', last_seen: '2026-01-02T00:00:00.000Z' }));
-    expect((await listThreats(db)).map((t) => t.ip)).to.deep.equal(['192.0.2.2', '192.0.2.3', '192.0.2.1']);
-    expect(await countThreatsSince(db, '2026-01-02T00:00:00.000Z')).to.equal(2);
+  it('listThreats() orders by last_seen desc; countOpenThreats() counts recent ones', async () => {
+    await upsertThreat(db, threat({ ip: '192.0.2.1', last_seen: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' }));
+    await upsertThreat(db, threat({ ip: '192.0.2.2', last_seen: '2026-01-03T00:00:00.000Z', updated_at: '2026-01-03T00:00:00.000Z' }));
+    await upsertThreat(db, threat({ ip: '192.0.2.3', last_seen: '2010-01-02T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z' }));
+    expect((await listThreats(db)).map((t) => t.ip)).to.deep.equal(['192.0.2.2', '192.0.2.1', '192.0.2.3']);
+    expect(await countOpenThreats(db, '2026-01-02T00:00:00.000Z')).to.equal(2);
   });
 });

@@ -1,0 +1,128 @@
+/**
+ * `createDesktopApp(deps)`: the desktop REST API as a Koa application. It never listens; `vigil start` (or a test)
+ * calls `app.callback()` / `app.listen()`. Middleware order: problem+json errors -> helmet -> CORS -> rate limit
+ * (per client IP, one shared in-memory store) -> access control (pairing token) -> JSON body -> routes -> 404.
+ */
+import { readFileSync } from 'node:fs';
+import { bodyParser } from '@koa/bodyparser';
+import cors from '@koa/cors';
+import Router from '@koa/router';
+import Koa from 'koa';
+import helmet from 'koa-helmet';
+import ratelimit from 'koa-ratelimit';
+import type { DesktopConfig } from '../config/desktop.js';
+import type { DetectionEngine } from '../detect/types.js';
+import { AppError } from '../errors.js';
+import type { EventBus } from '../events.js';
+import type { FirewallService } from '../firewall/types.js';
+import { notFoundMiddleware, problemMiddleware } from '../http/problem.js';
+import type { Store } from '../store/database.js';
+import { accessControl, clientAddress } from './middleware/access.js';
+import { OPENAPI_FILE } from './openapi.js';
+import * as alertsRoutes from './routes/alerts.routes.js';
+import type { RouteDeps } from './routes/deps.js';
+import * as eventsRoutes from './routes/events.routes.js';
+import * as firewallRoutes from './routes/firewall.routes.js';
+import * as healthRoutes from './routes/health.routes.js';
+import * as monitoringRoutes from './routes/monitoring.routes.js';
+import * as statsRoutes from './routes/stats.routes.js';
+import * as threatsRoutes from './routes/threats.routes.js';
+import { AlertsService } from './services/alerts.service.js';
+import type { Clock } from './services/clock.js';
+import type { EventStreamService } from './services/event-stream.service.js';
+import { HealthService } from './services/health.service.js';
+import type { MonitoringService } from './services/monitoring.service.js';
+import type { StatsService } from './services/stats.service.js';
+import { ThreatsService } from './services/threats.service.js';
+
+/** Exact body of a rate-limited response. */
+export const RATE_LIMIT_MESSAGE = 'Too many requests from this IP';
+
+/** Everything the desktop API needs; built by `vigil start` (or a test). */
+export interface DesktopDeps {
+  config: Pick<DesktopConfig, 'corsOrigins' | 'rateLimitMax' | 'rateLimitWindowMs' | 'trustedProxies' | 'tokenPolicy'>;
+  store: Store;
+  /** The sensor controller. */
+  monitoring: MonitoringService;
+  stats: StatsService;
+  firewall: FirewallService;
+  /** Detection statistics; null when detection is not running (ML stats answer with zero counters). */
+  detection: Pick<DetectionEngine, 'mlStats'> | null;
+  events: EventBus;
+  eventStream: EventStreamService;
+  clock: Clock;
+  /** The pairing token non-loopback clients must present. */
+  pairingToken: string;
+  version: string;
+  /** Epoch ms the process started (health uptime). */
+  startedAtMs: number;
+  /** The rate limiter's store; pass one to share counters between app instances. Default: a new Map. */
+  rateLimitDb?: Map<string, unknown>;
+  /** SSE keep-alive interval, ms. Default 15000. */
+  heartbeatMs?: number;
+  log?: (message: string, err: unknown) => void;
+}
+
+/** Builds the Koa application. */
+export function createDesktopApp(deps: DesktopDeps): Koa {
+  const app = new Koa();
+  const trusted = new Set(deps.config.trustedProxies);
+  const routeDeps: RouteDeps = {
+    health: new HealthService({ store: deps.store, monitoring: deps.monitoring, firewall: deps.firewall, clock: deps.clock, version: deps.version, startedAtMs: deps.startedAtMs }),
+    stats: deps.stats,
+    alerts: new AlertsService(deps.store, deps.events, deps.clock),
+    threats: new ThreatsService(deps.store, deps.firewall),
+    monitoring: deps.monitoring,
+    firewall: deps.firewall,
+    detection: deps.detection,
+    eventStream: deps.eventStream,
+    openapi: JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as unknown,
+    heartbeatMs: deps.heartbeatMs ?? 15_000,
+  };
+
+  const router = new Router();
+  for (const routes of [healthRoutes, statsRoutes, alertsRoutes, threatsRoutes, monitoringRoutes, firewallRoutes, eventsRoutes]) {
+    routes.register(router, routeDeps);
+  }
+
+  const anyOrigin = deps.config.corsOrigins.includes('*');
+  const origins = new Set(deps.config.corsOrigins);
+
+  app.use(problemMiddleware(deps.log ? { log: deps.log } : {}));
+  app.use(helmet());
+  app.use(
+    cors({
+      origin: (ctx) => {
+        if (anyOrigin) return '*';
+        const origin = ctx.get('Origin');
+        return origins.has(origin) ? origin : '';
+      },
+      allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
+      exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      maxAge: 600,
+    }),
+  );
+  app.use(
+    ratelimit({
+      driver: 'memory',
+      db: deps.rateLimitDb ?? new Map(),
+      duration: deps.config.rateLimitWindowMs,
+      max: deps.config.rateLimitMax,
+      id: (ctx) => clientAddress(ctx, trusted),
+      errorMessage: RATE_LIMIT_MESSAGE,
+    }),
+  );
+  app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted }));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8' }));
+  app.use(notFoundMiddleware());
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new AppError('method_not_allowed', 405, 'This route does not support that method.'),
+      notImplemented: () => new AppError('not_implemented', 501, 'This method is not supported.'),
+    }),
+  );
+  return app;
+}

@@ -1,0 +1,60 @@
+/**
+ * Who the client is and whether it may proceed: the client address (X-Forwarded-For only from a trusted proxy) and
+ * the pairing-token policy (loopback trusted in `auto`; `always` requires the token from everyone; `never` from
+ * no one). `/api/health` is always open.
+ */
+import type { Context, Middleware, Next } from 'koa';
+import { isIP } from 'node:net';
+import type { TokenPolicy } from '../../config/desktop.js';
+import { UnauthorizedError } from '../../errors.js';
+import { isLoopback, normaliseIp } from '../services/address-class.js';
+import { tokenMatches } from '../services/pairing.service.js';
+
+/** Paths that need no token. */
+const OPEN_PATHS = new Set(['/api/health']);
+
+/** 401 with a `WWW-Authenticate` challenge (problemMiddleware copies `headers` onto the response). */
+class TokenRequiredError extends UnauthorizedError {
+  readonly headers = { 'WWW-Authenticate': 'Bearer realm="vigil"' };
+}
+
+/**
+ * The client's address: the TCP peer, or, when the peer is a trusted proxy, the right-most X-Forwarded-For entry
+ * that is not itself a trusted proxy. Normalised (no `::ffff:` prefix).
+ */
+export function clientAddress(ctx: Context, trustedProxies: ReadonlySet<string>): string {
+  const peer = normaliseIp(ctx.req.socket.remoteAddress ?? '');
+  if (trustedProxies.size === 0 || !trustedProxies.has(peer)) return peer;
+  const forwarded = (ctx.get('X-Forwarded-For') || '')
+    .split(',')
+    .map((s) => normaliseIp(s.trim()))
+    .filter((s) => isIP(s) !== 0);
+  for (let i = forwarded.length - 1; i >= 0; i--) if (!trustedProxies.has(forwarded[i])) return forwarded[i];
+  return peer;
+}
+
+/** Options of {@link accessControl}. */
+export interface AccessOptions {
+  policy: TokenPolicy;
+  token: string;
+  trustedProxies: ReadonlySet<string>;
+}
+
+/** Sets `ctx.state.clientIp` and `ctx.state.actor` ('loopback' | 'token'), or throws 401. */
+export function accessControl(options: AccessOptions): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const ip = clientAddress(ctx, options.trustedProxies);
+    ctx.state.clientIp = ip;
+    const header = ctx.get('Authorization');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const hasValidToken = m !== null && tokenMatches(m[1], options.token);
+    ctx.state.actor = hasValidToken ? 'token' : 'loopback';
+    if (OPEN_PATHS.has(ctx.path) || options.policy === 'never') return next();
+    if (options.policy === 'auto' && isLoopback(ip)) return next();
+    if (hasValidToken) return next();
+    if (header === '') {
+      throw new TokenRequiredError('This client is not on loopback: send the pairing token as "Authorization: Bearer <token>" (see `vigil pair`).', 'token_required');
+    }
+    throw new TokenRequiredError('The pairing token is wrong: run `vigil pair` on the desktop and pair again.', 'invalid_token');
+  };
+}

@@ -1,0 +1,25 @@
+/** `GET /api/alerts`, `POST /api/alerts/:id/acknowledge`, `DELETE /api/alerts/:id`. */
+import type Router from '@koa/router';
+import { parseInput } from '../../http/validate.js';
+import { alertListQuery } from '../schemas/alert.schema.js';
+import { idParams } from '../schemas/common.schema.js';
+import type { RouteDeps } from './deps.js';
+
+export function register(router: Router, deps: RouteDeps): void {
+  router.get('/api/alerts', async (ctx) => {
+    const q = parseInput(alertListQuery, ctx.query, 'query');
+    ctx.body = await deps.alerts.list(q);
+  });
+  router.get('/api/alerts/:id', async (ctx) => {
+    const { id } = parseInput(idParams, ctx.params, 'params');
+    ctx.body = await deps.alerts.get(id);
+  });
+  router.post('/api/alerts/:id/acknowledge', async (ctx) => {
+    const { id } = parseInput(idParams, ctx.params, 'params');
+    ctx.body = await deps.alerts.acknowledge(id);
+  });
+  router.delete('/api/alerts/:id', async (ctx) => {
+    const { id } = parseInput(idParams, ctx.params, 'params');
+    ctx.body = await deps.alerts.delete(id);
+  });
+}

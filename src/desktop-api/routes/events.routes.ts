@@ -1,0 +1,38 @@
+/**
+ * `GET /api/events`: Server-Sent Events (alert, stats, monitoring, firewall) with ids; a client reconnecting with
+ * `Last-Event-ID` (header, or `?lastEventId=` for clients that cannot set headers) first receives what it missed.
+ */
+import { PassThrough } from 'node:stream';
+import type Router from '@koa/router';
+import { formatEvent } from '../services/event-stream.service.js';
+import type { RouteDeps } from './deps.js';
+
+export function register(router: Router, deps: RouteDeps): void {
+  router.get('/api/events', (ctx) => {
+    const lastId = ctx.get('Last-Event-ID') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : undefined);
+    const stream = new PassThrough();
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    ctx.set('Cache-Control', 'no-cache, no-transform');
+    ctx.set('Connection', 'keep-alive');
+    ctx.set('X-Accel-Buffering', 'no');
+    ctx.type = 'text/event-stream';
+    ctx.status = 200;
+    ctx.body = stream;
+
+    stream.write('retry: 3000\n\n');
+    for (const e of deps.eventStream.missedSince(lastId)) stream.write(formatEvent(e));
+    const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), deps.heartbeatMs);
+    heartbeat.unref();
+    const unsubscribe = deps.eventStream.subscribe(
+      (e) => stream.write(formatEvent(e)),
+      () => stream.end(),
+    );
+    const cleanup = (): void => {
+      clearInterval(heartbeat);
+      unsubscribe();
+    };
+    ctx.req.on('close', cleanup);
+    stream.on('close', cleanup);
+  });
+}

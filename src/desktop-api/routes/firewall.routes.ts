@@ -1,0 +1,28 @@
+/** `POST /api/firewall/block`, `POST /api/firewall/unblock`, `GET /api/firewall/blocked`. */
+import type Router from '@koa/router';
+import type { FirewallActor } from '../../firewall/types.js';
+import { parseInput } from '../../http/validate.js';
+import { blockBody, unblockBody } from '../schemas/firewall.schema.js';
+import type { RouteDeps } from './deps.js';
+
+export function register(router: Router, deps: RouteDeps): void {
+  router.post('/api/firewall/block', async (ctx) => {
+    const body = parseInput(blockBody, ctx.request.body ?? {}, 'body');
+    ctx.body = await deps.firewall.block({
+      ip: body.ip,
+      reason: body.reason ?? null,
+      durationSeconds: body.durationSeconds ?? null,
+      actor: ctx.state.actor as FirewallActor,
+      clientIp: ctx.state.clientIp as string,
+    });
+  });
+  router.post('/api/firewall/unblock', async (ctx) => {
+    const body = parseInput(unblockBody, ctx.request.body ?? {}, 'body');
+    const entry = await deps.firewall.unblock(body.ip, ctx.state.actor as FirewallActor, ctx.state.clientIp as string);
+    ctx.body = { ...entry, unblocked: true };
+  });
+  router.get('/api/firewall/blocked', async (ctx) => {
+    const { blocked, total } = await deps.firewall.list();
+    ctx.body = { blocked, total };
+  });
+}

@@ -1,0 +1,83 @@
+/** Alerts as the API shows them: row -> domain mapping, listing, acknowledgement and deletion (with events). */
+import { NotFoundError } from '../../errors.js';
+import type { EventBus } from '../../events.js';
+import type { Store } from '../../store/database.js';
+import { acknowledgeAlert, deleteAlert, getAlert, listAlerts, type AlertQuery } from '../../store/repos/alert.repo.js';
+import type { AlertRow } from '../../store/tables/alert.table.js';
+import type { Alert, AlertList } from '../schemas/alert.schema.js';
+import type { Clock } from './clock.js';
+
+/** Parses the `details` JSON column; a corrupt value becomes `{raw}` rather than an error. */
+function parseDetails(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+  } catch {
+    return { raw: text };
+  }
+}
+
+/** Maps a stored row to the API's alert shape. */
+export function toAlert(row: AlertRow): Alert {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    severity: row.severity,
+    category: row.category,
+    title: row.title,
+    description: row.description,
+    srcIp: row.src_ip,
+    srcPort: row.src_port,
+    dstIp: row.dst_ip,
+    dstPort: row.dst_port,
+    protocol: row.protocol,
+    score: row.score === null ? null : Math.min(1, Math.max(0, row.score)),
+    source: row.source,
+    acknowledged: row.acknowledged === 1,
+    acknowledgedAt: row.acknowledged_at,
+    count: Math.max(1, row.count),
+    firstSeen: row.first_seen,
+    lastSeen: row.last_seen,
+    details: parseDetails(row.details),
+  };
+}
+
+/** Alert use cases of the desktop API. */
+export class AlertsService {
+  constructor(
+    private readonly store: Store,
+    private readonly events: EventBus,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(query: AlertQuery): Promise<AlertList> {
+    const { rows, total } = await listAlerts(this.store, query);
+    const nextBefore = rows.length === query.limit ? rows[rows.length - 1].id : null;
+    return { alerts: rows.map(toAlert), total, nextBefore };
+  }
+
+  async get(id: number): Promise<Alert> {
+    const row = await getAlert(this.store, id);
+    if (!row) throw new NotFoundError(`Alert ${id} does not exist.`, 'alert_not_found');
+    return toAlert(row);
+  }
+
+  /** Idempotent; the first acknowledgement time is kept. 404 for an unknown id. */
+  async acknowledge(id: number): Promise<Alert> {
+    const before = await getAlert(this.store, id);
+    if (!before) throw new NotFoundError(`Alert ${id} does not exist.`, 'alert_not_found');
+    if (before.acknowledged === 1) return toAlert(before);
+    const row = await acknowledgeAlert(this.store, id, new Date(this.clock.now()).toISOString());
+    if (!row) throw new NotFoundError(`Alert ${id} does not exist.`, 'alert_not_found');
+    const alert = toAlert(row);
+    this.events.emit('alert', { action: 'acknowledged', alert });
+    return alert;
+  }
+
+  async delete(id: number): Promise<{ id: number; deleted: true }> {
+    if (!(await deleteAlert(this.store, id))) throw new NotFoundError(`Alert ${id} does not exist.`, 'alert_not_found');
+    this.events.emit('alert', { action: 'deleted', alert: { id } });
+    return { id, deleted: true };
+  }
+}

@@ -1,0 +1,47 @@
+/** `GET /api/health`: capture, database and firewall state in one small document. */
+import { sql } from 'kysely';
+import type { FirewallService } from '../../firewall/types.js';
+import type { Store } from '../../store/database.js';
+import type { Health } from '../schemas/health.schema.js';
+import type { Clock } from './clock.js';
+import type { MonitoringService } from './monitoring.service.js';
+
+export class HealthService {
+  constructor(
+    private readonly deps: {
+      store: Store;
+      monitoring: Pick<MonitoringService, 'state'>;
+      firewall: Pick<FirewallService, 'status'>;
+      clock: Clock;
+      version: string;
+      startedAtMs: number;
+    },
+  ) {}
+
+  /** `degraded` when the database does not answer, capture is not running or has failed. */
+  async health(): Promise<Health> {
+    let database: Health['database'] = 'ok';
+    try {
+      await sql`select 1`.execute(this.deps.store);
+    } catch {
+      database = 'error';
+    }
+    let firewall: Health['firewall'];
+    try {
+      const s = await this.deps.firewall.status();
+      firewall = { backend: s.backend, available: s.available };
+    } catch {
+      firewall = { backend: 'unknown', available: false };
+    }
+    const capture = this.deps.monitoring.state();
+    const ok = database === 'ok' && capture.running && capture.error === null;
+    return {
+      status: ok ? 'ok' : 'degraded',
+      version: this.deps.version,
+      uptimeSeconds: Math.max(0, Math.floor((this.deps.clock.now() - this.deps.startedAtMs) / 1000)),
+      capture,
+      database,
+      firewall,
+    };
+  }
+}

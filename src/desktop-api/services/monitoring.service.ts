@@ -1,0 +1,221 @@
+/**
+ * Starts and stops the sensor. Sources come only from the operator's configuration (interface, filter, replay file,
+ * bundled sample); a client may name an interface and a BPF filter, never a file path. Keeps counters summed over
+ * sessions, restarts looping replays, and publishes `monitoring` events.
+ */
+import path from 'node:path';
+import type { DesktopCaptureConfig } from '../../config/desktop.js';
+import { ConflictError, ServiceUnavailableError } from '../../errors.js';
+import type { EventBus } from '../../events.js';
+import type { CaptureSource, FlowOptions, Sensor, SensorStats } from '../../native/types.js';
+import type { MonitoringState } from '../schemas/health.schema.js';
+import type { Clock } from './clock.js';
+import { addSensorStats, emptySensorStats } from './sensor-totals.js';
+
+/** Dependencies of {@link MonitoringService}. */
+export interface MonitoringDeps {
+  sensor: Sensor;
+  capture: DesktopCaptureConfig;
+  /** Absolute path of the bundled sample capture (replayed when live capture is not permitted). */
+  samplePath: string;
+  events: EventBus;
+  clock: Clock;
+  flowOptions?: FlowOptions;
+  /** Delay (ms) before a looping replay restarts. Default 1000. */
+  loopDelayMs?: number;
+  log?: (message: string) => void;
+}
+
+/** What a client may ask for. */
+export interface StartRequest {
+  interface?: string;
+  filter?: string;
+}
+
+interface ActiveSource {
+  source: CaptureSource;
+  sample: boolean;
+}
+
+/** The fix to suggest for a capture error message. */
+function fixFor(message: string): string {
+  if (/permi|denied|EPERM|EACCES|operation not permitted/i.test(message)) {
+    return 'Run Vigil as root, or grant the capture capabilities: sudo setcap cap_net_raw,cap_net_admin=eip "$(command -v node)".';
+  }
+  if (/no such device|doesn't exist|not exist|not found|unknown interface|ENODEV/i.test(message)) {
+    return 'Check the interface name with `vigil interfaces`.';
+  }
+  return 'Check the interface name with `vigil interfaces` and that Vigil may capture (root or CAP_NET_RAW).';
+}
+
+/** The sensor controller used by `vigil start`, the monitoring routes, health and the stats service. */
+export class MonitoringService {
+  private readonly deps: MonitoringDeps;
+  private active: ActiveSource | null = null;
+  private last: ActiveSource | null = null;
+  private startedAt: string | null = null;
+  private fallbackReason: string | null = null;
+  private lastError: string | null = null;
+  /** Counters of finished sessions. */
+  private base: SensorStats = emptySensorStats();
+  /** True while the current sensor session's counters are not yet folded into `base`. */
+  private sessionOpen = false;
+  private userStopped = false;
+  private loopTimer: NodeJS.Timeout | null = null;
+  private transition: Promise<unknown> = Promise.resolve();
+
+  constructor(deps: MonitoringDeps) {
+    this.deps = deps;
+    deps.sensor.on('end', (stats) => this.onEnd(stats));
+    deps.sensor.on('error', (err) => {
+      this.lastError = err.message;
+      this.publish();
+    });
+  }
+
+  /** Current state (the body of the monitoring routes and `capture` in health). */
+  state(): MonitoringState {
+    const src = this.active ?? this.last;
+    const running = this.deps.sensor.running || this.loopTimer !== null;
+    const live = src?.source.kind === 'live' ? src.source : null;
+    const file = src?.source.kind === 'file' ? src.source : null;
+    let description = 'not capturing';
+    if (live) description = `live capture on ${live.interface ?? 'the default interface'}`;
+    if (file) description = src?.sample ? `replay of the bundled sample capture ${path.basename(file.path)}` : `replay of ${path.basename(file.path)}`;
+    if (!running && src) description = `stopped (last: ${description})`;
+    if (file && this.fallbackReason && src?.sample) description += ` (live capture not available: ${this.fallbackReason})`;
+    return {
+      running,
+      source: src === null ? null : live ? 'live' : 'replay',
+      startedAt: running ? this.startedAt : null,
+      interface: live ? (live.interface ?? null) : null,
+      file: file ? path.basename(file.path) : null,
+      sample: src?.sample ?? false,
+      filter: src?.source.filter ?? null,
+      description,
+      fallbackReason: this.fallbackReason,
+      error: this.lastError,
+    };
+  }
+
+  /** Counters summed over every session since the process started (flowsActive: the current session's). */
+  totals(): SensorStats {
+    return this.sessionOpen ? addSensorStats(this.base, this.deps.sensor.stats()) : { ...this.base, flowsActive: 0 };
+  }
+
+  /**
+   * Starts the configured source: the replay file (`VIGIL_CAPTURE_FILE`), live capture, or, in `auto` mode when live
+   * capture cannot be opened, the bundled sample. Throws ServiceUnavailableError when nothing could be started.
+   */
+  async startConfigured(): Promise<MonitoringState> {
+    return this.serialise(async () => {
+      const cap = this.deps.capture;
+      if (cap.mode === 'replay') return this.open(this.fileSource(cap.file ?? this.deps.samplePath, cap.file === undefined));
+      const live: ActiveSource = { source: { kind: 'live', interface: cap.interface, filter: cap.filter }, sample: false };
+      if (cap.mode === 'live') return this.open(live);
+      try {
+        return await this.open(live);
+      } catch (err) {
+        this.fallbackReason = err instanceof Error ? err.message : String(err);
+        this.deps.log?.(`vigil: live capture not available (${this.fallbackReason}); replaying the bundled sample capture`);
+        return this.open(this.fileSource(this.deps.samplePath, true));
+      }
+    });
+  }
+
+  /**
+   * `POST /api/monitoring/start`: idempotent. With an interface: live capture on it (409 if another source is running).
+   * Without: restarts the last source, or the configured one.
+   */
+  async start(req: StartRequest = {}): Promise<MonitoringState> {
+    const current = this.state();
+    if (current.running) {
+      if (req.interface !== undefined && (current.source !== 'live' || current.interface !== req.interface)) {
+        throw new ConflictError(`Capture is already running (${current.description}); stop it first.`, 'capture_running');
+      }
+      return current;
+    }
+    if (req.interface === undefined) {
+      if (this.last === null) return this.startConfigured();
+      const last = this.last;
+      const filter = req.filter ?? last.source.filter;
+      return this.serialise(() => this.open({ ...last, source: { ...last.source, filter } }));
+    }
+    const source: ActiveSource = { source: { kind: 'live', interface: req.interface, filter: req.filter ?? this.deps.capture.filter }, sample: false };
+    return this.serialise(() => this.open(source));
+  }
+
+  /** `POST /api/monitoring/stop`: idempotent; also cancels a pending replay loop. */
+  async stop(): Promise<MonitoringState> {
+    return this.serialise(async () => {
+      this.userStopped = true;
+      if (this.loopTimer) clearTimeout(this.loopTimer);
+      this.loopTimer = null;
+      if (this.deps.sensor.running) {
+        const final = await this.deps.sensor.stop();
+        this.fold(final);
+      }
+      this.active = null;
+      this.publish();
+      return this.state();
+    });
+  }
+
+  private fileSource(file: string, sample: boolean): ActiveSource {
+    return { source: { kind: 'file', path: file, filter: this.deps.capture.filter, speed: this.deps.capture.replaySpeed }, sample };
+  }
+
+  private async open(src: ActiveSource): Promise<MonitoringState> {
+    this.userStopped = false;
+    try {
+      await this.deps.sensor.start(src.source, this.deps.flowOptions);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      const what = src.source.kind === 'live' ? `interface ${src.source.interface ?? '(default)'}` : `capture file ${path.basename(src.source.path)}`;
+      throw new ServiceUnavailableError(`Cannot open ${what}: ${reason}. ${fixFor(reason)}`, 'capture_unavailable', { cause: err });
+    }
+    this.sessionOpen = true;
+    this.active = src;
+    this.last = src;
+    this.lastError = null;
+    this.startedAt = new Date(this.deps.clock.now()).toISOString();
+    this.publish();
+    return this.state();
+  }
+
+  private fold(final: SensorStats): void {
+    if (!this.sessionOpen) return;
+    this.base = addSensorStats(this.base, { ...final, flowsActive: 0 });
+    this.sessionOpen = false;
+  }
+
+  private onEnd(stats: SensorStats): void {
+    this.fold(stats);
+    const ended = this.active;
+    this.active = null;
+    if (!this.userStopped && ended?.source.kind === 'file' && this.deps.capture.replayLoop) {
+      this.loopTimer = setTimeout(() => {
+        this.loopTimer = null;
+        if (this.userStopped) return;
+        this.serialise(() => this.open(ended)).catch((err: unknown) => {
+          this.lastError = err instanceof Error ? err.message : String(err);
+          this.publish();
+        });
+      }, this.deps.loopDelayMs ?? 1000);
+      this.loopTimer.unref();
+    }
+    this.publish();
+  }
+
+  private publish(): void {
+    const s = this.state();
+    this.deps.events.emit('monitoring', { running: s.running, source: s.source, startedAt: s.startedAt, ...(s.error ? { error: s.error } : {}) });
+  }
+
+  /** Start/stop transitions run one at a time. */
+  private serialise<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.transition.then(fn, fn);
+    this.transition = next.catch(() => undefined);
+    return next;
+  }
+}

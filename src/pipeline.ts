@@ -1,0 +1,146 @@
+/**
+ * The sensor pipeline: sensor flow batches -> live statistics (synchronously) -> store (flow summaries, one
+ * transaction per batch) -> detection.ingest -> events. Batches are processed one at a time off the request path;
+ * when storage/detection fall behind, at most `maxQueuedBatches` wait and further batches are counted as dropped
+ * (their statistics are still counted), so memory stays bounded and the capture thread is never blocked.
+ */
+import type { DetectionEngine } from './detect/types.js';
+import type { FlowRecord, Sensor } from './native/types.js';
+import type { Store } from './store/database.js';
+import { insertFlowBatch, pruneFlows, type FlowRetention } from './store/repos/flow.repo.js';
+import type { NewFlow } from './store/tables/flow.table.js';
+
+/** Dependencies of {@link SensorPipeline}. */
+export interface PipelineDeps {
+  sensor: Pick<Sensor, 'on' | 'off'>;
+  store: Store;
+  /** Null when detection is not running. */
+  detection: Pick<DetectionEngine, 'ingest'> | null;
+  /** Called synchronously with every batch (live statistics). */
+  onFlows?: (flows: readonly FlowRecord[]) => void;
+  /** Epoch ms now. */
+  now: () => number;
+  /** Flow retention: maximum age (ms) and count of stored flow summaries. */
+  retention: { maxAgeMs: number; maxRows: number };
+  /** Batches allowed to wait for storage/detection. Default 64. */
+  maxQueuedBatches?: number;
+  /** How often retention is applied, ms. Default 60000. */
+  pruneIntervalMs?: number;
+  log?: (message: string, err?: unknown) => void;
+}
+
+/** Counters of the pipeline (exposed for health/benchmarks and tests). */
+export interface PipelineCounters {
+  batches: number;
+  flows: number;
+  storedFlows: number;
+  droppedBatches: number;
+  errors: number;
+}
+
+/** Maps a flow record to its stored summary. */
+export function toFlowRow(f: FlowRecord, storedAtMs: number): NewFlow {
+  return {
+    flow_id: f.id,
+    src_ip: f.srcIp,
+    src_port: f.srcPort,
+    dst_ip: f.dstIp,
+    dst_port: f.dstPort,
+    protocol: f.protocol,
+    packets: f.packets,
+    bytes: f.bytes,
+    first_seen: f.firstSeen,
+    last_seen: f.lastSeen,
+    duration_us: Math.round(f.durationUs),
+    end_reason: f.endReason,
+    stored_at_ms: storedAtMs,
+  };
+}
+
+export class SensorPipeline {
+  readonly counters: PipelineCounters = { batches: 0, flows: 0, storedFlows: 0, droppedBatches: 0, errors: 0 };
+  private readonly deps: PipelineDeps;
+  private readonly queue: FlowRecord[][] = [];
+  private draining: Promise<void> | null = null;
+  private pruneTimer: NodeJS.Timeout | null = null;
+  private readonly listener = (flows: FlowRecord[]): void => this.accept(flows);
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(deps: PipelineDeps) {
+    this.deps = deps;
+  }
+
+  /** Subscribes to the sensor and starts periodic retention. */
+  start(): void {
+    this.deps.sensor.on('flows', this.listener);
+    this.pruneTimer = setInterval(() => {
+      this.prune().catch((err: unknown) => this.deps.log?.('flow retention failed', err));
+    }, this.deps.pruneIntervalMs ?? 60_000);
+    this.pruneTimer.unref();
+  }
+
+  /** Unsubscribes and waits until the queued batches are stored and scored. */
+  async stop(): Promise<void> {
+    this.deps.sensor.off('flows', this.listener);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.pruneTimer = null;
+    await this.idle();
+  }
+
+  /** Resolves when no batch is queued or in flight. */
+  idle(): Promise<void> {
+    if (this.draining === null && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Applies the retention limits now. */
+  async prune(): Promise<number> {
+    const retention: FlowRetention = { olderThanMs: this.deps.now() - this.deps.retention.maxAgeMs, maxRows: this.deps.retention.maxRows };
+    return pruneFlows(this.deps.store, retention);
+  }
+
+  /** Entry point of a sensor batch (also usable directly by tests and benchmarks). */
+  accept(flows: FlowRecord[]): void {
+    if (flows.length === 0) return;
+    this.counters.batches++;
+    this.counters.flows += flows.length;
+    try {
+      this.deps.onFlows?.(flows);
+    } catch (err) {
+      this.counters.errors++;
+      this.deps.log?.('flow statistics failed', err);
+    }
+    if (this.queue.length >= (this.deps.maxQueuedBatches ?? 64)) {
+      this.counters.droppedBatches++;
+      return;
+    }
+    this.queue.push(flows);
+    this.draining ??= this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (let batch = this.queue.shift(); batch !== undefined; batch = this.queue.shift()) {
+        try {
+          this.counters.storedFlows += await insertFlowBatch(this.deps.store, batch.map((f) => toFlowRow(f, this.deps.now())));
+        } catch (err) {
+          this.counters.errors++;
+          this.deps.log?.('storing flows failed', err);
+        }
+        if (this.deps.detection) {
+          try {
+            await this.deps.detection.ingest(batch);
+          } catch (err) {
+            this.counters.errors++;
+            this.deps.log?.('detection failed', err);
+          }
+        }
+      }
+    } finally {
+      this.draining = null;
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+}
