@@ -193,7 +193,8 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
   }
 
   async function reconcileUnlocked(force: boolean): Promise<ReconcileResult> {
-    if (!loaded) await load();
+    // Reload: another process on the same store (`vigil firewall block` while `vigil start` runs) may have written.
+    await load();
     await sweepUnlocked();
     const at = now();
     const rows = [...cache.values()];

@@ -13,18 +13,19 @@ const execFileP = promisify(execFile);
 
 let counter = 0;
 
-/** Runs a command in the root namespace (argument list, no shell). */
-export async function sh(file: string, args: string[], input?: string): Promise<string> {
-  if (input === undefined) return (await execFileP(file, args, { encoding: 'utf8' })).stdout;
+/** Runs a command in the root namespace (argument list, no shell), with optional stdin and extra environment. */
+export async function sh(file: string, args: string[], input?: string, env?: Record<string, string>): Promise<string> {
+  const options = { encoding: 'utf8' as const, maxBuffer: 64 * 1024 * 1024, ...(env ? { env: { ...process.env, ...env } } : {}) };
+  if (input === undefined) return (await execFileP(file, args, options)).stdout;
   return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { encoding: 'utf8' }, (err, stdout, stderr) => (err ? reject(new Error(`${file} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)));
+    const child = execFile(file, args, options, (err, stdout, stderr) => (err ? reject(new Error(`${file} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)));
     child.stdin?.end(input);
   });
 }
 
 /** Runs a command inside namespace `ns`. */
-export function nsExec(ns: string, file: string, args: string[], input?: string): Promise<string> {
-  return sh('ip', ['netns', 'exec', ns, file, ...args], input);
+export function nsExec(ns: string, file: string, args: string[], input?: string, env?: Record<string, string>): Promise<string> {
+  return sh('ip', ['netns', 'exec', ns, file, ...args], input, env);
 }
 
 /** Addresses of one side of the pair. */

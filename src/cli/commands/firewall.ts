@@ -1,5 +1,119 @@
-/** `vigil firewall`: not built yet (placeholder so the CLI table type-checks). */
-export async function run(_args: string[]): Promise<number> {
-  process.stderr.write('vigil firewall: not implemented yet\n');
-  return 1;
+/**
+ * `vigil firewall`: inspect and maintain the OS firewall blocks from the command line. Uses the same store
+ * (VIGIL_DATA_DIR) and backend (VIGIL_FIREWALL) as `vigil start`, so blocks made here are kept by the running sensor
+ * (its periodic re-assert reloads the store).
+ *
+ *   vigil firewall status [--json]              backend, desired (store) vs applied (OS) counts
+ *   vigil firewall list [--json]                blocked addresses
+ *   vigil firewall block IP [--reason TEXT] [--duration SECONDS]
+ *   vigil firewall unblock IP
+ *   vigil firewall reconcile                    rebuild the OS state from the store now
+ *   vigil firewall audit [--limit N] [--json]   who blocked/unblocked what, when, why
+ */
+import { parseArgs } from 'node:util';
+import { loadDesktopConfig } from '../../config/desktop.js';
+import { loadFirewallConfig } from '../../config/firewall.js';
+import { ValidationError } from '../../errors.js';
+import { openFirewall } from '../../firewall/backend.js';
+import type { ManagedFirewallService } from '../../firewall/firewall.service.js';
+import { closeStore, openStore } from '../../store/database.js';
+
+const USAGE = `usage: vigil firewall <status|list|block IP|unblock IP|reconcile|audit> [options]
+  status [--json]                          backend, desired (store) vs applied (OS) counts
+  list [--json]                            blocked addresses
+  block IP [--reason TEXT] [--duration S]  block an address or prefix (optionally for S seconds)
+  unblock IP                               remove a block
+  reconcile                                rebuild Vigil's firewall table from the store now
+  audit [--limit N] [--json]               recent blocks, unblocks, expiries and refusals
+Environment: VIGIL_DATA_DIR (store), VIGIL_FIREWALL (auto|nftables|iptables|pf|windows|none), VIGIL_FIREWALL_ALLOWLIST.`;
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Runs `vigil firewall ...`; returns the exit code. */
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      reason: { type: 'string' },
+      duration: { type: 'string' },
+      limit: { type: 'string', default: '20' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [sub = 'status', target] = positionals;
+  if (values.help || !['status', 'list', 'block', 'unblock', 'reconcile', 'audit'].includes(sub)) {
+    (values.help ? process.stdout : process.stderr).write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  if ((sub === 'block' || sub === 'unblock') && !target) {
+    process.stderr.write(`vigil firewall ${sub}: missing IP\n${USAGE}\n`);
+    return 2;
+  }
+
+  const desktop = loadDesktopConfig();
+  const config = loadFirewallConfig();
+  const db = await openStore(desktop.databaseFile);
+  let service: ManagedFirewallService | undefined;
+  try {
+    service = await openFirewall({ db, config, log: (m) => process.stderr.write(`${m}\n`) });
+    switch (sub) {
+      case 'status': {
+        const s = await service.status();
+        if (values.json) out(JSON.stringify(s));
+        else {
+          out(`backend:  ${s.backend}${s.available ? '' : ' (NOT enforcing)'}`);
+          out(`desired:  ${s.desired} blocked in the store (${desktop.databaseFile})`);
+          out(`applied:  ${s.applied === null ? 'n/a' : `${s.applied} in the OS firewall`}${s.intact === false ? ' (Vigil rules missing or altered; run `vigil firewall reconcile`)' : ''}`);
+          if (s.error) out(`error:    ${s.error}`);
+        }
+        return s.error ? 1 : 0;
+      }
+      case 'list': {
+        const { blocked, total } = await service.list();
+        if (values.json) out(JSON.stringify({ blocked, total }));
+        else {
+          for (const b of blocked) out(`${b.ip.padEnd(40)} ${b.blockedAt}  ${b.expiresAt ? `until ${b.expiresAt}` : 'permanent'}  ${b.source}  ${b.reason ?? ''}`);
+          out(`${total} blocked`);
+        }
+        return 0;
+      }
+      case 'block': {
+        let durationSeconds: number | null = null;
+        if (values.duration !== undefined) {
+          if (!/^\d+$/.test(values.duration)) throw new ValidationError('--duration must be a whole number of seconds', [{ path: 'durationSeconds', message: 'a whole number of seconds' }]);
+          durationSeconds = Number(values.duration);
+        }
+        await service.start();
+        const entry = await service.block({ ip: target, reason: values.reason ?? null, durationSeconds, actor: 'cli' });
+        out(values.json ? JSON.stringify(entry) : `blocked ${entry.ip}${entry.expiresAt ? ` until ${entry.expiresAt}` : ''}${entry.enforced === false ? ' (recorded only: no firewall backend)' : ''}`);
+        return 0;
+      }
+      case 'unblock': {
+        await service.start();
+        const entry = await service.unblock(target, 'cli');
+        out(values.json ? JSON.stringify(entry) : `unblocked ${entry.ip}`);
+        return 0;
+      }
+      case 'reconcile': {
+        const r = await service.reconcile({ force: true });
+        const s = await service.status();
+        out(values.json ? JSON.stringify({ ...r, status: s }) : `reconciled: ${r.missing} missing re-applied, ${r.stray} stray removed; ${s.applied ?? 'n/a'} of ${s.desired} applied`);
+        return s.error ? 1 : 0;
+      }
+      case 'audit': {
+        const rows = await service.audit(Number.parseInt(values.limit, 10) || 20);
+        if (values.json) out(JSON.stringify(rows));
+        else for (const a of rows) out(`${a.at}  ${a.action.padEnd(9)} ${(a.ip ?? '-').padEnd(40)} ${a.outcome.padEnd(7)} ${a.actor}${a.client_ip ? `@${a.client_ip}` : ''}  ${a.reason ?? ''}${a.detail ? `  (${a.detail})` : ''}`);
+        return 0;
+      }
+    }
+    return 2;
+  } finally {
+    await service?.stop();
+    await closeStore(db);
+  }
 }

@@ -16,7 +16,7 @@ import { createFirewallService, type ManagedFirewallService } from '../../../src
 import type { ProtectedAddresses } from '../../../src/firewall/rules.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import { createNetnsPair, nsExec, probe, type NetnsPair, type Probe } from '../../helpers/netns.js';
-import { IS_ROOT, tempDir } from '../../helpers/setup.js';
+import { IS_ROOT, ROOT, tempDir } from '../../helpers/setup.js';
 
 const PORT = 7009;
 /** "server" side (namespace a): BLOCKED gets blocked, OTHER must keep working. */
@@ -131,6 +131,19 @@ for (const backend of ['nftables', 'iptables'] as const satisfies readonly Backe
       expect(status).to.include({ backend, available: true, desired: 2, applied: 2, intact: true });
       expect(await reach(pair, 'v4', 'blocked')).to.deep.equal({ out: [false, false], in: [false, false] });
       expect((await reach(pair, 'v6', 'blocked')).out).to.deep.equal([false, false]);
+    });
+
+    it('a new process (`vigil firewall reconcile` in the namespace) re-applies the blocks from the same store file', async () => {
+      await createAdapter(backend, netnsRunner(pair.b)).teardown();
+      expect((await reach(pair, 'v4', 'blocked')).out).to.deep.equal([true, true], 'wiped');
+      const out = await nsExec(pair.b, process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'firewall', 'reconcile', '--json'], undefined, {
+        VIGIL_DATA_DIR: path.dirname(dbFile),
+        VIGIL_FIREWALL: backend,
+      });
+      const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { missing: number; status: { desired: number; applied: number } };
+      expect(result.missing).to.equal(2);
+      expect(result.status).to.include({ desired: 2, applied: 2 });
+      expect(await reach(pair, 'v4', 'blocked')).to.deep.equal({ out: [false, false], in: [false, false] });
     });
 
     it('restores a table/set flushed by hand and removes a stray member added by hand', async () => {
