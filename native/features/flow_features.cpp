@@ -58,15 +58,15 @@ void FlowFeatures::Add(const PacketView& v, Direction dir, int64_t ts_ns, int64_
   }
   if (dir == kFwd) {
     if (v.payload_bytes >= 1) fwd_act_data_pkts += 1;
-    if (first_of_dir || hdr < fwd_seg_size_min) fwd_seg_size_min = hdr;
+    if (first_of_dir || v.l4_header_bytes < fwd_seg_size_min) fwd_seg_size_min = v.l4_header_bytes;
   }
 
   last_ns = ts_ns;
   last_dir_ns[dir] = ts_ns;
 }
 
-void FlowFeatures::Finish() {
-  if (active_end_ns - active_start_ns > 0) active.Add(static_cast<double>(active_end_ns - active_start_ns));
+void FlowFeatures::Finish(bool count_last_active) {
+  if (count_last_active && active_end_ns - active_start_ns > 0) active.Add(static_cast<double>(active_end_ns - active_start_ns));
   active_start_ns = active_end_ns;
 }
 

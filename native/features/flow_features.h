@@ -54,7 +54,7 @@ struct FlowFeatures {
   uint32_t flags[2][kTcpFlagCount] = {};
   int32_t init_win[2] = {-1, -1};    // TCP window of the first TCP packet per direction; -1 if none
   double fwd_act_data_pkts = 0;      // fwd packets with payload >= 1
-  double fwd_seg_size_min = 0;       // minimum fwd header bytes (L3+L4), 0 when no fwd packet
+  double fwd_seg_size_min = 0;       // minimum fwd L4 header bytes (CIC "Fwd Seg Size Min"), 0 when no fwd packet
 
   // Active/idle periods (CICFlowMeter): a gap longer than the activity timeout ends an active period.
   int64_t active_start_ns = 0;
@@ -70,8 +70,9 @@ struct FlowFeatures {
   void Start(const PacketView& v, int64_t ts_ns, int64_t activity_timeout_ns);
   // Adds one packet in direction `dir`. ts_ns may go backwards slightly in real captures; IATs clamp at 0.
   void Add(const PacketView& v, Direction dir, int64_t ts_ns, int64_t activity_timeout_ns);
-  // Closes the last active period (call once when the flow ends, before reading active stats).
-  void Finish();
+  // Closes the last active period (call once when the flow ends, before reading active stats). As CICFlowMeter
+  // does, a flow ended by a TCP FIN/RST does not count its last active period (count_last_active = false).
+  void Finish(bool count_last_active);
 };
 
 // Header bytes of a packet (L3 + L4 headers).

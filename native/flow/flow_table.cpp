@@ -101,7 +101,7 @@ uint32_t FlowTable::Allocate() {
 
 void FlowTable::Finish(uint32_t idx, EndReason reason) {
   FlowEntry& e = At(idx);
-  e.f.Finish();
+  e.f.Finish(reason != EndReason::kFin && reason != EndReason::kRst);
   sink_->OnFlow(e, reason);
   stats_.flows_finished++;
   BucketUnlink(idx);
@@ -154,7 +154,7 @@ void FlowTable::AfterPacket(uint32_t idx, const PacketView& v, Direction dir, in
   if (config_.snapshot_interval_ns > 0 && ts_ns - e.last_snapshot_ns >= config_.snapshot_interval_ns) {
     e.last_snapshot_ns = ts_ns;
     scratch_ = e;
-    scratch_.f.Finish();
+    scratch_.f.Finish(true);
     sink_->OnFlow(scratch_, EndReason::kSnapshot);
     stats_.snapshots++;
   }
