@@ -40,9 +40,10 @@ static_assert(sizeof(Ipv6FragmentHeader) == 8, "Ipv6FragmentHeader is 8 bytes");
 constexpr int kMaxIpv6ExtensionHeaders = 16;
 
 // Decodes the IPv6 header and walks its extension headers. `wire_len` as for DecodeIpv4; a payload length of 0 with
-// a hop-by-hop header (jumbogram) or directly followed by TCP (BIG TCP) means the frame length. A header that overruns the payload length, a
-// hop-by-hop header that is not first, or a chain longer than kMaxIpv6ExtensionHeaders -> kBadIpv6ExtHeader; one
-// cut by the snap length -> kTruncatedIp. Addresses are filled as soon as the fixed header is present.
+// a hop-by-hop header (jumbogram) or directly followed by TCP (BIG TCP) means the frame length. A header that
+// overruns the payload length, a hop-by-hop header that is not first, or a chain longer than
+// kMaxIpv6ExtensionHeaders -> kBadIpv6ExtHeader; one cut by the snap length -> kTruncatedIp. Addresses are filled as
+// soon as the fixed header is present.
 DecodeStatus DecodeIpv6(Reader& r, uint32_t wire_len, PacketView& out, L4Span& l4);
 
 }  // namespace vigil
