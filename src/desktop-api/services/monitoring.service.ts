@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { DesktopCaptureConfig } from '../../config/desktop.js';
-import { ConflictError, ServiceUnavailableError } from '../../errors.js';
+import { AppError, ConflictError, ServiceUnavailableError } from '../../errors.js';
 import type { EventBus } from '../../events.js';
 import type { CaptureSource, FlowOptions, Sensor, SensorStats } from '../../native/types.js';
 import type { MonitoringState } from '../schemas/health.schema.js';
@@ -172,7 +172,10 @@ export class MonitoringService {
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       const what = src.source.kind === 'live' ? `interface ${src.source.interface ?? '(default)'}` : `capture file ${path.basename(src.source.path)}`;
-      throw new ServiceUnavailableError(`Cannot open ${what}: ${reason}. ${fixFor(reason)}`, 'capture_unavailable', { cause: err });
+      // Capture errors keep their stable code and status (capture_no_such_device 400, capture_permission_denied 503...)
+      // and their message, which already says what to do.
+      if (err instanceof AppError) throw new AppError(err.code, err.status, `Cannot open ${what}: ${reason}`, { cause: err });
+      throw new ServiceUnavailableError(`Cannot open ${what}: ${reason.replace(/\.$/, '')}. ${fixFor(reason)}`, 'capture_unavailable', { cause: err });
     }
     this.sessionOpen = true;
     this.active = src;
