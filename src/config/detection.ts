@@ -34,6 +34,11 @@ export interface MlConfig {
   maxBatch: number;
   /** How many top features an ML alert's explanation lists (`VIGIL_ML_EXPLAIN_TOP`, default 3). */
   explainTop: number;
+  /**
+   * Evidence gate (`VIGIL_ML_MIN_PACKETS`, default 3): shorter flows, and TCP flows whose SYN was not seen, are scored
+   * but never flagged (see ScorerOptions.minPackets).
+   */
+  minPackets: number;
 }
 
 /** Port scan: one source probing many ports of one host (or one port on many hosts), mostly unanswered. */
@@ -130,6 +135,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       maxQueuedFlows: int(env, 'VIGIL_ML_MAX_QUEUED_FLOWS', 65536, 0, 10_000_000),
       maxBatch: int(env, 'VIGIL_ML_MAX_BATCH', 4096, 1, 1_000_000),
       explainTop: int(env, 'VIGIL_ML_EXPLAIN_TOP', 3, 1, 20),
+      minPackets: int(env, 'VIGIL_ML_MIN_PACKETS', 3, 1, 1_000_000),
     },
     alertWindowSec: int(env, 'VIGIL_DETECT_ALERT_WINDOW_SEC', 600, 1, 7 * 86400),
     maxTracked: int(env, 'VIGIL_DETECT_MAX_TRACKED', 20000, 10, 10_000_000),

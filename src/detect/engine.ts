@@ -60,7 +60,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   const model = deps.model !== undefined ? deps.model : config.ml.enabled ? await loadFlowModel(config.ml.modelPath, { threads: config.ml.threads }) : null;
   const ownsModel = deps.model === undefined && model !== null;
   const scorer = model
-    ? new FlowScorer(model, { maxInFlight: config.ml.maxInFlight, maxQueuedFlows: config.ml.maxQueuedFlows, maxBatch: config.ml.maxBatch, explainTop: config.ml.explainTop })
+    ? new FlowScorer(model, { maxInFlight: config.ml.maxInFlight, maxQueuedFlows: config.ml.maxQueuedFlows, maxBatch: config.ml.maxBatch, explainTop: config.ml.explainTop, minPackets: config.ml.minPackets })
     : null;
   const detectors: Detector[] = [
     new PortScanDetector(config.portScan, config.maxTracked),

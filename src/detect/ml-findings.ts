@@ -90,14 +90,15 @@ export function mlFindings(flows: readonly FlowRecord[], flagged: readonly Flagg
     finding.severity = mlSeverity(finding.category, best.score, thresholds);
     finding.srcPort = f.srcPort;
     finding.dstPort = f.dstPort;
-    const top = best.explanation.map((e) => `${e.name}=${Number(e.value.toPrecision(6))} ${e.unit} (benign p${e.benignPercentile})`).join(', ');
+    const explanation = best.explain();
+    const top = explanation.map((e) => `${e.name}=${Number(e.value.toPrecision(6))} ${e.unit} (benign p${e.benignPercentile})`).join(', ');
     finding.description = `The flow model scored ${finding.count} flow(s) as ${finding.category} (best score ${finding.score.toFixed(3)}). Top features: ${top}.`;
     finding.details = {
       detector: 'ml',
       model: { name: model.name, version: model.version, sha256: model.sha256 },
       probability: Math.round(best.probability * 1e4) / 1e4,
       flowsFlagged: finding.count,
-      explanation: best.explanation.map((e) => ({
+      explanation: explanation.map((e) => ({
         feature: e.name,
         value: e.value,
         unit: e.unit,

@@ -22,7 +22,8 @@ export interface FlaggedFlow {
   score: number;
   /** P(category). */
   probability: number;
-  explanation: FeatureContribution[];
+  /** The features that drove the score (computed on demand: only the flows that become alerts need it). */
+  explain(): FeatureContribution[];
 }
 
 /** Result of scoring one batch. */
@@ -38,6 +39,13 @@ export interface ScorerOptions {
   maxQueuedFlows: number;
   maxBatch: number;
   explainTop: number;
+  /**
+   * Evidence gate (default 3): flows with fewer packets, and TCP flows whose opening SYN was not seen (started
+   * before the capture), are scored but never flagged. Their features cannot match the training flows (CICFlowMeter
+   * flows start at the SYN), and on real traffic such fragments are the model's main source of false positives;
+   * one- and two-packet probes are the port-scan detector's job.
+   */
+  minPackets?: number;
 }
 
 const LATENCY_WINDOW = 2048;
@@ -101,6 +109,8 @@ export class FlowScorer {
     const nc = classes.length;
     const w = model.width;
     const alertAt = model.thresholds.alert;
+    const minPackets = this.options.minPackets ?? 3;
+    const top = this.options.explainTop;
     const scores = new Float32Array(n);
     const flagged: FlaggedFlow[] = [];
     for (let start = 0; start < n; start += this.options.maxBatch) {
@@ -111,17 +121,19 @@ export class FlowScorer {
         const base = r * nc;
         const score = 1 - (probs[base] as number);
         scores[start + r] = score;
-        if (score >= alertAt) {
+        const flow = flows[start + r] as FlowRecord;
+        if (score >= alertAt && flow.packets >= minPackets && (flow.protocol !== 6 || flow.fwdSyn > 0)) {
           let best = 1;
           for (let c = 2; c < nc; c++) if ((probs[base + c] as number) > (probs[base + best] as number)) best = c;
           const category = classes[best] as string;
           this.flaggedPerClass[category] = (this.flaggedPerClass[category] ?? 0) + 1;
+          const row = matrix.slice(r * w, (r + 1) * w);
           flagged.push({
             index: start + r,
             category,
             score,
             probability: probs[base + best] as number,
-            explanation: explainRow(model.features, matrix.subarray(r * w, (r + 1) * w), this.options.explainTop),
+            explain: () => explainRow(model.features, row, top),
           });
         }
       }

@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import { DEFAULT_MODEL_PATH } from '../../../src/config/detection.js';
 import { loadFlowModel, type FlowModel } from '../../../src/ml/model.js';
 import { FlowScorer } from '../../../src/ml/scorer.js';
+import path from 'node:path';
+import { replayFile } from '../../../src/native/capture.js';
+import { FIXTURES } from '../../helpers/setup.js';
 import { makeFlow, synProbe } from '../detect/flow-factory.js';
 
 describe('ml/scorer: FlowScorer', () => {
@@ -22,7 +25,7 @@ describe('ml/scorer: FlowScorer', () => {
     expect(direct.length).to.equal(0);
     for (const f of out!.flagged) {
       expect(out!.scores[f.index]).to.be.at.least(model.thresholds.alert);
-      expect(f.explanation).to.have.length(2);
+      expect(f.explain()).to.have.length(2);
       expect(model.classes).to.include(f.category);
     }
     const stats = s.stats();
@@ -31,6 +34,20 @@ describe('ml/scorer: FlowScorer', () => {
     expect(Object.values(stats.flagged).reduce((a, b) => a + b, 0)).to.equal(out!.flagged.length);
     expect(stats.flowsPerSecond).to.be.above(0);
     expect(stats.model?.name).to.equal('vigil-flow');
+  });
+
+  it('never flags flows below the evidence gate (short flows, TCP without the opening SYN), but scores them', async () => {
+    const s = new FlowScorer(model, { maxInFlight: 1, maxQueuedFlows: 0, maxBatch: 1024, explainTop: 1, minPackets: 3 });
+    const probes = (await replayFile(path.join(FIXTURES, 'pcaps', 'ndpi_nmap_syn_portscan.pcap'))).flows.slice(0, 300);
+    const ungated = new FlowScorer(model, { maxInFlight: 1, maxQueuedFlows: 0, maxBatch: 1024, explainTop: 1, minPackets: 1 });
+    const raw = await ungated.score(probes);
+    expect(raw!.flagged.length, 'the model alone flags bare SYN probes').to.be.above(0);
+    const gated = await s.score(probes);
+    expect(gated!.flagged).to.deep.equal([]);
+    expect(Array.from(gated!.scores)).to.deep.equal(Array.from(raw!.scores));
+    const midStream = raw!.flagged.map((f) => ({ ...probes[f.index]!, packets: 10, fwdPackets: 5, bwdPackets: 5, fwdSyn: 0 }));
+    expect((await s.score(midStream))!.flagged).to.deep.equal([]);
+    expect(s.stats().flowsScored).to.equal(300 + midStream.length);
   });
 
   it('applies backpressure: waits while the queue has room, counts skipped flows beyond it (never silent)', async () => {

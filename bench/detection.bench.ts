@@ -1,0 +1,190 @@
+/**
+ * Detection benchmark (`npm run bench -- detection`). Prints one JSON object as its last stdout line; progress on stderr.
+ * - scoring: FlowScorer.score() (feature matrix + one session.run + explanations of flagged flows) on real flow records
+ *   at batch sizes 1, 64 and 1024: flows/s and per-batch latency (mean/p50/p95/p99). Target: >= 300,000 flows/s at 1024.
+ * - pipeline: the benchmark capture replayed through the sensor (file source, as fast as possible) into the detection
+ *   engine (detectors, scoring, aggregated alerts and threats stored in a real SQLite file), open to the last batch
+ *   stored, against libpcap's read floor (`build/read_floor`, pcap_next_ex only) measured in the same run.
+ *   Target: pipeline within 3x the read floor. Medians over 3 interleaved repetitions.
+ * Options: --pcap FILE (pipeline input; default ../shared/data/pcaps/bench_ndpi_merged_ethernet_mixed.pcap, else a
+ * fixture capture), --seconds N (time per scoring size, default 2).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../src/config/detection.js';
+import { createDetectionEngine } from '../src/detect/engine.js';
+import { createGeoLocator } from '../src/detect/geo.js';
+import { loadFlowModel, type FlowModel } from '../src/ml/model.js';
+import { FlowScorer } from '../src/ml/scorer.js';
+import { createSensor, replayFile } from '../src/native/capture.js';
+import type { FlowRecord } from '../src/native/flow-record.js';
+import { closeStore, openStore } from '../src/store/database.js';
+import { DEFAULT_SOURCE, ROOT } from './input.js';
+
+const log = (msg: string): void => void process.stderr.write(`detection: ${msg}\n`);
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+
+const FALLBACK = path.join(ROOT, 'test', 'fixtures', 'pcaps', 'sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap');
+const READ_FLOOR = path.join(ROOT, 'build', 'read_floor');
+
+async function realFlows(file: string): Promise<FlowRecord[]> {
+  const { flows } = await replayFile(file);
+  return flows;
+}
+
+async function scoring(model: FlowModel, flows: FlowRecord[], seconds: number): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const size of [1, 64, 1024]) {
+    const scorer = new FlowScorer(model, { maxInFlight: 1, maxQueuedFlows: 0, maxBatch: 4096, explainTop: 3 });
+    const batches: FlowRecord[][] = [];
+    for (let i = 0; i < 64; i++) batches.push(Array.from({ length: size }, (_, k) => flows[(i * size + k) % flows.length] as FlowRecord));
+    for (let i = 0; i < 20; i++) await scorer.score(batches[i % batches.length] as FlowRecord[]);
+    const lat: number[] = [];
+    let n = 0;
+    const start = performance.now();
+    while (performance.now() - start < seconds * 1000) {
+      const t = performance.now();
+      await scorer.score(batches[lat.length % batches.length] as FlowRecord[]);
+      lat.push(performance.now() - t);
+      n += size;
+    }
+    const elapsed = (performance.now() - start) / 1000;
+    lat.sort((a, b) => a - b);
+    out[`batch${size}`] = {
+      batches: lat.length,
+      flowsPerSec: Math.round(n / elapsed),
+      latencyMs: { mean: round(lat.reduce((a, b) => a + b, 0) / lat.length, 4), p50: round(pct(lat, 50), 4), p95: round(pct(lat, 95), 4), p99: round(pct(lat, 99), 4) },
+    };
+    log(`scoring batch ${size}: ${JSON.stringify(out[`batch${size}`])}`);
+  }
+  return out;
+}
+
+function readFloor(file: string): number | null {
+  if (!existsSync(READ_FLOOR)) return null;
+  const r = spawnSync(READ_FLOOR, [file], { encoding: 'utf8' });
+  if (r.status !== 0) return null;
+  const j = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { seconds?: number };
+  return typeof j.seconds === 'number' ? j.seconds : null;
+}
+
+/** Sensor replay only (flows delivered to JS, nothing done with them): attributes the pipeline's time. */
+async function replayOnly(file: string): Promise<{ seconds: number; flows: number }> {
+  const sensor = createSensor();
+  let flows = 0;
+  sensor.on('flows', (b) => {
+    flows += b.length;
+  });
+  const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
+  const t = performance.now();
+  await sensor.start({ kind: 'file', path: file });
+  await ended;
+  return { seconds: (performance.now() - t) / 1000, flows };
+}
+
+async function pipeline(file: string, model: FlowModel): Promise<Record<string, number>> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vigil-bench-detect-'));
+  try {
+    const store = await openStore(path.join(dir, 'vigil.db'));
+    const geo = createGeoLocator();
+    await geo.lookup('8.8.8.8'); // load the geolocation databases before timing, as a running sensor has them
+    await geo.lookup('2001:4860:4860::8888');
+    const engine = await createDetectionEngine({ store, config: loadDetectionConfig({}), model, geo });
+    const sensor = createSensor();
+    let flows = 0;
+    let alerts = 0;
+    let chain: Promise<void> = Promise.resolve();
+    sensor.on('flows', (batch) => {
+      flows += batch.length;
+      chain = chain.then(async () => {
+        alerts += (await engine.process(batch)).length;
+      });
+    });
+    const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
+    const t = performance.now();
+    await sensor.start({ kind: 'file', path: file });
+    await ended;
+    await chain;
+    const seconds = (performance.now() - t) / 1000;
+    const stats = engine.mlStats();
+    const stored = await store.selectFrom('alerts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    await engine.close();
+    await closeStore(store);
+    return { seconds, flows, flowsScored: stats.flowsScored, skipped: stats.skipped, alertChanges: alerts, alertsStored: Number(stored.n) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(arg('seconds') ?? 2);
+  const pcapArg = arg('pcap');
+  const input = pcapArg ? path.resolve(pcapArg) : existsSync(DEFAULT_SOURCE) ? DEFAULT_SOURCE : FALLBACK;
+  log(`loading model and real flows from ${path.relative(ROOT, input)}`);
+  const model = await loadFlowModel(DEFAULT_MODEL_PATH);
+  const flows = await realFlows(input);
+  log(`${flows.length} flow records`);
+  const score = await scoring(model, flows, seconds);
+
+  log('pipeline vs read floor (3 interleaved repetitions)');
+  const floor: number[] = [];
+  const pipe: Array<Record<string, number>> = [];
+  const replay: number[] = [];
+  readFloor(input); // warm the page cache
+  await pipeline(input, model); // warm-up (JIT, SQLite, geo)
+  for (let i = 0; i < 3; i++) {
+    const f = readFloor(input);
+    if (f !== null) floor.push(f);
+    replay.push((await replayOnly(input)).seconds);
+    pipe.push(await pipeline(input, model));
+    log(`  rep ${i + 1}: floor ${f === null ? 'n/a' : round(f, 4)} s, replay ${round(replay[i] as number, 4)} s, pipeline ${round(pipe[i]!.seconds as number, 4)} s`);
+  }
+  const pipeSec = median(pipe.map((p) => p.seconds as number));
+  const floorSec = floor.length > 0 ? median(floor) : null;
+  const replaySec = median(replay);
+  const p0 = pipe[0] as Record<string, number>;
+  const b1024 = score.batch1024 as { flowsPerSec: number };
+  const result = {
+    model: { name: model.info.name, version: model.info.version, sha256: model.info.sha256, features: model.width },
+    scoring: { what: 'FlowScorer.score(): features + one session.run + explanations, 1 intra-op thread', ...score },
+    pipeline: {
+      file: input,
+      what: 'sensor file replay -> detectors + scoring + aggregated alerts/threats stored in SQLite; open to last batch stored',
+      flows: p0.flows,
+      flowsScored: p0.flowsScored,
+      skipped: p0.skipped,
+      alertsStored: p0.alertsStored,
+      seconds: round(pipeSec, 4),
+      flowsPerSec: Math.round((p0.flows as number) / pipeSec),
+      replayOnlySeconds: round(replaySec, 4),
+      readFloorSeconds: floorSec === null ? null : round(floorSec, 4),
+      readFloor: existsSync(READ_FLOOR) ? 'build/read_floor (libpcap pcap_next_ex only)' : 'build/read_floor not built: ratio unavailable',
+      runs: pipe.map((p) => round(p.seconds as number, 4)),
+    },
+    ratios: {
+      pipelineVsReadFloor: floorSec === null ? null : round(pipeSec / floorSec, 2),
+      replayVsReadFloor: floorSec === null ? null : round(replaySec / floorSec, 2),
+      pipelineVsReplay: round(pipeSec / replaySec, 2),
+    },
+    targets: {
+      scoring1024FlowsPerSec: { target: 300_000, met: b1024.flowsPerSec >= 300_000 },
+      pipelineWithin3xReadFloor: { target: 3, met: floorSec === null ? null : pipeSec / floorSec <= 3 },
+    },
+  };
+  await model.release();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+await main();
