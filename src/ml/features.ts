@@ -59,6 +59,66 @@ export const FEATURE_EXTRACTORS: Readonly<Record<string, Extractor>> = Object.fr
   fwdActDataPkts: (f) => f.fwdActDataPkts,
 });
 
+/** Column order of the vigil-flow-v1 feature list; {@link writeCanonicalRow} writes exactly these. */
+export const CANONICAL_FEATURES: readonly string[] = Object.freeze(Object.keys(FEATURE_EXTRACTORS));
+
+const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
+
+/**
+ * Fast path for models using {@link CANONICAL_FEATURES} in order: every field read once, straight-line writes (no
+ * per-feature calls). Must stay equivalent to FEATURE_EXTRACTORS (a unit test compares them).
+ */
+export function writeCanonicalRow(f: FlowRecord, out: Float32Array, o: number): void {
+  const packets = f.packets;
+  const fwdPackets = f.fwdPackets;
+  const bwdPackets = f.bwdPackets;
+  const fwdPsh = f.fwdPsh;
+  const fwdInitWin = f.fwdInitWin;
+  const bwdInitWin = f.bwdInitWin;
+  out[o] = finite(f.protocol);
+  out[o + 1] = finite(f.durationUs);
+  out[o + 2] = finite(fwdPackets);
+  out[o + 3] = finite(bwdPackets);
+  out[o + 4] = finite(f.fwdPayloadBytes);
+  out[o + 5] = finite(f.bwdPayloadBytes);
+  out[o + 6] = finite(f.fwdPktLenMax);
+  out[o + 7] = finite(f.fwdPktLenMin);
+  out[o + 8] = finite(f.fwdPktLenMean);
+  out[o + 9] = finite(sampleStd(f.fwdPktLenStd, fwdPackets));
+  out[o + 10] = finite(f.bwdPktLenMax);
+  out[o + 11] = finite(f.bwdPktLenMin);
+  out[o + 12] = finite(f.bwdPktLenMean);
+  out[o + 13] = finite(sampleStd(f.bwdPktLenStd, bwdPackets));
+  out[o + 14] = finite(f.pktLenMin);
+  out[o + 15] = finite(f.pktLenMax);
+  out[o + 16] = finite(f.pktLenMean);
+  out[o + 17] = finite(sampleStd(f.pktLenStd, packets));
+  out[o + 18] = finite(f.iatMeanUs);
+  out[o + 19] = finite(sampleStd(f.iatStdUs, packets - 1));
+  out[o + 20] = finite(f.iatMaxUs);
+  out[o + 21] = finite(f.iatMinUs);
+  out[o + 22] = finite(f.fwdIatTotalUs);
+  out[o + 23] = finite(f.fwdIatMeanUs);
+  out[o + 24] = finite(sampleStd(f.fwdIatStdUs, fwdPackets - 1));
+  out[o + 25] = finite(f.fwdIatMaxUs);
+  out[o + 26] = finite(f.fwdIatMinUs);
+  out[o + 27] = finite(f.bwdIatTotalUs);
+  out[o + 28] = finite(f.bwdIatMeanUs);
+  out[o + 29] = finite(sampleStd(f.bwdIatStdUs, bwdPackets - 1));
+  out[o + 30] = finite(f.bwdIatMaxUs);
+  out[o + 31] = finite(f.bwdIatMinUs);
+  out[o + 32] = finite(f.fwdFin + f.bwdFin);
+  out[o + 33] = finite(f.fwdSyn + f.bwdSyn);
+  out[o + 34] = finite(f.fwdRst + f.bwdRst);
+  out[o + 35] = finite(fwdPsh + f.bwdPsh);
+  out[o + 36] = finite(f.fwdAck + f.bwdAck);
+  out[o + 37] = finite(f.fwdUrg + f.bwdUrg);
+  out[o + 38] = finite(fwdPsh);
+  out[o + 39] = fwdInitWin > 0 ? fwdInitWin : 0;
+  out[o + 40] = bwdInitWin > 0 ? bwdInitWin : 0;
+  out[o + 41] = finite(f.fwdActDataPkts);
+}
+
 /**
  * Builds feature matrices for one model's column order. Holds one growing Float32Array that `build()` overwrites
  * and returns a view of, so callers must use (or copy) the result before the next `build()`.
@@ -66,6 +126,7 @@ export const FEATURE_EXTRACTORS: Readonly<Record<string, Extractor>> = Object.fr
 export class FeatureMatrixBuilder {
   readonly width: number;
   private readonly extractors: Extractor[];
+  private readonly canonical: boolean;
   private buffer: Float32Array;
 
   /** Throws RangeError when the model asks for a feature this build cannot compute (model and code out of step). */
@@ -76,6 +137,7 @@ export class FeatureMatrixBuilder {
       return fn;
     });
     this.width = featureNames.length;
+    this.canonical = featureNames.length === CANONICAL_FEATURES.length && featureNames.every((n, i) => n === CANONICAL_FEATURES[i]);
     this.buffer = new Float32Array(Math.max(1, initialRows) * this.width);
   }
 
@@ -87,6 +149,10 @@ export class FeatureMatrixBuilder {
     const w = this.width;
     if (this.buffer.length < count * w) this.buffer = new Float32Array(Math.max(count, (this.buffer.length / w) * 2) * w);
     const out = this.buffer;
+    if (this.canonical) {
+      for (let r = 0; r < count; r++) writeCanonicalRow(flows[start + r] as FlowRecord, out, r * w);
+      return out.subarray(0, count * w);
+    }
     const ex = this.extractors;
     for (let r = 0; r < count; r++) {
       const flow = flows[start + r] as FlowRecord;

@@ -56,3 +56,23 @@ describe('ml/explain', () => {
     expect(top[0]!.contribution).to.be.closeTo(0.3, 1e-9);
   });
 });
+
+describe('ml/features: writeCanonicalRow()', () => {
+  it('matches the per-feature extractors exactly (fast path and general path agree)', async () => {
+    const { CANONICAL_FEATURES, writeCanonicalRow } = await import('../../../src/ml/features.js');
+    const flows = [
+      makeFlow(),
+      makeFlow({ protocol: 17, fwdInitWin: -1, bwdInitWin: -1, packets: 1, fwdPackets: 1, bwdPackets: 0, fwdPktLenStd: 3, iatStdUs: 7 }),
+      makeFlow({ fwdPsh: 3, bwdPsh: 2, fwdUrg: 1, fwdRst: 1, fwdIatStdUs: Number.POSITIVE_INFINITY }),
+    ];
+    for (const f of flows) {
+      const fast = new Float32Array(CANONICAL_FEATURES.length);
+      writeCanonicalRow(f, fast, 0);
+      const slow = Float32Array.from(CANONICAL_FEATURES.map((n) => {
+        const v = FEATURE_EXTRACTORS[n]!(f);
+        return Number.isFinite(v) ? v : 0;
+      }));
+      expect(Array.from(fast)).to.deep.equal(Array.from(slow));
+    }
+  });
+});
