@@ -40,7 +40,9 @@ export class BeaconDetector implements Detector {
       let state = this.series.get(key);
       if (!state) state = { starts: [], unreported: 0, f };
       touch(this.series, key, state);
+      const last = state.starts[state.starts.length - 1];
       state.starts.push(f.firstSeenMs);
+      if (last !== undefined && f.firstSeenMs < last) state.starts.sort((a, b) => a - b);
       state.unreported++;
       if (state.starts.length > MAX_STARTS) state.starts.splice(0, state.starts.length - MAX_STARTS);
       touched.add(key);
@@ -50,8 +52,7 @@ export class BeaconDetector implements Detector {
     const windowMs = this.config.windowSec * 1000;
     for (const key of touched) {
       const state = this.series.get(key);
-      if (!state) continue;
-      state.starts.sort((a, b) => a - b);
+      if (!state || state.starts.length < this.config.minConnections) continue;
       const latest = state.starts[state.starts.length - 1] as number;
       state.starts = state.starts.filter((t) => t >= latest - windowMs);
       state.unreported = Math.min(state.unreported, state.starts.length);
