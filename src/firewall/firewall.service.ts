@@ -18,7 +18,8 @@ import {
 import { insertFirewallAudit, listFirewallAudit } from '../store/repos/firewall-audit.repo.js';
 import type { BlockedIpRow } from '../store/tables/blocked-ip.table.js';
 import type { FirewallAuditAction, FirewallAuditOutcome, FirewallAuditRow } from '../store/tables/firewall-audit.table.js';
-import type { AdapterEntry, FirewallAdapter } from './adapters/adapter.js';
+import { performance } from 'node:perf_hooks';
+import type { AdapterEntry, AppliedState, FirewallAdapter } from './adapters/adapter.js';
 import { CommandError } from './command-runner.js';
 import { assertBlockable, cachedProtectedAddresses, overlaps, parseAddress, tryParseAddress, type ParsedAddress, type ProtectedAddressProvider } from './rules.js';
 import type { BlockRequest, BlockedEntry, FirewallActor, FirewallService, FirewallStatus } from './types.js';
@@ -29,6 +30,8 @@ export const MAX_REASON_LENGTH = 500;
 export const MAX_DURATION_SECONDS = 10 * 365 * 24 * 3600;
 /** Entries that expire within this margin are not counted as missing when comparing with the OS (the kernel may already have dropped them). */
 const EXPIRY_MARGIN_MS = 2000;
+/** `status()` reuses an OS listing this recent (ms): `/api/health` may be polled, and listing 50k members takes ~1 s. Changes invalidate it. */
+const STATUS_CACHE_MS = 2000;
 
 /** What the service needs; `cli/main.ts` wires real instances, tests pass namespace-bound adapters. */
 export interface FirewallServiceDeps {
@@ -114,6 +117,24 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
   let lastError: string | undefined;
   let lastIntact: boolean | undefined;
   let loaded = false;
+  /** The last OS listing (shared by concurrent status calls), dropped on every change. */
+  let inspectCache: { atMs: number; promise: Promise<AppliedState> } | undefined;
+
+  function inspectCached(): Promise<AppliedState> {
+    const t = performance.now();
+    if (inspectCache && t - inspectCache.atMs < STATUS_CACHE_MS) return inspectCache.promise;
+    const promise = adapter.inspect();
+    const entry = { atMs: t, promise };
+    inspectCache = entry;
+    promise.catch(() => {
+      if (inspectCache === entry) inspectCache = undefined;
+    });
+    return promise;
+  }
+
+  function changed(): void {
+    inspectCache = undefined;
+  }
 
   /** Runs `fn` after every previously queued operation (OS and store changes never interleave). */
   function serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -178,6 +199,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
     const expired = await deleteExpiredBlockedIps(db, at.toISOString());
     if (expired.length === 0) return 0;
     for (const row of expired) forget(row.ip);
+    changed();
     try {
       // Kernel timeouts normally removed them already; removal is idempotent and needed for pf/Windows/long expiries.
       await adapter.remove(expired.map((r) => toAdapterEntry({ ...r, expires_at: null }, at)));
@@ -219,6 +241,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
       return { intact: true, missing: 0, stray: 0, repaired: false };
     }
     if (drift || force) {
+      changed();
       await adapter.replaceAll(rows.map((r) => toAdapterEntry(r, at)));
     }
     lastIntact = intact;
@@ -288,6 +311,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
           updated_at: atIso,
           expires_at: expiresAt,
         };
+        changed();
         try {
           await adapter.add([toAdapterEntry(candidate, at)]);
         } catch (err) {
@@ -315,6 +339,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
         if (!loaded) await load();
         const existing = cache.get(parsed.key);
         if (!existing) throw new NotFoundError(`${parsed.key} is not blocked.`, 'not_blocked');
+        changed();
         try {
           await adapter.remove([toAdapterEntry({ ...existing, expires_at: null }, now())]);
         } catch (err) {
@@ -357,7 +382,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
       const base = { backend: adapter.name, desired: cache.size };
       if (!adapter.enforces) return { ...base, available: false, applied: null, intact: true };
       try {
-        const applied = await adapter.inspect();
+        const applied = await inspectCached();
         lastIntact = applied.intact;
         return { ...base, available: lastError === undefined, applied: applied.members.length, intact: applied.intact, ...(lastError ? { error: lastError } : {}) };
       } catch (err) {
@@ -386,6 +411,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
       timers = [];
       await serial(async () => {
         if (config.unblockOnStop && adapter.enforces) {
+          changed();
           try {
             await adapter.teardown();
           } catch (err) {
