@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { createSensor } from '../../../src/native/capture.js';
+import type { FlowRecord, SensorStats } from '../../../src/native/types.js';
+import { SensorPipeline } from '../../../src/pipeline.js';
+import { closeStore, openStore, type Store } from '../../../src/store/database.js';
+import { countFlows, listRecentFlows } from '../../../src/store/repos/flow.repo.js';
+import { FIXTURES } from '../../helpers/setup.js';
+
+describe('SensorPipeline (src/pipeline.ts)', function () {
+  this.timeout(20_000);
+  let store: Store;
+  beforeEach(async () => {
+    store = await openStore(':memory:');
+  });
+  afterEach(async () => closeStore(store));
+
+  it('stores, scores and counts every batch of a real replay, in order', async () => {
+    const sensor = createSensor();
+    const ingested: number[] = [];
+    let seenByStats = 0;
+    const p = new SensorPipeline({
+      sensor,
+      store,
+      detection: { ingest: async (flows) => void ingested.push(flows.length) },
+      onFlows: (flows) => (seenByStats += flows.length),
+      now: () => Date.now(),
+      retention: { maxAgeMs: 3_600_000, maxRows: 100_000 },
+    });
+    p.start();
+    const end = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
+    await sensor.start({ kind: 'file', path: path.join(FIXTURES, 'pcaps', 'sv_eth_lan_dns_icmp_icmpv6_smb.pcap'), speed: 0 }, { snapshotIntervalSec: 0 });
+    const s = await end;
+    await p.stop();
+    expect(p.counters.flows).to.equal(s.flows);
+    expect(seenByStats).to.equal(s.flows);
+    expect(ingested.reduce((a, b) => a + b, 0)).to.equal(s.flows);
+    expect(await countFlows(store)).to.equal(s.flows);
+    expect(p.counters).to.include({ droppedBatches: 0, errors: 0, storedFlows: s.flows });
+    const [newest] = await listRecentFlows(store, 1);
+    expect(newest.packets).to.be.greaterThan(0);
+  });
+
+  it('when detection falls behind, batches beyond the queue bound are dropped and counted (stats still see them)', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    let statsFlows = 0;
+    const p = new SensorPipeline({
+      sensor: { on: () => undefined as never, off: () => undefined as never },
+      store,
+      detection: { ingest: () => gate },
+      onFlows: (f) => (statsFlows += f.length),
+      now: () => Date.now(),
+      retention: { maxAgeMs: 3_600_000, maxRows: 100_000 },
+      maxQueuedBatches: 2,
+    });
+    const batch = (id: number): FlowRecord[] =>
+      [{ id, srcIp: '10.0.0.1', srcPort: 1, dstIp: '10.0.0.2', dstPort: 2, protocol: 6, packets: 1, bytes: 60, firstSeen: 'a', lastSeen: 'b', durationUs: 0, endReason: 'fin' } as FlowRecord];
+    for (let i = 0; i < 6; i++) p.accept(batch(i));
+    // One batch in flight (taken off the queue), two queued, three dropped.
+    expect(p.counters.droppedBatches).to.equal(3);
+    expect(statsFlows).to.equal(6);
+    release();
+    await p.idle();
+    expect(await countFlows(store)).to.equal(3);
+  });
+
+  it('prune() applies retention by age and by count', async () => {
+    let now = 1_000_000;
+    const p = new SensorPipeline({
+      sensor: { on: () => undefined as never, off: () => undefined as never },
+      store,
+      detection: null,
+      now: () => now,
+      retention: { maxAgeMs: 10_000, maxRows: 100 },
+    });
+    const mk = (id: number): FlowRecord => ({ id, srcIp: '10.0.0.1', srcPort: 1, dstIp: '10.0.0.2', dstPort: 2, protocol: 6, packets: 1, bytes: 60, firstSeen: 'a', lastSeen: 'b', durationUs: 0, endReason: 'fin' }) as FlowRecord;
+    p.accept(Array.from({ length: 50 }, (_, i) => mk(i)));
+    await p.idle();
+    now += 20_000;
+    p.accept(Array.from({ length: 150 }, (_, i) => mk(100 + i)));
+    await p.idle();
+    expect(await p.prune()).to.equal(100); // 50 too old, then 50 over the count limit
+    expect(await countFlows(store)).to.equal(100);
+    expect((await listRecentFlows(store, 1))[0].flow_id).to.equal(249);
+  });
+});
