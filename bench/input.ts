@@ -7,7 +7,7 @@
  *   concurrently active until the end-of-capture flush): memory per concurrent flow.
  * Same inputs -> byte-identical outputs; the cache key holds the source's size and mtime and {@link GENERATOR_VERSION}.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,10 +26,10 @@ const DAY_SECONDS = 86_400;
 /** A built input file and what it holds. */
 export interface BenchInput {
   path: string;
-  packets: number;
-  /** Sum of original (wire) lengths, bytes. */
-  wireBytes: number;
-  linkType: number;
+  /** Packets, wire bytes (sum of original lengths) and link type; null when not read yet (a file given as is). */
+  packets: number | null;
+  wireBytes: number | null;
+  linkType: number | null;
   description: string;
 }
 
@@ -245,14 +245,20 @@ export function manyFlowsInput(flows: number): BenchInput {
   return result;
 }
 
-/** Describes a capture given with --pcap, without copying it. */
+/** True for a classic pcap file (either byte order, µs or ns), which {@link replicatedInput} can replicate. */
+export function isClassicPcap(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    if (readSync(fd, head, 0, 4, 0) < 4) return false;
+    return [PCAP_MAGIC_US, PCAP_MAGIC_NS].some((m) => head.readUInt32LE(0) === m || head.readUInt32BE(0) === m);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Describes a capture given with --pcap (pcap or pcapng), without reading or copying it. */
 export function existingInput(file: string): BenchInput {
-  const pcap = readPcap(file);
-  return {
-    path: path.resolve(file),
-    packets: pcap.records.length,
-    wireBytes: pcap.wireBytes,
-    linkType: pcap.linkType,
-    description: `${path.basename(file)} as given`,
-  };
+  if (!existsSync(file)) throw new Error(`capture not found: ${file}`);
+  return { path: path.resolve(file), packets: null, wireBytes: null, linkType: null, description: `${path.basename(file)} as given` };
 }
