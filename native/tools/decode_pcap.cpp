@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "decode/packet_view.h"
 
@@ -57,7 +58,10 @@ int DecodeFile(const char* path) {
   vigil::PacketView view;
   while ((rc = pcap_next_ex(handle, &hdr, &data)) == 1) {
     ++packets;
-    const vigil::DecodeStatus s = vigil::DecodePacket(link_type, data, hdr->caplen, hdr->len, view);
+    // An exact-size copy: libpcap's buffer continues past caplen, so only this lets ASan see a read beyond it.
+    std::unique_ptr<uint8_t[]> frame(new uint8_t[hdr->caplen > 0 ? hdr->caplen : 1]);
+    std::memcpy(frame.get(), data, hdr->caplen);
+    const vigil::DecodeStatus s = vigil::DecodePacket(link_type, frame.get(), hdr->caplen, hdr->len, view);
     if (g_seed_dir != nullptr && (packets <= kSeedsPerFile || status_counts[static_cast<int>(s)] == 0)) {
       WriteSeed(link_type, data, hdr->caplen, hdr->len);
     }
