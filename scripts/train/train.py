@@ -12,6 +12,9 @@ Design (see models/README.md for the figures):
 - Features: only CICFlowMeter columns that Vigil's capture core computes with the same semantics (FlowRecord fields,
   src/native/flow-record.ts). Header-length, segment-size, bulk, subflow, active/idle and rate columns are left out
   (different or fragile semantics); the destination port is left out so the model learns flow shape, not port lists.
+  `Bwd Init Win Bytes` is left out too: on the 9 CIC-IDS2017 SQL-injection flows replayed from the pcap, the dataset
+  holds a post-handshake (scaled) window (235) where the SYN-ACK's window (28960) is what Vigil reports; all 41 kept
+  features match the dataset on those flows (test/unit/ml/parity.test.ts).
 - Labels: the 16 CSV labels map to 9 families (benign + 8 attack families). Rows whose "Attempted Category" is not -1
   (attacks that never delivered their payload) are dropped: they are neither benign nor a working attack.
 - Split: by time, per label. For each label the earliest 70% of its rows (by flow start) train, the latest 30% test,
@@ -97,7 +100,6 @@ FEATURES = [
     ('urgCount', 'URG Flag Count', 'packets', 'fwdUrg + bwdUrg'),
     ('fwdPshCount', 'Fwd PSH Flags', 'packets', 'fwdPsh'),
     ('fwdInitWin', 'FWD Init Win Bytes', 'bytes (TCP window field, unscaled); 0 when no TCP packet', 'max(fwdInitWin, 0)'),
-    ('bwdInitWin', 'Bwd Init Win Bytes', 'bytes (TCP window field, unscaled); 0 when no TCP packet', 'max(bwdInitWin, 0)'),
     ('fwdActDataPkts', 'Fwd Act Data Pkts', 'packets', 'fwdActDataPkts'),
 ]
 
@@ -297,10 +299,14 @@ def write_card(card, path, onnx_bytes):
         f"  they are neither benign nor a working attack. This sample has {d['attemptedDropped']} of them.",
         '- Features: only CICFlowMeter columns that Vigil\'s capture core computes with the same meaning (duration, packet',
         '  counts, payload totals, payload length stats, IAT stats, TCP flag counts, initial windows, data packets). Left out:',
-        '  header lengths and `Fwd Seg Size Min` (CIC counts L4 headers only; Vigil\'s FlowRecord counts L3+L4), bulk and',
+        '  header lengths and `Fwd Seg Size Min` (CIC counts L4 headers only; Vigil\'s FlowRecord counts L3+L4),',
+        '  `Bwd Init Win Bytes` (the dataset holds a post-handshake scaled window, e.g. 235, where Vigil reports the SYN-ACK\'s',
+        '  28960, on the SQL-injection flows replayed from the pcap), bulk and',
         '  subflow columns, active/idle, per-second rates (derived), and the destination port (so the model learns flow shape',
         '  rather than the lab\'s port list). CIC standard deviations are sample std; `src/ml/features.ts` converts the',
-        '  FlowRecord\'s population std accordingly.',
+        '  FlowRecord\'s population std accordingly. Parity is tested: on the 9 SQL-injection flows of',
+        '  `test/fixtures/pcaps/ndpi_cicids2017_webattack_sqli.pcap`, every feature Vigil computes equals the dataset\'s row',
+        '  (`test/unit/ml/parity.test.ts`).',
         '',
         '## Split and weighting',
         f"- By time, per label: the earliest {int(TRAIN_FRACTION * 100)}% of each label's flows (by start time) train, the latest",

@@ -55,11 +55,13 @@ export const FEATURE_EXTRACTORS: Readonly<Record<string, Extractor>> = Object.fr
   urgCount: (f) => f.fwdUrg + f.bwdUrg,
   fwdPshCount: (f) => f.fwdPsh,
   fwdInitWin: (f) => (f.fwdInitWin > 0 ? f.fwdInitWin : 0),
-  bwdInitWin: (f) => (f.bwdInitWin > 0 ? f.bwdInitWin : 0),
   fwdActDataPkts: (f) => f.fwdActDataPkts,
 });
 
-/** Column order of the vigil-flow-v1 feature list; {@link writeCanonicalRow} writes exactly these. */
+/**
+ * Column order of the vigil-flow-v1 feature list; {@link writeCanonicalRow} writes exactly these. (`bwdInitWin` is not
+ * among them: CIC-IDS2017 records a post-handshake window there, not the SYN-ACK's; see models/README.md.)
+ */
 export const CANONICAL_FEATURES: readonly string[] = Object.freeze(Object.keys(FEATURE_EXTRACTORS));
 
 const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
@@ -74,7 +76,6 @@ export function writeCanonicalRow(f: FlowRecord, out: Float32Array, o: number): 
   const bwdPackets = f.bwdPackets;
   const fwdPsh = f.fwdPsh;
   const fwdInitWin = f.fwdInitWin;
-  const bwdInitWin = f.bwdInitWin;
   out[o] = finite(f.protocol);
   out[o + 1] = finite(f.durationUs);
   out[o + 2] = finite(fwdPackets);
@@ -115,8 +116,7 @@ export function writeCanonicalRow(f: FlowRecord, out: Float32Array, o: number): 
   out[o + 37] = finite(f.fwdUrg + f.bwdUrg);
   out[o + 38] = finite(fwdPsh);
   out[o + 39] = fwdInitWin > 0 ? fwdInitWin : 0;
-  out[o + 40] = bwdInitWin > 0 ? bwdInitWin : 0;
-  out[o + 41] = finite(f.fwdActDataPkts);
+  out[o + 40] = finite(f.fwdActDataPkts);
 }
 
 /**
