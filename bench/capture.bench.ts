@@ -7,6 +7,7 @@
  * - Vigil's replay into JS: file -> decode -> flows with all features -> batches decoded into FlowRecords in JS,
  *   from opening the file to the last batch received (a child process running src/native/capture.ts);
  * - the whole `vigil replay --summary-only FILE` process, Node start-up included;
+ * - for reference, `build/vigil_replay FILE` (the same core without Node) when it is built;
  * then packets/s, bits/s (wire bytes), flows/s, peak RSS and the ratios (of medians, and of best runs), the same on a 2x input (scaling), and a
  * synthetic many-flows input for memory per concurrent flow. Default input: 12 copies (1,077,852 packets) of the
  * shared bench capture, built by ./input.ts into .cache/. Prints one JSON object as its last stdout line; progress
@@ -23,6 +24,7 @@ import type { SensorStats } from '../src/native/types.js';
 import { type BenchInput, DEFAULT_SOURCE, existingInput, isClassicPcap, manyFlowsInput, replicatedInput, ROOT } from './input.js';
 
 const READ_FLOOR = path.join(ROOT, 'build', 'read_floor');
+const NATIVE_REPLAY = path.join(ROOT, 'build', 'vigil_replay');
 const SOFTFLOWD_CANDIDATES = ['/usr/sbin/softflowd', '/usr/bin/softflowd', '/usr/local/sbin/softflowd'];
 const GNU_TIME = '/usr/bin/time';
 const SELF = fileURLToPath(import.meta.url);
@@ -128,9 +130,12 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const js: ChildReplayOut[] = [];
   const cli: (ProcessRun & { summary: Record<string, unknown> })[] = [];
   const sf: ProcessRun[] = [];
+  const nat: ProcessRun[] = [];
+  const haveNative = existsSync(NATIVE_REPLAY);
   for (let i = 0; i < reps; i++) {
     log(`  rep ${i + 1}/${reps}: read floor, vigil replay into JS, vigil CLI${sfBin ? ', softflowd' : ''}`);
     rf.push(readFloor(input.path));
+    if (haveNative) nat.push(run(NATIVE_REPLAY, [input.path]));
     js.push(childReplay(input.path));
     cli.push(vigilCli(input.path));
     if (sfBin) sf.push(softflowd(sfBin, input.path));
@@ -187,6 +192,14 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       summaryPackets: cli[0].summary.packets,
       summaryFlows: cli[0].summary.flows,
     },
+    nativeReplay: haveNative
+      ? {
+          what: 'build/vigil_replay FILE: the same core (decode, flows, features) without Node, whole process',
+          seconds: round(median(nat.map((r) => r.seconds)), 4),
+          bestSeconds: round(Math.min(...nat.map((r) => r.seconds)), 4),
+          peakRssMiB: nat[0].maxRssKiB === null ? null : round(nat[0].maxRssKiB / 1024, 1),
+        }
+      : { built: false },
     softflowd:
       sfSec === null
         ? { installed: false }
