@@ -75,7 +75,7 @@ function osFailure(backend: string, err: unknown): ServiceUnavailableError {
   const detail = err instanceof Error ? err.message : String(err);
   const denied = err instanceof CommandError && err.permissionDenied;
   const hint = denied ? ' Vigil needs root or the CAP_NET_ADMIN capability to change firewall rules.' : '';
-  return new ServiceUnavailableError(`The ${backend} firewall could not be changed: ${detail}.${hint}`, denied ? 'firewall_permission_denied' : 'firewall_unavailable', {
+  return new ServiceUnavailableError(`The ${backend} firewall refused the operation: ${detail}.${hint}`, denied ? 'firewall_permission_denied' : 'firewall_unavailable', {
     cause: err,
     extra: { backend },
   });
