@@ -8,7 +8,8 @@ import type { RouteDeps } from './deps.js';
 export function register(router: Router, deps: RouteDeps): void {
   router.get('/api/alerts', async (ctx) => {
     const q = parseInput(alertListQuery, ctx.query, 'query');
-    ctx.body = await deps.alerts.list(q);
+    ctx.type = 'application/json';
+    ctx.body = await deps.alerts.listJson(q);
   });
   router.get('/api/alerts/:id', async (ctx) => {
     const { id } = parseInput(idParams, ctx.params, 'params');

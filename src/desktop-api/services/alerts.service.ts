@@ -1,6 +1,7 @@
 /** Alerts as the API shows them: row -> domain mapping, listing, acknowledgement and deletion (with events). */
 import { NotFoundError } from '../../errors.js';
 import type { EventBus } from '../../events.js';
+import { changeToken } from '../../store/change-counter.js';
 import type { Store } from '../../store/database.js';
 import { acknowledgeAlert, deleteAlert, getAlert, listAlerts, type AlertQuery } from '../../store/repos/alert.repo.js';
 import type { AlertRow } from '../../store/tables/alert.table.js';
@@ -43,8 +44,14 @@ export function toAlert(row: AlertRow): Alert {
   };
 }
 
+/** Distinct list queries whose serialised pages are kept. */
+const LIST_CACHE_SIZE = 64;
+
 /** Alert use cases of the desktop API. */
 export class AlertsService {
+  /** Serialised list pages by query, valid while the store's change token is unchanged (polling clients, the app). */
+  private readonly listCache = new Map<string, { token: string; json: string }>();
+
   constructor(
     private readonly store: Store,
     private readonly events: EventBus,
@@ -55,6 +62,24 @@ export class AlertsService {
     const { rows, total } = await listAlerts(this.store, query);
     const nextBefore = rows.length === query.limit ? rows[rows.length - 1].id : null;
     return { alerts: rows.map(toAlert), total, nextBefore };
+  }
+
+  /**
+   * {@link list} serialised as JSON. Identical queries are answered from a small cache for as long as no row of the
+   * store has changed (checked per request with the store's change token), so repeated polling costs one tiny query.
+   */
+  async listJson(query: AlertQuery): Promise<string> {
+    const key = JSON.stringify([query.limit, query.before ?? null, query.acknowledged ?? null, query.severity ?? null]);
+    const token = await changeToken(this.store);
+    const hit = this.listCache.get(key);
+    if (token !== null && hit?.token === token) return hit.json;
+    const json = JSON.stringify(await this.list(query));
+    if (token !== null) {
+      this.listCache.delete(key);
+      this.listCache.set(key, { token, json });
+      if (this.listCache.size > LIST_CACHE_SIZE) this.listCache.delete(this.listCache.keys().next().value as string);
+    }
+    return json;
   }
 
   async get(id: number): Promise<Alert> {

@@ -1,0 +1,165 @@
+/**
+ * Desktop API benchmark: requests/s and p99 latency of `GET /api/dashboard/stats` and `GET /api/alerts?limit=50` with
+ * 100k alerts stored, while `vigil start`'s full pipeline (sensor replay -> store -> detection -> stats) runs in the
+ * same process, against a bare Koa hello-world served by the same process in the same run. autocannon runs in a
+ * child process (50 connections) so the load generator does not share the servers' event loop; rounds interleave the
+ * three targets so background noise hits them alike. Target: >= 50% of the bare server's requests/s, p99 < 20 ms.
+ * Options: --duration SEC per round (default 5), --rounds N (default 2), --connections N (default 50),
+ * --alerts N (default 100000), --pcap FILE (default: the bundled sample), --speed X (replay multiplier or max, default 10).
+ * Progress goes to stderr; the last stdout line is the JSON result.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Koa from 'koa';
+import { SAMPLE_CAPTURE, startDesktop } from '../src/cli/commands/start.js';
+import { closeStore, openStore } from '../src/store/database.js';
+import type { NewAlert } from '../src/store/tables/alert.table.js';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+}
+
+const DURATION_SEC = Number(arg('duration', '5'));
+const ROUNDS = Number(arg('rounds', '2'));
+const CONNECTIONS = Number(arg('connections', '50'));
+const ALERTS = Number(arg('alerts', '100000'));
+const PCAP = path.resolve(arg('pcap', SAMPLE_CAPTURE));
+const SPEED = arg('speed', '10');
+const log = (message: string): void => void process.stderr.write(`desktop-api bench: ${message}\n`);
+
+interface LoadResult {
+  requestsPerSec: number;
+  p99Ms: number;
+  p50Ms: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** One autocannon run in a child process. */
+function load(url: string): Promise<LoadResult> {
+  const code = `
+    const autocannon = require('autocannon');
+    autocannon({ url: process.argv[1], duration: ${DURATION_SEC}, connections: ${CONNECTIONS}, pipelining: 1 }, (err, r) => {
+      if (err) { console.error(err); process.exit(1); }
+      process.stdout.write(JSON.stringify({ requestsPerSec: r.requests.average, p99Ms: r.latency.p99, p50Ms: r.latency.p50,
+        requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx }));
+    });`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', code, url], { cwd: process.cwd(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
+      if (err) reject(err);
+      else resolve(JSON.parse(stdout) as LoadResult);
+    });
+  });
+}
+
+/** Mean of requests/s and worst p99 over the rounds. */
+function summarise(runs: LoadResult[]): LoadResult {
+  const mean = (f: (r: LoadResult) => number): number => runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  return {
+    requestsPerSec: Math.round(mean((r) => r.requestsPerSec)),
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    p50Ms: Math.round(mean((r) => r.p50Ms) * 100) / 100,
+    requests: runs.reduce((a, r) => a + r.requests, 0),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+  };
+}
+
+async function seedAlerts(file: string, n: number): Promise<void> {
+  const db = await openStore(file);
+  const severities = ['low', 'medium', 'high', 'critical'] as const;
+  const base = Date.now() - n * 1000;
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < n; i += 500) {
+      const rows: NewAlert[] = [];
+      for (let j = i; j < Math.min(n, i + 500); j++) {
+        const t = new Date(base + j * 1000).toISOString();
+        rows.push({
+          created_at: t, updated_at: t, severity: severities[j % 4], category: 'port_scan', title: `Port scan ${j}`,
+          description: 'Synthetic alert for the benchmark', src_ip: `203.0.${(j >> 8) & 255}.${j & 255}`, src_port: null,
+          dst_ip: '192.168.1.10', dst_port: null, protocol: 6, score: 0.9, source: 'rule', acknowledged: j % 3 === 0 ? 1 : 0,
+          acknowledged_at: j % 3 === 0 ? t : null, aggregation_key: `bench:${j}`, count: 1, first_seen: t, last_seen: t,
+          details: '{"detector":"port_scan"}',
+        });
+      }
+      await trx.insertInto('alerts').values(rows).execute();
+    }
+  });
+  await closeStore(db);
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'vigil-bench-desktop-'));
+  try {
+    log(`seeding ${ALERTS} alerts`);
+    await seedAlerts(path.join(dataDir, 'vigil.db'), ALERTS);
+    const running = await startDesktop(
+      {
+        VIGIL_DATA_DIR: dataDir,
+        VIGIL_DESKTOP_PORT: '0',
+        VIGIL_CAPTURE_FILE: PCAP,
+        VIGIL_REPLAY_SPEED: SPEED,
+        VIGIL_REPLAY_LOOP: 'true',
+        VIGIL_FIREWALL: 'none',
+        VIGIL_RATE_LIMIT_MAX: '1000000000',
+      },
+      log,
+    );
+    const bare = new Koa();
+    bare.use((ctx) => {
+      ctx.body = { hello: 'world' };
+    });
+    const bareServer = bare.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => bareServer.once('listening', () => resolve()));
+    const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;
+
+    // Warm-up (JIT, SQLite page cache) and a check that the targets answer 200.
+    for (const p of ['/api/dashboard/stats', '/api/alerts?limit=50']) {
+      const r = await fetch(`${running.url}${p}`);
+      if (r.status !== 200) throw new Error(`${p} answered ${r.status}`);
+    }
+    const total = ((await (await fetch(`${running.url}/api/alerts?limit=50`)).json()) as { total: number }).total;
+
+    const runs: Record<'bare' | 'dashboard' | 'alerts', LoadResult[]> = { bare: [], dashboard: [], alerts: [] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round}/${ROUNDS}`);
+      runs.bare.push(await load(bareUrl));
+      runs.dashboard.push(await load(`${running.url}/api/dashboard/stats`));
+      runs.alerts.push(await load(`${running.url}/api/alerts?limit=50`));
+    }
+    const packetsReplayed = running.monitoring.totals().packets;
+    const flowsStored = running.pipeline.counters.storedFlows;
+    bareServer.close();
+    await running.close();
+
+    const b = summarise(runs.bare);
+    const d = summarise(runs.dashboard);
+    const a = summarise(runs.alerts);
+    const ratio = (x: LoadResult): number => Math.round((x.requestsPerSec / b.requestsPerSec) * 1000) / 1000;
+    const result = {
+      connections: CONNECTIONS,
+      durationSecPerRound: DURATION_SEC,
+      rounds: ROUNDS,
+      alertsStored: total,
+      replay: { file: path.basename(PCAP), speed: SPEED, packetsDuringRun: packetsReplayed, flowsStored },
+      bare: b,
+      dashboardStats: { ...d, ratioToBare: ratio(d) },
+      alertsLimit50: { ...a, ratioToBare: ratio(a) },
+      targets: { minRatioToBare: 0.5, maxP99Ms: 20 },
+      meetsTargets: ratio(d) >= 0.5 && ratio(a) >= 0.5 && d.p99Ms < 20 && a.p99Ms < 20,
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`desktop-api bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
