@@ -11,7 +11,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../src/config/detection.js';
 import { createDetectionEngine } from '../src/detect/engine.js';
@@ -65,6 +65,7 @@ async function scoring(model: FlowModel, flows: FlowRecord[], seconds: number): 
     out[`batch${size}`] = {
       batches: lat.length,
       flowsPerSec: Math.round(n / elapsed),
+      flowsPerSecAtP50: Math.round(size / (pct(lat, 50) / 1000)),
       latencyMs: { mean: round(lat.reduce((a, b) => a + b, 0) / lat.length, 4), p50: round(pct(lat, 50), 4), p95: round(pct(lat, 95), 4), p99: round(pct(lat, 99), 4) },
     };
     log(`scoring batch ${size}: ${JSON.stringify(out[`batch${size}`])}`);
@@ -157,6 +158,7 @@ async function main(): Promise<void> {
   const p0 = pipe[0] as Record<string, number>;
   const b1024 = score.batch1024 as { flowsPerSec: number };
   const result = {
+    machine: { cpus: cpus().length, loadAverage1m: round(loadavg()[0] as number, 2), note: 'shared machine: figures scale with the load of other processes' },
     model: { name: model.info.name, version: model.info.version, sha256: model.info.sha256, features: model.width },
     scoring: { what: 'FlowScorer.score(): features + one session.run + explanations, 1 intra-op thread', ...score },
     pipeline: {
@@ -179,7 +181,7 @@ async function main(): Promise<void> {
       pipelineVsReplay: round(pipeSec / replaySec, 2),
     },
     targets: {
-      scoring1024FlowsPerSec: { target: 300_000, met: b1024.flowsPerSec >= 300_000 },
+      scoring1024FlowsPerSec: { target: 300_000, met: b1024.flowsPerSec >= 300_000, atP50: (score.batch1024 as { flowsPerSecAtP50: number }).flowsPerSecAtP50 >= 300_000 },
       pipelineWithin3xReadFloor: { target: 3, met: floorSec === null ? null : pipeSec / floorSec <= 3 },
     },
   };

@@ -81,6 +81,17 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   });
   let ingested = 0;
   let closed = false;
+  // Flow ids already flagged (snapshots repeat an id): bounded, oldest forgotten first.
+  const flaggedIds = new Set<number>();
+  const firstFlag = (id: number): boolean => {
+    if (flaggedIds.has(id)) return false;
+    flaggedIds.add(id);
+    if (flaggedIds.size > config.maxTracked) {
+      const oldest = flaggedIds.values().next();
+      if (!oldest.done) flaggedIds.delete(oldest.value);
+    }
+    return true;
+  };
 
   async function process(flows: FlowRecord[]): Promise<RecordedAlert[]> {
     if (closed) throw new RangeError('DetectionEngine is closed');
@@ -90,7 +101,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     for (const d of detectors) findings.push(...d.observe(flows));
     if (scorer && model) {
       const scored = await scorer.score(flows);
-      if (scored && scored.flagged.length > 0) findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds));
+      if (scored && scored.flagged.length > 0) findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag));
     }
     return alerts.record(findings);
   }

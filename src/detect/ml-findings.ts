@@ -46,11 +46,22 @@ const TITLES: Record<string, string> = {
   other: 'Attack traffic',
 };
 
-/** One finding per (src, family, dst) among `flagged` flows of `flows`. */
-export function mlFindings(flows: readonly FlowRecord[], flagged: readonly FlaggedFlow[], model: ModelInfo, thresholds: ModelThresholds): Finding[] {
+/**
+ * One finding per (src, family, dst) among `flagged` flows of `flows`. `isNew(flowId)` tells whether a flow is
+ * flagged for the first time: a flow flagged in a snapshot and again when it ends is counted once (count = flows, not
+ * records); a key whose flows were all counted before yields no finding.
+ */
+export function mlFindings(
+  flows: readonly FlowRecord[],
+  flagged: readonly FlaggedFlow[],
+  model: ModelInfo,
+  thresholds: ModelThresholds,
+  isNew: (flowId: number) => boolean = () => true,
+): Finding[] {
   const byKey = new Map<string, { finding: Finding; best: FlaggedFlow }>();
   for (const hit of flagged) {
     const f = flows[hit.index] as FlowRecord;
+    if (!isNew(f.id)) continue;
     const key = `${f.srcIp}|${hit.category}|${f.dstIp}`;
     const seen = byKey.get(key);
     if (seen) {
