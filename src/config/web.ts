@@ -68,6 +68,8 @@ export interface WebConfig {
   readonly licenseDays: number;
   /** Lifetime of a signed license certificate, in seconds (the desktop app re-validates before it ends). */
   readonly certificateTtlSec: number;
+  /** Seconds a certificate is handed out again for repeated validations of the same license; 0 = sign every time. */
+  readonly certificateReuseSec: number;
   /** PKCS#8 PEM file of the Ed25519 certificate signing key (created with mode 0600 on first start). */
   readonly signingKeyFile: string;
   /** Base URL of the release downloads linked from the landing page. */
@@ -152,8 +154,12 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
     maxActiveKeysPerUser: int(env, 'VIGIL_WEB_MAX_ACTIVE_KEYS', 3, 1, 1000),
     licenseDays: int(env, 'VIGIL_WEB_LICENSE_DAYS', 365, 0, 36500),
     certificateTtlSec: int(env, 'VIGIL_WEB_CERT_TTL_SEC', 86400, 60, 31 * 86400),
+    certificateReuseSec: int(env, 'VIGIL_WEB_CERT_REUSE_SEC', 60, 0, 3600),
     signingKeyFile: path.resolve(str(env, 'VIGIL_WEB_SIGNING_KEY_FILE', path.join(dataDir, 'license-signing-key.pem'))),
     downloadBaseUrl: str(env, 'VIGIL_WEB_DOWNLOAD_BASE_URL', `${publicUrl}/downloads`).replace(/\/+$/, ''),
   };
+  if (config.certificateReuseSec * 2 > config.certificateTtlSec) {
+    throw new ConfigError('VIGIL_WEB_CERT_REUSE_SEC', `must be at most half of VIGIL_WEB_CERT_TTL_SEC (${config.certificateTtlSec})`);
+  }
   return Object.freeze(config);
 }

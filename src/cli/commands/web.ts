@@ -31,7 +31,7 @@ export async function startWebServer(config: WebConfig, options: { log?: (messag
   const store = await openWebStore(config.database);
   let redis: Redis | null = null;
   try {
-    const signer = await createCertificateSigner(loadOrCreateSigningKey(config.signingKeyFile), config.publicUrl, config.certificateTtlSec);
+    const signer = await createCertificateSigner(loadOrCreateSigningKey(config.signingKeyFile), config.publicUrl, config.certificateTtlSec, config.certificateReuseSec);
     let rateLimitStore: RateLimitStore = { driver: 'memory', map: new Map() };
     if (config.redisUrl !== undefined) {
       redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });

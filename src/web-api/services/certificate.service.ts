@@ -49,15 +49,34 @@ export function loadOrCreateSigningKey(file: string): KeyObject {
   return privateKey;
 }
 
-/** A signer over `privateKey` (Ed25519), issuing as `issuer` (the Web API's public URL). */
-export async function createCertificateSigner(privateKey: KeyObject, issuer: string, ttlSec: number): Promise<CertificateSigner> {
+/** Certificates remembered for reuse (oldest evicted first). */
+const REUSE_CACHE_ENTRIES = 10_000;
+
+/**
+ * A signer over `privateKey` (Ed25519), issuing as `issuer` (the Web API's public URL).
+ * `reuseSec` > 0 hands out the same certificate again for repeated validations of one license within that many seconds
+ * (a desktop app polling, a load balancer retrying): an Ed25519 signature through jose costs more than the rest of the
+ * validation request. Only VALID answers are certified, and validation checks revocation and expiry in the database
+ * before asking for a certificate, so reuse never extends a revoked license; it shortens a certificate's remaining
+ * life by at most `reuseSec`.
+ */
+export async function createCertificateSigner(privateKey: KeyObject, issuer: string, ttlSec: number, reuseSec = 0): Promise<CertificateSigner> {
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new TypeError('the certificate signing key must be Ed25519');
   const publicJwk = await exportJWK(createPublicKey(privateKey));
   const kid = await calculateJwkThumbprint(publicJwk);
   const jwk: JWK = { ...publicJwk, kid, alg: 'EdDSA', use: 'sig' };
+  const reused = new Map<string, { token: string; expiresAt: string; issuedAtMs: number }>();
   return {
     jwks: { keys: [jwk] },
     async sign(license, now) {
+      const cacheKey = `${license.id}|${license.plan}|${license.expiresAt ?? ''}`;
+      if (reuseSec > 0) {
+        const hit = reused.get(cacheKey);
+        const age = hit === undefined ? Infinity : now.getTime() - hit.issuedAtMs;
+        if (hit !== undefined && age >= 0 && age < reuseSec * 1000 && Date.parse(hit.expiresAt) > now.getTime()) {
+          return { token: hit.token, expiresAt: hit.expiresAt };
+        }
+      }
       const nowSec = Math.floor(now.getTime() / 1000);
       let exp = nowSec + ttlSec;
       if (license.expiresAt !== null) exp = Math.min(exp, Math.floor(Date.parse(license.expiresAt) / 1000));
@@ -70,7 +89,13 @@ export async function createCertificateSigner(privateKey: KeyObject, issuer: str
         .setExpirationTime(exp)
         .setJti(randomUUID())
         .sign(privateKey);
-      return { token, expiresAt: new Date(exp * 1000).toISOString() };
+      const expiresAt = new Date(exp * 1000).toISOString();
+      if (reuseSec > 0) {
+        reused.delete(cacheKey);
+        if (reused.size >= REUSE_CACHE_ENTRIES) reused.delete(reused.keys().next().value as string);
+        reused.set(cacheKey, { token, expiresAt, issuedAtMs: now.getTime() });
+      }
+      return { token, expiresAt };
     },
   };
 }

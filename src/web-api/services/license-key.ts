@@ -4,7 +4,7 @@
  * every swap of two adjacent symbols in the random part is detected (MALFORMED) without a database lookup.
  * Input is read the Crockford way: case-insensitive, I/L read as 1, O as 0, hyphens and spaces ignored.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const PREFIX = 'VIGIL';
@@ -60,5 +60,5 @@ export function normalizeLicenseKey(input: string): string | null {
 
 /** Hex SHA-256 of a canonical key: what the database stores (115 random bits make a plain hash safe from guessing). */
 export function hashLicenseKey(canonicalKey: string): string {
-  return createHash('sha256').update(canonicalKey).digest('hex');
+  return hash('sha256', canonicalKey, 'hex');
 }

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
 import pg from 'pg';
 import type { WebDatabaseConfig } from '../../config/web.js';
 import { migrateToLatest } from './migrate.js';
@@ -30,6 +30,30 @@ export interface WebStore {
   close(): Promise<void>;
 }
 
+/** Prepared statements kept per connection (kysely's SQLite driver would otherwise prepare every query anew). */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Wraps a better-sqlite3 connection so that `prepare(sql)` returns a cached statement for SQL text it has seen: the
+ * hot queries (license lookup by hash, user by identity) then skip SQLite's parser and planner. Safe because kysely
+ * runs each statement to completion synchronously (`all`/`run`) on this single connection before the next one.
+ */
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sqlText: string) {
+      let statement = cache.get(sqlText);
+      if (statement === undefined) {
+        statement = database.prepare(sqlText);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+        cache.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 /** Opens (creating the SQLite file's directory if needed) and migrates the database to the latest version. */
 export async function openWebStore(config: WebDatabaseConfig): Promise<WebStore> {
   let db: Kysely<WebDatabase>;
@@ -39,7 +63,7 @@ export async function openWebStore(config: WebDatabaseConfig): Promise<WebStore>
     database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
-    db = new Kysely<WebDatabase>({ dialect: new SqliteDialect({ database }) });
+    db = new Kysely<WebDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   } else {
     const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5000 });
     // An idle client losing its connection must not crash the process; the next query reports the failure.

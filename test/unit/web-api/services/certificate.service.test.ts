@@ -52,6 +52,21 @@ describe('certificate.service', () => {
       expect(payload.exp).to.equal(Date.parse('2030-01-01T01:00:00.000Z') / 1000);
     });
 
+    it('hands out the same certificate for repeated validations within the reuse window only', async () => {
+      const key = loadOrCreateSigningKey(path.join(tempDir('cert-'), 'k.pem'));
+      const license = { id: 'lic-9', plan: 'pro', expiresAt: null };
+      const t0 = new Date('2031-05-01T00:00:00.000Z');
+      const reusing = await createCertificateSigner(key, 'https://x.test', 3600, 60);
+      const first = await reusing.sign(license, t0);
+      expect((await reusing.sign(license, new Date(t0.getTime() + 59_000))).token).to.equal(first.token);
+      expect((await reusing.sign({ ...license, plan: 'standard' }, new Date(t0.getTime() + 1000))).token).not.to.equal(first.token);
+      const later = await reusing.sign(license, new Date(t0.getTime() + 60_000));
+      expect(later.token).not.to.equal(first.token);
+      expect(later.expiresAt).to.equal(new Date(t0.getTime() + 60_000 + 3600_000).toISOString());
+      const fresh = await createCertificateSigner(key, 'https://x.test', 3600, 0);
+      expect((await fresh.sign(license, t0)).token).not.to.equal((await fresh.sign(license, t0)).token);
+    });
+
     it('refuses a key that is not Ed25519', async () => {
       const { generateKeyPairSync } = await import('node:crypto');
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
