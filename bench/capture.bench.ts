@@ -4,8 +4,9 @@
  * On the same input file, in the same run, measures (median of --reps runs, default 3, page cache warm):
  * - the read floor: `build/read_floor` (libpcap pcap_next_ex only), open to last packet;
  * - softflowd when installed: `softflowd -r FILE -n 127.0.0.1:9 -6 -m 1000000 -p PIDFILE`, whole process;
- * - Vigil's replay into JS: file -> decode -> flows with all features -> batches decoded into FlowRecords in JS,
- *   from opening the file to the last batch received (a child process running src/native/capture.ts);
+ * - Vigil's replay into JS: file -> decode -> flows with all features -> batches (ArrayBuffers) received in JS,
+ *   from opening the file to the last batch (a child process driving the addon's Capture), and the same through
+ *   the typed Sensor of src/native/capture.ts with every batch decoded into FlowRecord objects;
  * - the whole `vigil replay --summary-only FILE` process, Node start-up included;
  * - for reference, `build/vigil_replay FILE` (the same core without Node) when it is built;
  * then packets/s, bits/s (wire bytes), flows/s, peak RSS and the ratios (of medians, and of best runs), the same on a 2x input (scaling), and a
@@ -20,6 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { Binding } from '../binding.js';
 import type { SensorStats } from '../src/native/types.js';
 import { type BenchInput, DEFAULT_SOURCE, existingInput, isClassicPcap, manyFlowsInput, replicatedInput, ROOT } from './input.js';
 
@@ -92,8 +94,9 @@ function readFloor(file: string): ReadFloorOut & { processSeconds: number } {
   return { ...lastJsonLine<ReadFloorOut>(r.stdout), processSeconds: r.seconds };
 }
 
-function childReplay(file: string): ChildReplayOut {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', SELF, '--child-replay', file], {
+function childReplay(file: string, raw = false): ChildReplayOut {
+  const args = ['--import', 'tsx', SELF, '--child-replay', file, ...(raw ? ['--raw'] : [])];
+  const r = spawnSync(process.execPath, args, {
     cwd: ROOT,
     encoding: 'utf8',
     maxBuffer: 64 * MIB,
@@ -128,6 +131,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const sfBin = softflowdPath();
   const rf: (ReadFloorOut & { processSeconds: number })[] = [];
   const js: ChildReplayOut[] = [];
+  const raw: ChildReplayOut[] = [];
   const cli: (ProcessRun & { summary: Record<string, unknown> })[] = [];
   const sf: ProcessRun[] = [];
   const nat: ProcessRun[] = [];
@@ -135,6 +139,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   for (let i = 0; i < reps; i++) {
     log(`  rep ${i + 1}/${reps}: read floor, vigil replay into JS, vigil CLI${sfBin ? ', softflowd' : ''}`);
     rf.push(readFloor(input.path));
+    raw.push(childReplay(input.path, true));
     if (haveNative) nat.push(run(NATIVE_REPLAY, [input.path]));
     js.push(childReplay(input.path));
     cli.push(vigilCli(input.path));
@@ -144,17 +149,19 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const wireBits = warm.wireBytes * 8;
   const floorSec = median(rf.map((r) => r.seconds));
   const floorProcSec = median(rf.map((r) => r.processSeconds));
-  const jsSec = median(js.map((r) => r.seconds));
+  const jsSec = median(raw.map((r) => r.seconds));
+  const decodedSec = median(js.map((r) => r.seconds));
   const cliSec = median(cli.map((r) => r.seconds));
   const sfSec = sf.length > 0 ? median(sf.map((r) => r.seconds)) : null;
   const best = {
     floor: Math.min(...rf.map((r) => r.seconds)),
-    js: Math.min(...js.map((r) => r.seconds)),
+    js: Math.min(...raw.map((r) => r.seconds)),
     cli: Math.min(...cli.map((r) => r.seconds)),
     sf: sf.length > 0 ? Math.min(...sf.map((r) => r.seconds)) : null,
   };
   const flows = js[0].flows;
-  const jsRssMiB = Math.max(...js.map((r) => r.maxRssKiB)) / 1024;
+  const jsRssMiB = Math.max(...raw.map((r) => r.maxRssKiB)) / 1024;
+  const decodedRssMiB = Math.max(...js.map((r) => r.maxRssKiB)) / 1024;
   const cliRss = cli.map((r) => r.maxRssKiB).filter((x): x is number => x !== null);
   return {
     file: input.path,
@@ -171,14 +178,23 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       packetsPerSec: Math.round(packets / floorSec),
     },
     vigilReplay: {
-      what: 'open to last flow batch received in JS (FlowRecords decoded), child process',
+      what: 'open to last flow batch (ArrayBuffer) received in JS, through the addon Capture; child process',
       seconds: round(jsSec, 4),
       bestSeconds: round(best.js, 4),
       packetsPerSec: Math.round(packets / jsSec),
       bitsPerSec: Math.round(wireBits / jsSec),
       flowsPerSec: Math.round(flows / jsSec),
-      batches: js[0].batches,
+      batches: raw[0].batches,
       peakRssMiB: round(jsRssMiB, 1),
+      runs: raw.map((r) => round(r.seconds, 4)),
+    },
+    vigilReplayDecoded: {
+      what: 'the same through the typed Sensor, every batch decoded into FlowRecord objects',
+      seconds: round(decodedSec, 4),
+      bestSeconds: round(Math.min(...js.map((r) => r.seconds)), 4),
+      packetsPerSec: Math.round(packets / decodedSec),
+      flowsPerSec: Math.round(flows / decodedSec),
+      peakRssMiB: round(decodedRssMiB, 1),
       runs: js.map((r) => round(r.seconds, 4)),
     },
     vigilCli: {
@@ -212,6 +228,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
           },
     ratios: {
       replayVsReadFloor: round(jsSec / floorSec, 2),
+      replayDecodedVsReadFloor: round(decodedSec / floorSec, 2),
       processVsReadFloor: round(cliSec / floorSec, 2),
       processVsReadFloorProcess: round(cliSec / floorProcSec, 2),
       replayVsSoftflowd: sfSec === null ? null : round(jsSec / sfSec, 2),
@@ -249,7 +266,41 @@ function memoryPerFlow(flowCount: number): Record<string, unknown> {
   };
 }
 
-/** --child-replay FILE: one replay into JS in this process; prints ChildReplayOut. */
+/**
+ * --child-replay FILE --raw: one replay through the addon's Capture, counting the flow batches (ArrayBuffers) that
+ * reach JS without decoding them; prints ChildReplayOut.
+ */
+async function childMainRaw(file: string): Promise<void> {
+  const { loadBinding } = await import('../src/native/load.js');
+  const capture = new (loadBinding().Capture)();
+  let batches = 0;
+  const rssAtStartKiB = Math.round(process.memoryUsage().rss / 1024);
+  const t0 = performance.now();
+  const stats = await new Promise<Binding.RawStats>((resolve, reject) => {
+    capture.start({ kind: 'file', path: file, snapshotIntervalSec: 0 }, (event, a, err) => {
+      if (event === 'flows') batches += 1;
+      else if (event === 'end') {
+        if (err) reject(err);
+        else resolve(a as Binding.RawStats);
+      }
+    });
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  const out: ChildReplayOut = {
+    seconds,
+    packets: stats.packets,
+    bytes: stats.bytes,
+    flows: stats.flows,
+    batches,
+    flowsEvicted: stats.flowsEvicted,
+    decodeErrors: stats.decodeErrors,
+    maxRssKiB: process.resourceUsage().maxRSS,
+    rssAtStartKiB,
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+/** --child-replay FILE: one replay into JS through the typed Sensor (FlowRecords decoded); prints ChildReplayOut. */
 async function childMain(file: string): Promise<void> {
   const { createSensor } = await import('../src/native/capture.js');
   const sensor = createSensor();
@@ -288,6 +339,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       'child-replay': { type: 'string' },
+      raw: { type: 'boolean', default: false },
       pcap: { type: 'string' },
       copies: { type: 'string', default: '12' },
       reps: { type: 'string', default: '3' },
@@ -296,7 +348,7 @@ async function main(): Promise<void> {
     allowPositionals: true,
   });
   if (values['child-replay']) {
-    await childMain(values['child-replay']);
+    await (values.raw ? childMainRaw : childMain)(values['child-replay']);
     return;
   }
   const copies = Number.parseInt(values.copies, 10);
