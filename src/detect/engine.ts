@@ -81,6 +81,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   });
   let ingested = 0;
   let closed = false;
+  const pending = new Set<Promise<RecordedAlert[]>>();
   // Flow ids already flagged (snapshots repeat an id): bounded, oldest forgotten first.
   const flaggedIds = new Set<number>();
   const firstFlag = (id: number): boolean => {
@@ -113,14 +114,22 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     },
     process,
     async ingest(flows: FlowRecord[]): Promise<void> {
-      await process(flows);
+      const work = process(flows);
+      pending.add(work);
+      try {
+        await work;
+      } finally {
+        pending.delete(work);
+      }
     },
     mlStats(): MlStats {
       return scorer ? scorer.stats() : emptyMlStats();
     },
+    /** Stops accepting batches, waits for the ones in progress, releases the model if the engine loaded it. */
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      await Promise.allSettled([...pending]);
       if (ownsModel && model) await model.release();
     },
   };

@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../../../src/config/detection.js';
+import { createDetectionEngine } from '../../../src/detect/engine.js';
+import { EventBus } from '../../../src/events.js';
+import { closeStore, openStore, type Store } from '../../../src/store/database.js';
+import { tempDir } from '../../helpers/setup.js';
+import { makeFlow, synProbe } from './flow-factory.js';
+
+const T0 = 1_700_000_000_000;
+
+describe('detect/engine: createDetectionEngine()', () => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await openStore(path.join(tempDir(), 'engine.db'));
+  });
+  afterEach(async () => closeStore(store));
+
+  it('close() waits for batches in progress, then refuses new ones', async () => {
+    const events = new EventBus();
+    const actions: string[] = [];
+    events.on('alert', (e) => actions.push(e.action));
+    const engine = await createDetectionEngine({ store, config: loadDetectionConfig({}), events, model: null, geo: null });
+    const a = engine.ingest(Array.from({ length: 20 }, (_, i) => synProbe('10.9.9.9', '10.0.0.1', 100 + i, T0 + i)));
+    const b = engine.ingest(Array.from({ length: 10 }, (_, i) => synProbe('10.9.9.9', '10.0.0.1', 200 + i, T0 + 100 + i)));
+    await engine.close();
+    await Promise.all([a, b]);
+    const rows = await store.selectFrom('alerts').selectAll().execute();
+    expect(rows.map((r) => [r.category, r.count])).to.deep.equal([['port_scan', 30]]);
+    expect(actions).to.deep.equal(['created', 'updated']);
+    expect(engine.flowsIngested).to.equal(30);
+    let err: unknown;
+    try {
+      await engine.ingest([makeFlow()]);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(RangeError);
+  });
+
+  it('loads the configured model itself and reports it in mlStats()', async () => {
+    const engine = await createDetectionEngine({ store, config: loadDetectionConfig({ VIGIL_MODEL_PATH: DEFAULT_MODEL_PATH }), geo: null });
+    expect(engine.model?.info.sha256).to.match(/^[0-9a-f]{64}$/);
+    await engine.ingest([makeFlow(), makeFlow({ protocol: 17, fwdSyn: 0, bwdSyn: 0 })]);
+    const stats = engine.mlStats();
+    expect(stats.flowsScored).to.equal(2);
+    expect(stats.model?.features).to.have.length(engine.model!.width);
+    await engine.close();
+  });
+
+  it('fails loudly when the configured model is missing', async () => {
+    let err: unknown;
+    try {
+      await createDetectionEngine({ store, config: loadDetectionConfig({ VIGIL_MODEL_PATH: path.join(tempDir(), 'missing.onnx') }), geo: null });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.have.property('code', 'model_unavailable');
+  });
+});
