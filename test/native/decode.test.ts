@@ -242,6 +242,33 @@ const samples: Sample[] = [
     l4: 8,
     expected: { ipVersion: 6, protocol: 17, isFragment: true, isFirstFragment: true, fragId: 0x12345678, srcPort: 53, l3HeaderBytes: 56 },
   },
+  {
+    name: 'DLT_LOOP / IPv6 / TCP ACK',
+    linkType: DLT_LOOP,
+    bytes: frame('00 00 00 1e' /* AF_INET6 30, network order */, ipv6(20, 6), tcp(TCP_ACK)),
+    l2: 4,
+    l3: 40,
+    l4: 20,
+    expected: { ipVersion: 6, protocol: 6, tcpFlags: TCP_ACK, ipBytes: 60 },
+  },
+  {
+    name: 'Ethernet / 802.1Q / IPv4 with options / UDP',
+    linkType: DLT_EN10MB,
+    bytes: frame(ethernet(0x8100), vlanTag(42, 0x0800), ipv4({ totalLength: 40, protocol: 17, ihl: 7, options: ['07 07 04 00 00 00 00' /* record route */, '00' /* EOL */] }), udp(12), PAYLOAD4),
+    l2: 18,
+    l3: 28,
+    l4: 8,
+    expected: { ipVersion: 4, protocol: 17, vlan: [42], l3HeaderBytes: 28, payloadBytes: 4 },
+  },
+  {
+    name: 'DLT_IPV4 / IPv4 later fragment (no L4 header)',
+    linkType: DLT_IPV4,
+    bytes: frame(ipv4({ totalLength: 36, protocol: 6, flagsOffset: 0x00b9 /* offset 1480 */ }), zeros(16)),
+    l2: 0,
+    l3: 20,
+    l4: 0,
+    expected: { ipVersion: 4, protocol: 6, isFragment: true, hasPorts: false, payloadBytes: 16 },
+  },
 ];
 
 /** The expected status when `sample` is cut to `caplen` bytes (its wire length unchanged). */
