@@ -5,8 +5,9 @@ Run with Debian's Python (python3-sklearn, python3-onnx; no PyPI):
 
     /usr/bin/python3 scripts/train/train.py [--csv ../shared/data/flows/cicids2017_improved_sample.csv]
 
-Writes models/vigil-flow-v1.onnx, models/vigil-flow-v1.features.json, models/vigil-flow-v1.metrics.json and the
-held-out fixture test/fixtures/ml/{holdout.csv,expected.json}. Deterministic: fixed seeds, single-threaded forest.
+Writes models/vigil-flow-v1.onnx, models/vigil-flow-v1.features.json, models/vigil-flow-v1.metrics.json, the model card
+models/README.md, the held-out fixture test/fixtures/ml/{holdout.csv,expected.json} and the parity fixture
+test/fixtures/ml/cic_sqli_flows.csv. Deterministic: fixed seeds, single-threaded forest.
 
 Design (see models/README.md for the figures):
 - Features: only CICFlowMeter columns that Vigil's capture core computes with the same semantics (FlowRecord fields,
@@ -367,6 +368,26 @@ def write_card(card, path, onnx_bytes):
         f.write('\n'.join(lines))
 
 
+# Source ports of the 9 SQL-injection flows in test/fixtures/pcaps/ndpi_cicids2017_webattack_sqli.pcap (tshark -z conv,tcp).
+PARITY_SQLI_PORTS = {36196, 36198, 36200, 36202, 36204, 36206, 36208, 36210, 36212}
+
+
+def export_parity_rows(csv_path, out_path):
+    """The dataset rows of the flows in the SQLi fixture pcap, for the feature parity test."""
+    cols = ['Src IP', 'Src Port', 'Dst IP', 'Dst Port', 'Protocol', 'Timestamp', 'Label']
+    cols += [c for _, c, _, _ in FEATURES if c != 'Protocol'] + ['Bwd Init Win Bytes']
+    rows = []
+    with open(csv_path, newline='') as f:
+        for r in csv.DictReader(f):
+            if r['Label'] == 'Web Attack - SQL Injection' and r['Src IP'] == '172.16.0.1' and int(r['Src Port']) in PARITY_SQLI_PORTS:
+                rows.append([r[c] for c in cols])
+    rows.sort(key=lambda r: int(r[1]))
+    with open(out_path, 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(cols)
+        w.writerows(rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--csv', default=os.path.join(ROOT, '..', 'shared', 'data', 'flows', 'cicids2017_improved_sample.csv'))
@@ -472,6 +493,7 @@ def main():
     with open(os.path.join(fixture_dir, 'expected.json'), 'w') as f:
         json.dump(expected, f, indent=1)
         f.write('\n')
+    export_parity_rows(args.csv, os.path.join(fixture_dir, 'cic_sqli_flows.csv'))
     write_card(card, os.path.join(models_dir, 'README.md'), os.path.getsize(onnx_path))
     print(f'wrote {onnx_path} ({os.path.getsize(onnx_path)} bytes, sha256 {sha})', file=sys.stderr)
 
