@@ -122,7 +122,7 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
           if (allowed.has('*')) return '*';
           return allowed.has(origin) ? origin : '';
         },
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
+        allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
         allowHeaders: ['Authorization', 'Content-Type'],
         exposeHeaders: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate'],
         maxAge: 600,

@@ -1,9 +1,9 @@
-/** Public key validation and key creation for signed-in users. */
+/** Public key validation; key creation and revocation for signed-in users. */
 import type Router from '@koa/router';
 import { parseInput } from '../../http/validate.js';
 import type { AuthState } from '../auth/auth.middleware.js';
 import type { RouteDeps } from '../deps.js';
-import { createLicenseBody, validateLicenseBody } from '../schemas/license.schema.js';
+import { createLicenseBody, licenseIdParams, validateLicenseBody } from '../schemas/license.schema.js';
 
 export function register(router: Router, deps: RouteDeps): void {
   router.post('/api/license-key/validate', deps.validateLimit, async (ctx) => {
@@ -19,5 +19,11 @@ export function register(router: Router, deps: RouteDeps): void {
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 201;
     ctx.body = created;
+  });
+
+  router.delete('/api/protected/license-key/:id', ...deps.protect, async (ctx) => {
+    const { id } = parseInput(licenseIdParams, ctx.params, 'params');
+    const user = await deps.users.ensureUser((ctx.state as AuthState).principal);
+    ctx.body = { license: await deps.licenses.revoke(user.id, id) };
   });
 }

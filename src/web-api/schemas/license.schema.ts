@@ -11,3 +11,6 @@ export type ValidateLicenseBody = z.infer<typeof validateLicenseBody>;
 /** `POST /api/protected/license-key`. */
 export const createLicenseBody = z.object({ plan: z.enum(PLANS).default('standard') });
 export type CreateLicenseBody = z.infer<typeof createLicenseBody>;
+
+/** `DELETE /api/protected/license-key/:id`. */
+export const licenseIdParams = z.object({ id: z.uuid() });

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { ConflictError } from '../../errors.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import type { WebStore } from '../store/database.js';
-import { countActiveLicenses, findLicenseByKeyHash, insertLicense, type LicenseRow } from '../store/repos/license.repo.js';
+import { countActiveLicenses, findLicenseByKeyHash, findLicenseById, insertLicense, type LicenseRow, updateLicense } from '../store/repos/license.repo.js';
 import type { CertificateSigner } from './certificate.service.js';
 import { generateLicenseKey, hashLicenseKey, normalizeLicenseKey } from './license-key.js';
 
@@ -89,6 +89,19 @@ export class LicenseService {
       await insertLicense(trx, row);
     });
     return { key, license: toLicense(row, now) };
+  }
+
+  /**
+   * Revokes one of the user's own licenses (idempotent); it then validates as REVOKED and no longer counts against the
+   * cap. Another user's license is reported as not found, so ids cannot be probed.
+   */
+  async revoke(userId: string, licenseId: string, now = new Date()): Promise<License> {
+    const row = await findLicenseById(this.store.db, licenseId);
+    if (row === undefined || row.user_id !== userId) throw new NotFoundError(`License ${licenseId} does not exist.`, 'license_not_found');
+    if (row.status === 'revoked') return toLicense(row, now);
+    const revoked = { ...row, status: 'revoked', revoked_at: now.toISOString() };
+    await updateLicense(this.store.db, row.id, { status: revoked.status, revoked_at: revoked.revoked_at });
+    return toLicense(revoked, now);
   }
 
   /** Checks a key: MALFORMED without a lookup when the format or check symbols fail; VALID answers carry a certificate. */

@@ -131,6 +131,23 @@ describe('Web API license keys', function () {
     await createKey(alice);
   });
 
+  it('lets a user revoke their own license: it validates as REVOKED and frees a slot; others cannot touch it', async () => {
+    const first = await createKey(alice);
+    await createKey(alice);
+    const bob = await idp.token('bob');
+    const foreign = await ctx.request<Problem>('DELETE', `/api/protected/license-key/${first.license.id}`, { token: bob });
+    expect(foreign.status).to.equal(404);
+    expect(foreign.body.code).to.equal('license_not_found');
+    const bad = await ctx.request<Problem>('DELETE', '/api/protected/license-key/not-a-uuid', { token: alice });
+    expect(bad.status).to.equal(400);
+    const r = await ctx.request<{ license: LicenseBody & { revokedAt: string } }>('DELETE', `/api/protected/license-key/${first.license.id}`, { token: alice });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.license).to.include({ id: first.license.id, status: 'revoked' });
+    const v = await ctx.request<Validation>('POST', '/api/license-key/validate', { body: { key: first.key } });
+    expect(v.body.code).to.equal('REVOKED');
+    await createKey(alice);
+  });
+
   it('holds the cap under concurrent creation requests', async () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => ctx.request('POST', '/api/protected/license-key', { token: alice, body: {} })));
     expect(results.map((r) => r.status).sort()).to.deep.equal([201, 201, 409, 409, 409]);

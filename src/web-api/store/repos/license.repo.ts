@@ -21,6 +21,11 @@ export async function findLicenseByKeyHash(db: Db, keyHash: string): Promise<Lic
   return db.selectFrom('licenses').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
 }
 
+/** The license with `id`, or undefined. */
+export async function findLicenseById(db: Db, id: string): Promise<LicenseRow | undefined> {
+  return db.selectFrom('licenses').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 /** All licenses of a user, newest first. */
 export async function listLicensesByUser(db: Db, userId: string): Promise<LicenseRow[]> {
   return db.selectFrom('licenses').selectAll().where('user_id', '=', userId).orderBy('issued_at', 'desc').orderBy('id').execute();
