@@ -33,6 +33,14 @@ export type Db = Kysely<Database> | Transaction<Database>;
 /** An open store. */
 export type Store = Kysely<Database>;
 
+/** The better-sqlite3 handle behind each store opened here (for the few SQLite-only fast paths of the store layer). */
+const sqliteHandles = new WeakMap<object, SqliteDatabase.Database>();
+
+/** The better-sqlite3 handle of a store opened by {@link openStore}, or undefined (other dialects, transactions). */
+export function sqliteHandleOf(db: object): SqliteDatabase.Database | undefined {
+  return sqliteHandles.get(db);
+}
+
 /** Options for {@link openStore}. */
 export interface OpenStoreOptions {
   /** How long (ms) a writer waits for another connection's lock before SQLITE_BUSY. Default 5000. */
@@ -56,6 +64,7 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
   }
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  sqliteHandles.set(db, sqlite);
   if (!options.readonly) {
     try {
       await migrateToLatest(db);

@@ -26,6 +26,8 @@ const MINUTES_KEPT = 1440;
 const OPEN_THREAT_MS = 24 * 3_600_000;
 /** Dashboard database counters are reused for this long unless an alert/firewall event invalidates them. */
 const COUNT_CACHE_MS = 1000;
+/** A dashboard body is reused for this long (10 refreshes per second at most) unless an event invalidates it. */
+const DASHBOARD_CACHE_MS = 100;
 /** Bound of the talker/port maps; when exceeded, only the top entries are kept. */
 const MAX_KEYS = 50_000;
 const KEEP_KEYS = 10_000;
@@ -87,6 +89,7 @@ export class StatsService {
   private timer: NodeJS.Timeout | null = null;
   private ticks = 0;
   private countCache: { at: number; unack: number; threats: number; blocked: number } | null = null;
+  private dashboardCache: { at: number; body: DashboardStats } | null = null;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(deps: StatsDeps) {
@@ -94,6 +97,7 @@ export class StatsService {
     this.isLocal = deps.isLocal ?? localAddressClassifier();
     const invalidate = (): void => {
       this.countCache = null;
+      this.dashboardCache = null;
     };
     this.unsubscribe.push(deps.events.on('alert', invalidate), deps.events.on('firewall', invalidate));
   }
@@ -211,6 +215,7 @@ export class StatsService {
     add(this.seconds, secondStart);
     add(this.minutes, minuteStart);
     this.lastSecond = { t: secondStart, ...delta };
+    this.dashboardCache = null;
     for (const k of this.seconds.keys()) if (k < now - SECONDS_KEPT * SECOND_MS - SECOND_MS) this.seconds.delete(k);
     for (const k of this.minutes.keys()) if (k < now - MINUTES_KEPT * MINUTE_MS - MINUTE_MS) this.minutes.delete(k);
 
@@ -244,8 +249,17 @@ export class StatsService {
     return this.countCache;
   }
 
-  /** `GET /api/dashboard/stats` body. */
+  /** `GET /api/dashboard/stats` body (recomputed at most every 100 ms, or at once after an alert/firewall event). */
   async dashboard(): Promise<DashboardStats> {
+    const now = this.deps.clock.now();
+    const cached = this.dashboardCache;
+    if (cached && now - cached.at < DASHBOARD_CACHE_MS && now >= cached.at) return cached.body;
+    const body = await this.computeDashboard();
+    this.dashboardCache = { at: now, body };
+    return body;
+  }
+
+  private async computeDashboard(): Promise<DashboardStats> {
     const totals: SensorStats = this.deps.monitoring.totals();
     const c = await this.counts();
     const state = this.deps.monitoring.state();
