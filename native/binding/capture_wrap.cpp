@@ -100,6 +100,7 @@ struct CaptureSession : public CaptureOutput {
 
   static void Finalize(Napi::Env env, void*, CaptureSession* s) {
     s->thread->Join();
+    if (s->owner != nullptr) s->owner->SessionEnded(s, s->thread->Latest());
     if (s->hook_registered) napi_remove_env_cleanup_hook(env, &CaptureSession::Cleanup, s);
     delete s;
   }

@@ -136,8 +136,9 @@ void CaptureThread::Run() {
         consumer_gone = true;
         break;
       }
-      // Check the wall clock every 256 packets, or every packet when pacing (each packet may have slept).
-      if (++since_clock < 256 && config_.speed <= 0) continue;
+      // Check the wall clock every 256 packets of a fast replay; every packet when live (traffic may trickle in
+      // just under the read timeout) or paced (each packet may have slept).
+      if (++since_clock < 256 && !live && config_.speed <= 0) continue;
     } else if (r == ReadResult::kTimeout) {
       // No traffic: advance flow time with the wall clock so idle flows still end.
       table_.Expire(RealtimeNs());
