@@ -1,0 +1,94 @@
+/**
+ * `vigil replay` and `vigil interfaces` as a user runs them (`node bin/vigil.js ...` in a child process).
+ */
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { FlowRecord, SensorStats } from '../../src/native/types.js';
+import { FIXTURES, ROOT } from '../helpers/setup.js';
+
+const run = promisify(execFile);
+const VIGIL = path.join(ROOT, 'bin', 'vigil.js');
+const SQLI = path.join(FIXTURES, 'pcaps', 'ndpi_cicids2017_webattack_sqli.pcap');
+
+async function vigil(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [VIGIL, ...args], { cwd: ROOT, maxBuffer: 1 << 26 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('vigil replay', function () {
+  this.timeout(60000);
+
+  it('--json prints one object per finished flow with every feature, then a summary line with all counters', async () => {
+    const { code, stdout } = await vigil('replay', SQLI, '--json');
+    expect(code).to.equal(0);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).to.have.length(10);
+    const flows = lines.slice(0, 9) as unknown as FlowRecord[];
+    for (const f of flows) {
+      for (const k of ['srcIp', 'srcPort', 'dstIp', 'dstPort', 'protocol', 'firstSeen', 'lastSeen', 'packets', 'bytes', 'iatStdUs', 'earlySizes']) {
+        expect(f, k).to.have.property(k);
+      }
+      expect(f.firstSeen).to.match(/^2017-07-06T13:\d\d:\d\d\.\d{6}Z$/);
+    }
+    const summary = lines[9].summary as SensorStats & { file: string };
+    expect(summary.file).to.equal(SQLI);
+    expect(summary.packets).to.equal(94);
+    expect(summary.bytes).to.equal(30008);
+    expect(summary.flows).to.equal(9);
+    expect(summary.decodeErrors).to.include({ truncated_ip: 0, bad_udp_length: 0 });
+    expect(summary.protocols.tcp).to.deep.equal({ packets: 94, bytes: 30008, flows: 9 });
+  });
+
+  it('--summary-only prints just the summary line, with decode error counters', async () => {
+    const { code, stdout } = await vigil('replay', path.join(FIXTURES, 'pcaps', 'zeek_ipv6_fragment_header_dns.pcap'), '--summary-only');
+    expect(code).to.equal(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines).to.have.length(1);
+    const { summary } = JSON.parse(lines[0]) as { summary: SensorStats };
+    expect(summary.packets).to.equal(8);
+    expect(summary.flows).to.equal(2);
+    expect(summary.decodeErrors.fragment_no_flow).to.equal(1);
+  });
+
+  it('prints a readable summary: protocols, top flows, error counters', async () => {
+    const { code, stdout } = await vigil('replay', path.join(FIXTURES, 'pcaps', 'zeek_vlan_collisions_same_5tuple.pcap'), '--top', '3');
+    expect(code).to.equal(0);
+    expect(stdout).to.contain('packets 42').and.contain('flows 3');
+    expect(stdout).to.match(/tcp\s+42\s+\d+\s+3/);
+    expect(stdout).to.contain('141.142.228.5:59856 -> 192.150.187.43:80 vlan 42');
+    expect(stdout).to.contain('vlan 10/20');
+    expect(stdout).to.contain('decode errors: none');
+  });
+
+  it('exits non-zero with one clear message on stderr when the file cannot be read', async () => {
+    const { code, stdout, stderr } = await vigil('replay', '/nonexistent/capture.pcap');
+    expect(code).to.equal(1);
+    expect(stdout).to.equal('');
+    expect(stderr.trim().split('\n')).to.have.length(1);
+    expect(stderr).to.contain('vigil replay: cannot read capture file /nonexistent/capture.pcap');
+  });
+
+  it('exits 2 with usage on bad arguments', async () => {
+    const { code, stderr } = await vigil('replay');
+    expect(code).to.equal(2);
+    expect(stderr).to.contain('usage: vigil replay FILE');
+  });
+});
+
+describe('vigil interfaces', function () {
+  this.timeout(60000);
+
+  it('--json lists the devices, including a loopback', async () => {
+    const { code, stdout } = await vigil('interfaces', '--json');
+    expect(code).to.equal(0);
+    const devices = JSON.parse(stdout) as { name: string; loopback: boolean }[];
+    expect(devices.some((d) => d.loopback)).to.equal(true);
+  });
+});
