@@ -85,6 +85,17 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     routes.register(router, routeDeps);
   }
 
+  // koa-ratelimit's memory driver never forgets a client; drop entries whose window has ended.
+  const rateLimitDb = deps.rateLimitDb ?? new Map<string, unknown>();
+  const sweep = setInterval(() => {
+    const nowSec = Date.now() / 1000;
+    for (const [key, entry] of rateLimitDb) {
+      const reset = (entry as { reset?: unknown }).reset;
+      if (typeof reset === 'number' && reset < nowSec) rateLimitDb.delete(key);
+    }
+  }, Math.min(deps.config.rateLimitWindowMs, 60_000));
+  sweep.unref();
+
   const anyOrigin = deps.config.corsOrigins.includes('*');
   const origins = new Set(deps.config.corsOrigins);
 
@@ -106,7 +117,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   app.use(
     ratelimit({
       driver: 'memory',
-      db: deps.rateLimitDb ?? new Map(),
+      db: rateLimitDb,
       duration: deps.config.rateLimitWindowMs,
       max: deps.config.rateLimitMax,
       id: (ctx) => clientAddress(ctx, trusted),

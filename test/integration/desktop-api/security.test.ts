@@ -112,3 +112,21 @@ describe('desktop API rate limit behind a trusted proxy', () => {
     expect((await as('198.51.100.2')).status).to.equal(200);
   });
 });
+
+describe('desktop API rate limit window', () => {
+  it('a new window restores the budget and expired entries are forgotten', async () => {
+    const ctx = await createTestContext({ detection: false, env: { VIGIL_RATE_LIMIT_MAX: '2', VIGIL_RATE_LIMIT_WINDOW_MS: '300' } });
+    try {
+      expect((await ctx.request('GET', '/api/health')).status).to.equal(200);
+      expect((await ctx.request('GET', '/api/health')).status).to.equal(200);
+      expect((await ctx.request('GET', '/api/health')).status).to.equal(429);
+      await new Promise((r) => setTimeout(r, 700));
+      expect(ctx.rateLimitDb.size).to.equal(0); // swept after the window ended
+      const again = await ctx.request('GET', '/api/health');
+      expect(again.status).to.equal(200);
+      expect(again.headers.get('x-ratelimit-remaining')).to.equal('1');
+    } finally {
+      await ctx.close();
+    }
+  });
+});
