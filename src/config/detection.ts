@@ -81,6 +81,14 @@ export interface BruteForceConfig {
   maxDurationSec: number;
   /** Coefficient of variation of the connections' byte totals at most this (`VIGIL_DETECT_BRUTE_MAX_SIZE_CV`, default 0.3): attempts look alike. */
   maxSizeCv: number;
+  /**
+   * A connection counts when the responder sent at most this many times the initiator's payload
+   * (`VIGIL_DETECT_BRUTE_MAX_REPLY_RATIO`, default 4). Login dialogues are balanced (CIC-IDS2017 FTP/SSH-Patator: p99
+   * 1.8); parallel downloads and failing TLS clients are not (browser video segments: 67, TLS retry loop: 7.5).
+   */
+  maxReplyRatio: number;
+  /** A connection counts when it carried at most this many payload bytes both ways (`VIGIL_DETECT_BRUTE_MAX_ATTEMPT_BYTES`, default 32768). */
+  maxAttemptBytes: number;
 }
 
 /** Beaconing: regular connections from one host to the same destination. */
@@ -159,6 +167,8 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       minAttempts: int(env, 'VIGIL_DETECT_BRUTE_MIN_ATTEMPTS', 8, 2, 1_000_000),
       maxDurationSec: num(env, 'VIGIL_DETECT_BRUTE_MAX_DURATION_SEC', 30, 0, 86400),
       maxSizeCv: num(env, 'VIGIL_DETECT_BRUTE_MAX_SIZE_CV', 0.3, 0, 10),
+      maxReplyRatio: num(env, 'VIGIL_DETECT_BRUTE_MAX_REPLY_RATIO', 4, 0, 1e9),
+      maxAttemptBytes: int(env, 'VIGIL_DETECT_BRUTE_MAX_ATTEMPT_BYTES', 32768, 1, 1e12),
     },
     beacon: {
       windowSec: int(env, 'VIGIL_DETECT_BEACON_WINDOW_SEC', 3600, 10, 7 * 86400),

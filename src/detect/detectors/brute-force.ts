@@ -1,8 +1,9 @@
 /**
  * Brute force detector: many short, alike connections from one source to one service (host:port), whatever the
- * port. Each attempt is a finished TCP connection that exchanged payload both ways (a login dialogue) and lasted at
- * most `maxDurationSec`; "alike" = the byte totals vary little (coefficient of variation <= `maxSizeCv`), which
- * separates scripted guessing from a browser opening many different requests.
+ * port. Each attempt is a finished TCP connection that exchanged payload both ways (a login dialogue), lasted at most
+ * `maxDurationSec`, stayed small (`maxAttemptBytes`) and balanced (the responder sent at most `maxReplyRatio` times
+ * what the initiator sent); "alike" = the byte totals vary little (coefficient of variation <= `maxSizeCv`). This
+ * separates scripted guessing from a browser opening parallel downloads or a client retrying a failing TLS handshake.
  */
 import type { BruteForceConfig } from '../../config/detection.js';
 import type { FlowRecord } from '../../native/flow-record.js';
@@ -43,6 +44,8 @@ export class BruteForceDetector implements Detector {
       if (f.protocol !== 6 || f.endReason === 'snapshot') continue;
       if (f.fwdPayloadBytes === 0 || f.bwdPayloadBytes === 0) continue;
       if (f.durationUs > this.config.maxDurationSec * 1e6) continue;
+      if (f.fwdPayloadBytes + f.bwdPayloadBytes > this.config.maxAttemptBytes) continue;
+      if (f.bwdPayloadBytes > f.fwdPayloadBytes * this.config.maxReplyRatio) continue;
       const key = `${f.srcIp}>${f.dstIp}:${f.dstPort}`;
       let state = this.services.get(key);
       if (!state) state = { attempts: [], src: f.srcIp, dst: f.dstIp, port: f.dstPort };

@@ -9,7 +9,7 @@ describe('config/detection: loadDetectionConfig()', () => {
     expect(c.portScan).to.deep.equal({ windowSec: 60, minPorts: 20, minHosts: 20, minUnansweredRatio: 0.7 });
     expect(c.synFlood).to.deep.equal({ windowSec: 10, minSyn: 500 });
     expect(c.flood).to.deep.equal({ windowSec: 10, minPackets: 2000, maxReplyRatio: 0.05 });
-    expect(c.bruteForce).to.deep.equal({ windowSec: 120, minAttempts: 8, maxDurationSec: 30, maxSizeCv: 0.3 });
+    expect(c.bruteForce).to.deep.equal({ windowSec: 120, minAttempts: 8, maxDurationSec: 30, maxSizeCv: 0.3, maxReplyRatio: 4, maxAttemptBytes: 32768 });
     expect(c.beacon).to.deep.equal({ windowSec: 3600, minConnections: 6, minIntervalSec: 5, maxJitter: 0.1 });
     expect(c.autoBlock).to.deep.equal({ level: 'off', durationSec: 3600 });
     expect(c.alertWindowSec).to.equal(600);

@@ -102,6 +102,15 @@ describe('detect/detectors', () => {
       expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 7 }, (_, i) => login(i)))).to.deep.equal([]);
       expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => login(i, 500 * 2 ** (i % 6))))).to.deep.equal([]);
     });
+    it('ignores parallel downloads and one-sided retry loops (unbalanced or large connections)', () => {
+      const download = (i: number) => makeFlow({ srcIp: '10.0.0.5', dstIp: '198.51.100.7', dstPort: 80, srcPort: 53000 + i, firstSeenMs: T0 + i * 5, durationUs: 7e6, fwdPayloadBytes: 360, bwdPayloadBytes: 24000 + i * 50 });
+      expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => download(i)))).to.deep.equal([]);
+      const tlsRetry = (i: number) => makeFlow({ srcIp: '10.0.0.5', dstIp: '198.51.100.8', dstPort: 443, srcPort: 54000 + i, firstSeenMs: T0 + i * 300, durationUs: 2e5, fwdPayloadBytes: 517, bwdPayloadBytes: 3861 });
+      expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => tlsRetry(i)))).to.deep.equal([]);
+      const big = (i: number) => makeFlow({ srcIp: '10.0.0.5', dstIp: '198.51.100.9', dstPort: 8080, srcPort: 55000 + i, firstSeenMs: T0 + i * 1000, durationUs: 2e6, fwdPayloadBytes: 30000, bwdPayloadBytes: 30000 });
+      expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => big(i)))).to.deep.equal([]);
+    });
+
     it('coefficientOfVariation()', () => {
       expect(coefficientOfVariation([5, 5, 5])).to.equal(0);
       expect(coefficientOfVariation([1, 3])).to.be.closeTo(0.5, 1e-12);
