@@ -9,6 +9,16 @@ import type { BruteForceConfig } from '../../config/detection.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
 
+/**
+ * Services whose main job is authenticating someone (FTP, SSH, Telnet, SMTP submission, POP3/IMAP, LDAP, SMB, MSSQL,
+ * MySQL, RDP, PostgreSQL, VNC, Redis, MongoDB...). Guessing against them is `high` at the threshold; against other
+ * ports, where machine-to-machine polling and proxied browsing also produce runs of short alike connections, it starts
+ * at `medium` and needs ten times the threshold for `high`.
+ */
+export const LOGIN_PORTS: ReadonlySet<number> = new Set([
+  21, 22, 23, 25, 110, 143, 389, 445, 465, 587, 636, 993, 995, 1433, 1521, 3306, 3389, 5432, 5900, 5985, 5986, 6379, 27017,
+]);
+
 interface Attempt {
   t: number;
   end: number;
@@ -78,7 +88,13 @@ export class BruteForceDetector implements Detector {
       out.push({
         category: 'brute_force',
         source: 'rule',
-        severity: n >= this.config.minAttempts * 10 ? 'critical' : 'high',
+        severity: LOGIN_PORTS.has(state.port)
+          ? n >= this.config.minAttempts * 10
+            ? 'critical'
+            : 'high'
+          : n >= this.config.minAttempts * 10
+            ? 'high'
+            : 'medium',
         score: ruleScore(n, this.config.minAttempts),
         srcIp: state.src,
         srcPort: null,
@@ -98,6 +114,7 @@ export class BruteForceDetector implements Detector {
           sizeCv: Math.round(cv * 1000) / 1000,
           windowSec: this.config.windowSec,
           threshold: this.config.minAttempts,
+          loginService: LOGIN_PORTS.has(state.port),
           countUnit: 'connections',
         },
       });

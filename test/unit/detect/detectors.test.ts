@@ -96,7 +96,14 @@ describe('detect/detectors', () => {
     it('flags many short alike connections to one service, whatever the port', () => {
       const f = new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 10 }, (_, i) => login(i, 3000 + (i % 2) * 100)));
       expect(f).to.have.length(1);
-      expect(f[0]).to.include({ category: 'brute_force', target: '10.0.0.9:2222/6', count: 10, dstPort: 2222 });
+      expect(f[0]).to.include({ category: 'brute_force', target: '10.0.0.9:2222/6', count: 10, dstPort: 2222, severity: 'medium' });
+    });
+
+    it('rates guessing against a login service (SSH, RDP...) high, ten times the threshold critical', () => {
+      const ssh = (i: number) => makeFlow({ srcIp: '10.0.0.66', dstIp: '10.0.0.9', dstPort: 22, srcPort: 50000 + i, firstSeenMs: T0 + i * 100, durationUs: 3e6, fwdPayloadBytes: 2600, bwdPayloadBytes: 2300 });
+      const d = new BruteForceDetector(config.bruteForce, 1000);
+      expect(d.observe(Array.from({ length: 10 }, (_, i) => ssh(i)))[0]).to.include({ severity: 'high' });
+      expect(d.observe(Array.from({ length: 80 }, (_, i) => ssh(i + 10)))[0]).to.include({ severity: 'critical', count: 80 });
     });
     it('ignores too few attempts and connections of very different sizes', () => {
       expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 7 }, (_, i) => login(i)))).to.deep.equal([]);
