@@ -30,7 +30,11 @@ export interface MlConfig {
    * not scored and its flows are counted as `skipped` in the ML stats (never dropped silently; detectors still see them).
    */
   maxQueuedFlows: number;
-  /** Largest matrix per `session.run` (`VIGIL_ML_MAX_BATCH`, default 4096 flows); bigger batches are split. */
+  /**
+   * Largest matrix per `session.run` (`VIGIL_ML_MAX_BATCH`, default 1024 flows); bigger batches are split. onnxruntime-node
+   * runs inference on the JS thread (inside a setImmediate), so this bounds how long one run blocks the event loop
+   * (about 1-2 ms per 1024 flows on an idle core); the scorer yields between chunks.
+   */
   maxBatch: number;
   /** How many top features an ML alert's explanation lists (`VIGIL_ML_EXPLAIN_TOP`, default 3). */
   explainTop: number;
@@ -141,7 +145,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       threads: int(env, 'VIGIL_ML_THREADS', 1, 1, 64),
       maxInFlight: int(env, 'VIGIL_ML_MAX_INFLIGHT', 2, 1, 64),
       maxQueuedFlows: int(env, 'VIGIL_ML_MAX_QUEUED_FLOWS', 65536, 0, 10_000_000),
-      maxBatch: int(env, 'VIGIL_ML_MAX_BATCH', 4096, 1, 1_000_000),
+      maxBatch: int(env, 'VIGIL_ML_MAX_BATCH', 1024, 1, 1_000_000),
       explainTop: int(env, 'VIGIL_ML_EXPLAIN_TOP', 3, 1, 20),
       minPackets: int(env, 'VIGIL_ML_MIN_PACKETS', 3, 1, 1_000_000),
     },
