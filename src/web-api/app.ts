@@ -64,6 +64,14 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
   app.proxy = config.trustProxy;
 
   const landing = renderLanding(config, deps.version);
+  const log = deps.log ?? ((message: string, err: unknown) => console.error(message, err));
+  let lastStoreError = 0;
+  const onStoreError = (err: unknown): void => {
+    // One line per minute at most while the counter store is down.
+    if (Date.now() - lastStoreError < 60_000) return;
+    lastStoreError = Date.now();
+    log('rate-limit store unavailable; requests pass unlimited until it recovers', err);
+  };
   const limits = config.rateLimit;
   const routeDeps: RouteDeps = {
     store: deps.store,
@@ -81,9 +89,13 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
           const { principal } = ctx.state as AuthState;
           return `${principal.issuer} ${principal.subject}`;
         },
-      }),
+      }, onStoreError),
     ],
-    validateLimit: rateLimit(deps.rateLimitStore, { namespace: 'validate', max: limits.validatePerWindow, windowMs: limits.windowMs, id: (ctx) => ctx.ip }),
+    validateLimit: rateLimit(
+      deps.rateLimitStore,
+      { namespace: 'validate', max: limits.validatePerWindow, windowMs: limits.windowMs, id: (ctx) => ctx.ip },
+      onStoreError,
+    ),
     version: deps.version,
     landingHtml: landing.html,
   };
@@ -95,7 +107,7 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
   registerUsers(router, routeDeps);
   registerDownloads(router, routeDeps);
 
-  app.use(problemMiddleware(deps.log === undefined ? {} : { log: deps.log }));
+  app.use(problemMiddleware({ log }));
   app.use(
     helmet({
       contentSecurityPolicy: {

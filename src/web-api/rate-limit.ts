@@ -20,8 +20,12 @@ export interface RateLimitRule {
   id: (ctx: Context) => string;
 }
 
-/** A Koa middleware enforcing `rule` against `store`. */
-export function rateLimit(store: RateLimitStore, rule: RateLimitRule): Middleware {
+/**
+ * A Koa middleware enforcing `rule` against `store`. When the counter store fails (Redis down), the request is let
+ * through and `onStoreError` is told: availability of license checks matters more than the limit, and 115-bit keys do
+ * not fall to guessing in the meantime.
+ */
+export function rateLimit(store: RateLimitStore, rule: RateLimitRule, onStoreError: (err: unknown) => void = () => undefined): Middleware {
   const inner = ratelimit({
     driver: store.driver,
     db: store.driver === 'memory' ? store.map : store.client,
@@ -30,9 +34,20 @@ export function rateLimit(store: RateLimitStore, rule: RateLimitRule): Middlewar
     id: rule.id,
     namespace: `vigil:${rule.namespace}`,
     headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },
-  } as Parameters<typeof ratelimit>[0]);
+  });
   return async (ctx, next) => {
-    await inner(ctx, next);
+    let passed = false;
+    try {
+      await inner(ctx, () => {
+        passed = true;
+        return next();
+      });
+    } catch (err) {
+      if (passed) throw err; // from downstream, not from the limiter
+      onStoreError(err);
+      await next();
+      return;
+    }
     const limited = (ctx.state as { rateLimit?: unknown }).rateLimit !== undefined && ctx.status === 429;
     const rawReset = Number(ctx.response.get('RateLimit-Reset'));
     // Seconds since the epoch (memory driver) or milliseconds (Redis driver): anything past year 5000 in seconds is ms.
