@@ -40,6 +40,11 @@ export interface DetectionEngineDeps {
   geo?: GeoLocator | null;
   /** Wall clock for alert timestamps (default Date.now). */
   now?: () => number;
+  /**
+   * When given, a model that cannot be loaded does not stop detection: the error is passed here and the engine runs
+   * the behavioural detectors without ML (`mlStats().model` is null). Without it, creation rejects.
+   */
+  onModelError?: (err: Error) => void;
 }
 
 /** The engine plus the parts tests and tools look at. */
@@ -52,12 +57,22 @@ export interface VigilDetectionEngine extends DetectionEngine {
 }
 
 /**
- * Builds the engine. Loads the model once (warm-up included) unless `deps.model` is given or ML is disabled; throws
- * ServiceUnavailableError (`model_unavailable`) when the configured model cannot be loaded.
+ * Builds the engine. Loads the model once (warm-up included) unless `deps.model` is given or ML is disabled; rejects
+ * with ServiceUnavailableError (`model_unavailable`) when the configured model cannot be loaded, unless
+ * `deps.onModelError` is given (then detection runs without ML).
  */
 export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<VigilDetectionEngine> {
   const { config } = deps;
-  const model = deps.model !== undefined ? deps.model : config.ml.enabled ? await loadFlowModel(config.ml.modelPath, { threads: config.ml.threads }) : null;
+  let model: FlowModel | null = null;
+  if (deps.model !== undefined) model = deps.model;
+  else if (config.ml.enabled) {
+    try {
+      model = await loadFlowModel(config.ml.modelPath, { threads: config.ml.threads });
+    } catch (err) {
+      if (!deps.onModelError) throw err;
+      deps.onModelError(err as Error);
+    }
+  }
   const ownsModel = deps.model === undefined && model !== null;
   const scorer = model
     ? new FlowScorer(model, { maxInFlight: config.ml.maxInFlight, maxQueuedFlows: config.ml.maxQueuedFlows, maxBatch: config.ml.maxBatch, explainTop: config.ml.explainTop, minPackets: config.ml.minPackets })

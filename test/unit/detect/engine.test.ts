@@ -57,4 +57,22 @@ describe('detect/engine: createDetectionEngine()', () => {
     }
     expect(err).to.have.property('code', 'model_unavailable');
   });
+
+  it('with onModelError, runs the detectors without ML when the model cannot be loaded', async () => {
+    const errors: Error[] = [];
+    const engine = await createDetectionEngine({
+      store,
+      config: loadDetectionConfig({ VIGIL_MODEL_PATH: path.join(tempDir(), 'missing.onnx') }),
+      geo: null,
+      onModelError: (e) => errors.push(e),
+    });
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.have.property('code', 'model_unavailable');
+    expect(engine.model).to.equal(null);
+    await engine.ingest(Array.from({ length: 25 }, (_, i) => synProbe('10.9.9.9', '10.0.0.1', 100 + i, T0 + i)));
+    expect(engine.mlStats()).to.include({ model: null, flowsScored: 0 });
+    const rows = await store.selectFrom('alerts').selectAll().execute();
+    expect(rows.map((r) => r.category)).to.deep.equal(['port_scan']);
+    await engine.close();
+  });
 });
