@@ -327,6 +327,39 @@ describe('DecodePacket() shared behaviour', () => {
   }
 });
 
+describe('DecodePacket() under random corruption', () => {
+  const STATUSES = new Set([
+    'ok', 'unsupported_link_type', 'truncated_l2', 'non_ip', 'truncated_ip', 'bad_ip_version', 'bad_ip_header_length',
+    'bad_ip_total_length', 'bad_ipv6_ext_header', 'truncated_l4', 'bad_tcp_header_length', 'bad_udp_length',
+  ]);
+  // Deterministic xorshift32, so a failure reproduces.
+  let state = 0x9e3779b9;
+  const rand = (n: number): number => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+
+  for (const s of samples) {
+    it(`${s.name}: 500 corrupted copies decode to a known status with consistent byte accounting`, () => {
+      for (let i = 0; i < 500; i++) {
+        const bytes = Buffer.from(s.bytes);
+        for (let flips = 1 + rand(4); flips > 0; flips--) bytes[rand(bytes.length)] = rand(256);
+        const caplen = rand(4) === 0 ? rand(bytes.length + 1) : bytes.length;
+        const wirelen = bytes.length + (rand(2) === 0 ? 0 : rand(2000));
+        const v = decode(s.linkType, bytes.subarray(0, caplen), wirelen);
+        expect(STATUSES.has(v.status), v.status).to.equal(true);
+        if (v.status === 'ok') {
+          expect(v.l3HeaderBytes + v.l4HeaderBytes + v.payloadBytes, `mutation ${i}`).to.equal(v.ipBytes);
+          expect(v.ipBytes).to.be.at.most(wirelen);
+          if (v.isFragment && !v.isFirstFragment) expect(v.hasPorts).to.equal(false);
+        }
+      }
+    });
+  }
+});
+
 describe('DecodePacket() link types', () => {
   it('Ethernet: TCP SYN with every field', () => {
     expect(decode(DLT_EN10MB, ETH_IPV4_TCP_SYN)).to.deep.equal({
