@@ -5,7 +5,8 @@ Run with Debian's Python (python3-sklearn, python3-onnx; no PyPI):
 
     /usr/bin/python3 scripts/train/train.py [--csv ../shared/data/flows/cicids2017_improved_sample.csv]
 
-Writes models/vigil-flow-v1.onnx, models/vigil-flow-v1.features.json, models/vigil-flow-v1.metrics.json, the model card
+Writes models/vigil-flow-v1.onnx, models/vigil-flow-v1.features.json, models/vigil-flow-v1.trees.json (the forest's
+structure, for per-flow attributions), models/vigil-flow-v1.metrics.json, the model card
 models/README.md, the held-out fixture test/fixtures/ml/{holdout.csv,expected.json} and the parity fixture
 test/fixtures/ml/cic_sqli_flows.csv. Deterministic: fixed seeds, single-threaded forest.
 
@@ -388,6 +389,29 @@ def export_parity_rows(csv_path, out_path):
         w.writerows(rows)
 
 
+def export_trees(forest, path, sha):
+    """The forest's structure for per-flow attributions in Vigil (src/ml/attribution.ts, Saabas-style path
+    contributions): per tree, node arrays of split feature (-1 = leaf), float32-floored threshold, children, and the
+    node's attack score 1 - P(benign). Averaging the leaf scores over trees gives exactly the ONNX model's score."""
+    trees = []
+    for est in forest.estimators_:
+        t = est.tree_
+        dist = t.value[:, 0, :].astype(np.float64)
+        dist = dist / dist.sum(axis=1, keepdims=True)
+        thresholds = f32_floor(t.threshold)
+        leaf = t.children_left == -1
+        trees.append(OrderedDict(
+            feature=[-1 if leaf[n] else int(t.feature[n]) for n in range(t.node_count)],
+            threshold=[0.0 if leaf[n] else float(thresholds[n]) for n in range(t.node_count)],
+            left=[int(v) for v in t.children_left],
+            right=[int(v) for v in t.children_right],
+            score=[round(float(1.0 - dist[n, 0]), 7) for n in range(t.node_count)],
+        ))
+    with open(path, 'w') as f:
+        json.dump(OrderedDict(model=MODEL_NAME, version=MODEL_VERSION, sha256=sha, trees=trees), f, separators=(',', ':'))
+        f.write('\n')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--csv', default=os.path.join(ROOT, '..', 'shared', 'data', 'flows', 'cicids2017_improved_sample.csv'))
@@ -431,6 +455,7 @@ def main():
     onnx_path = os.path.join(models_dir, 'vigil-flow-v1.onnx')
     export_onnx(forest, len(FEATURES), onnx_path)
     sha = hashlib.sha256(open(onnx_path, 'rb').read()).hexdigest()
+    export_trees(forest, os.path.join(models_dir, 'vigil-flow-v1.trees.json'), sha)
 
     # Benign training distribution per feature, for explanations: mean, std and the 0..100 percentile grid.
     Xb = Xtr[ytr == 0].astype(np.float64)

@@ -117,7 +117,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     for (const d of detectors) findings.push(...d.observe(flows));
     if (scorer && model) {
       const scored = await scorer.score(flows);
-      if (scored && scored.flagged.length > 0) findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag));
+      if (scored && scored.flagged.length > 0) findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic'));
     }
     return alerts.record(findings);
   }

@@ -57,6 +57,7 @@ export function mlFindings(
   model: ModelInfo,
   thresholds: ModelThresholds,
   isNew: (flowId: number) => boolean = () => true,
+  explainedBy: 'path' | 'heuristic' = 'path',
 ): Finding[] {
   const byKey = new Map<string, { finding: Finding; best: FlaggedFlow }>();
   for (const hit of flagged) {
@@ -107,6 +108,7 @@ export function mlFindings(
     finding.details = {
       detector: 'ml',
       model: { name: model.name, version: model.version, sha256: model.sha256 },
+      explanationMethod: explainedBy,
       probability: Math.round(best.probability * 1e4) / 1e4,
       flowsFlagged: finding.count,
       explanation: explanation.map((e) => ({
@@ -116,6 +118,7 @@ export function mlFindings(
         benignPercentile: e.benignPercentile,
         zScore: e.zScore,
         importance: Math.round(e.importance * 1e4) / 1e4,
+        contribution: e.contribution,
       })),
       countUnit: 'flows',
     };

@@ -2,9 +2,9 @@
  * Why a flow scored high: the features that drove the score, each with its value and how unusual that value is
  * against the benign training distribution exported by the training script.
  *
- * Method (cheap, model-agnostic, honest about what it is): each feature's contribution is its global importance in
- * the forest times how far the value sits from the benign median, in percentile terms (0 at the median, 1 beyond
- * the benign range). It ranks features that are both influential and atypical; it is not a per-tree path attribution.
+ * Ranking: with per-flow path attributions (attribution.ts), features are ranked by how much they raised this flow's
+ * score (`contribution`, score units). Without them (a model shipped without its tree structure), by a heuristic:
+ * global importance times how far the value sits from the benign median in percentile terms.
  */
 import type { FeatureSpec } from './model.js';
 
@@ -20,7 +20,7 @@ export interface FeatureContribution {
   zScore: number | null;
   /** Forest importance of the feature (0..1, sums to 1). */
   importance: number;
-  /** importance * unusualness (0..1), the ranking key. */
+  /** The ranking key: the score this feature added for this flow (path attribution), or importance * unusualness. */
   contribution: number;
 }
 
@@ -53,8 +53,11 @@ export function percentileOf(grid: readonly number[], value: number): number {
   return (firstGe - 1 + (value - a) / (b - a)) * step;
 }
 
-/** The `top` features that best explain a flow's score. `row` holds the flow's features in model order. */
-export function explainRow(features: readonly FeatureSpec[], row: ArrayLike<number>, top: number): FeatureContribution[] {
+/**
+ * The `top` features that best explain a flow's score. `row` holds the flow's features in model order;
+ * `contributions` (same order), when given, are its path attributions.
+ */
+export function explainRow(features: readonly FeatureSpec[], row: ArrayLike<number>, top: number, contributions?: ArrayLike<number> | null): FeatureContribution[] {
   const all: FeatureContribution[] = [];
   for (let i = 0; i < features.length; i++) {
     const spec = features[i] as FeatureSpec;
@@ -69,7 +72,7 @@ export function explainRow(features: readonly FeatureSpec[], row: ArrayLike<numb
       benignPercentile: Math.round(p * 10) / 10,
       zScore: std > 0 ? Math.round(((value - spec.benign.mean) / std) * 100) / 100 : null,
       importance: spec.importance,
-      contribution: spec.importance * unusual,
+      contribution: contributions ? Math.round((contributions[i] as number) * 1e4) / 1e4 : spec.importance * unusual,
     });
   }
   all.sort((x, y) => y.contribution - x.contribution);

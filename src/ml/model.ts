@@ -8,6 +8,7 @@ import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { ServiceUnavailableError } from '../errors.js';
 import type { ModelInfo } from '../detect/types.js';
+import { PathAttributor } from './attribution.js';
 
 /** Benign training distribution of one feature (from scripts/train/train.py), for explanations. */
 export interface BenignDistribution {
@@ -69,6 +70,8 @@ export interface FlowModel {
    * Resolves to the class probabilities, row-major `rows * classes.length`.
    */
   run(matrix: Float32Array, rows: number): Promise<Float32Array>;
+  /** Per-flow path attributions when the model ships its tree structure (`<model>.trees.json`), else null. */
+  readonly attributor: PathAttributor | null;
   release(): Promise<void>;
 }
 
@@ -81,6 +84,25 @@ export interface LoadModelOptions {
 /** `models/x.onnx` -> `models/x.features.json`. */
 export function featureFileFor(modelPath: string): string {
   return modelPath.replace(/\.onnx$/i, '') + '.features.json';
+}
+
+/** `models/x.onnx` -> `models/x.trees.json` (optional: per-flow attributions). */
+export function treeFileFor(modelPath: string): string {
+  return modelPath.replace(/\.onnx$/i, '') + '.trees.json';
+}
+
+/** The tree structure next to the model, or null when there is none. Throws when it exists but does not belong. */
+async function loadAttributor(modelPath: string, sha256: string, width: number): Promise<PathAttributor | null> {
+  let text: string;
+  try {
+    text = await readFile(treeFileFor(modelPath), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  const attributor = PathAttributor.parse(JSON.parse(text), width);
+  if (attributor.sha256 !== sha256) throw new RangeError(`${treeFileFor(modelPath)} belongs to model ${attributor.sha256}, not ${sha256}`);
+  return attributor;
 }
 
 /**
@@ -99,6 +121,12 @@ export async function loadFlowModel(modelPath: string, options: LoadModelOptions
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (sha256 !== spec.sha256) {
     throw new ServiceUnavailableError(`Model ${modelPath} (sha256 ${sha256}) does not match its feature list (${spec.sha256})`, 'model_unavailable');
+  }
+  let attributor: PathAttributor | null;
+  try {
+    attributor = await loadAttributor(modelPath, sha256, spec.features.length);
+  } catch (err) {
+    throw new ServiceUnavailableError(`Cannot load the tree structure of ${modelPath}: ${(err as Error).message}`, 'model_unavailable', { cause: err });
   }
   const session = await ort.InferenceSession.create(bytes, {
     intraOpNumThreads: options.threads ?? 1,
@@ -141,6 +169,7 @@ export async function loadFlowModel(modelPath: string, options: LoadModelOptions
     thresholds: spec.thresholds,
     width,
     run,
+    attributor,
     release: () => session.release(),
   };
 }

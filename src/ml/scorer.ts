@@ -134,7 +134,7 @@ export class FlowScorer {
             category,
             score,
             probability: probs[base + best] as number,
-            explain: () => explainRow(model.features, row, top),
+            explain: () => explainRow(model.features, row, top, model.attributor?.attribute(row)),
           });
         }
       }
