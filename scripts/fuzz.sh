@@ -15,6 +15,10 @@ if ! command -v clang++ >/dev/null 2>&1; then
   exit 1
 fi
 
+# A build dir configured earlier with another compiler keeps it in its cache: start that one afresh.
+if [[ -f "$build/CMakeCache.txt" ]] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang++' "$build/CMakeCache.txt"; then
+  rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
+fi
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIGIL_ADDON=OFF -DVIGIL_FUZZ=ON >/dev/null
 cmake --build "$build" --target fuzz_decode decode_pcap -j 2 >/dev/null
 
