@@ -38,6 +38,8 @@ export interface WebRateLimitConfig {
   readonly windowMs: number;
   /** Requests per window and client IP on `POST /api/license-key/validate`. */
   readonly validatePerWindow: number;
+  /** Requests per window and client IP on the other public pages (landing page, JWKS). */
+  readonly publicPerWindow: number;
   /** Requests per window and user on `/api/protected/*`. */
   readonly protectedPerWindow: number;
 }
@@ -150,6 +152,7 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
       windowMs: int(env, 'VIGIL_WEB_RATE_WINDOW_MS', 60000, 1000, 86400000),
       validatePerWindow: int(env, 'VIGIL_WEB_RATE_VALIDATE', 60, 1, 10000000),
       protectedPerWindow: int(env, 'VIGIL_WEB_RATE_PROTECTED', 120, 1, 10000000),
+      publicPerWindow: int(env, 'VIGIL_WEB_RATE_PUBLIC', 600, 1, 10000000),
     }),
     maxActiveKeysPerUser: int(env, 'VIGIL_WEB_MAX_ACTIVE_KEYS', 3, 1, 1000),
     licenseDays: int(env, 'VIGIL_WEB_LICENSE_DAYS', 365, 0, 36500),

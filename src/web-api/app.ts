@@ -96,6 +96,11 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
       { namespace: 'validate', max: limits.validatePerWindow, windowMs: limits.windowMs, id: (ctx) => ctx.ip },
       onStoreError,
     ),
+    publicLimit: rateLimit(
+      deps.rateLimitStore,
+      { namespace: 'public', max: limits.publicPerWindow, windowMs: limits.windowMs, id: (ctx) => ctx.ip },
+      onStoreError,
+    ),
     version: deps.version,
     landingHtml: landing.html,
   };

@@ -6,6 +6,7 @@ import type { LicenseService } from './services/license.service.js';
 import type { UserService } from './services/user.service.js';
 import type { WebStore } from './store/database.js';
 
+/** Services and prepared middleware shared by the route files. */
 export interface RouteDeps {
   store: WebStore;
   licenses: LicenseService;
@@ -16,6 +17,8 @@ export interface RouteDeps {
   protect: Middleware[];
   /** Per-client-IP rate limit of the public validation endpoint. */
   validateLimit: Middleware;
+  /** Per-client-IP rate limit of the other public pages (landing page, JWKS). */
+  publicLimit: Middleware;
   /** Version reported by `/health`. */
   version: string;
   /** Rendered landing page. */

@@ -5,6 +5,7 @@ import type { AuthState } from '../auth/auth.middleware.js';
 import type { RouteDeps } from '../deps.js';
 import { recordDownloadBody } from '../schemas/download.schema.js';
 
+/** Mounts the download route (authenticated, per-user limit). */
 export function register(router: Router, deps: RouteDeps): void {
   router.post('/api/protected/download', ...deps.protect, async (ctx) => {
     const body = parseInput(recordDownloadBody, ctx.request.body);

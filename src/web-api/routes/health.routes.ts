@@ -2,6 +2,7 @@
 import type Router from '@koa/router';
 import type { RouteDeps } from '../deps.js';
 
+/** Mounts `/health` (not rate-limited: load balancers probe it). */
 export function register(router: Router, deps: RouteDeps): void {
   router.get('/health', async (ctx) => {
     const up = await deps.store.ping();

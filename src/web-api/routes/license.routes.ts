@@ -5,6 +5,7 @@ import type { AuthState } from '../auth/auth.middleware.js';
 import type { RouteDeps } from '../deps.js';
 import { createLicenseBody, licenseIdParams, validateLicenseBody } from '../schemas/license.schema.js';
 
+/** Mounts validation (public, per-IP limit) and key creation/revocation (authenticated, per-user limit). */
 export function register(router: Router, deps: RouteDeps): void {
   router.post('/api/license-key/validate', deps.validateLimit, async (ctx) => {
     const body = parseInput(validateLicenseBody, ctx.request.body);

@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { AuthState } from '../auth/auth.middleware.js';
 import type { RouteDeps } from '../deps.js';
 
+/** Mounts the caller's profile (authenticated, per-user limit). */
 export function register(router: Router, deps: RouteDeps): void {
   router.get('/api/protected/user', ...deps.protect, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');

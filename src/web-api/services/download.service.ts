@@ -13,9 +13,11 @@ export interface Download {
   createdAt: string;
 }
 
+/** Records downloads for users (the count shows on their profile). */
 export class DownloadService {
   constructor(private readonly store: WebStore) {}
 
+  /** Stores one download of `input.version` for `input.platform` by `userId`. */
   async record(userId: string, input: { platform: string; version: string; arch?: string | undefined }, now = new Date()): Promise<Download> {
     const row = { id: randomUUID(), user_id: userId, platform: input.platform, version: input.version, arch: input.arch ?? null, created_at: now.toISOString() };
     await insertDownload(this.store.db, row);

@@ -50,6 +50,7 @@ export interface LicensePolicy {
   licenseDays: number;
 }
 
+/** License creation, revocation and validation over the store, signing certificates with `signer`. */
 export class LicenseService {
   constructor(
     private readonly store: WebStore,

@@ -28,6 +28,7 @@ function toUser(row: UserRow): User {
   return { id: row.id, issuer: row.issuer, subject: row.subject, email: row.email, name: row.name, createdAt: row.created_at };
 }
 
+/** Users keyed by (issuer, subject) of their access tokens. */
 export class UserService {
   constructor(private readonly store: WebStore) {}
 

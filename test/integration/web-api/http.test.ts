@@ -96,6 +96,16 @@ describe('Web API HTTP surface', function () {
     expect((await ctx.request('GET', '/health')).status).to.equal(200);
   });
 
+  it('rate-limits the landing page and JWKS per client IP, but never /health', async () => {
+    ctx = await TestContext.start({ VIGIL_WEB_RATE_PUBLIC: '2' });
+    expect((await ctx.request('GET', '/')).status).to.equal(200);
+    expect((await ctx.request('GET', '/.well-known/jwks.json')).status).to.equal(200);
+    const r = await ctx.request<Problem>('GET', '/');
+    expect(r.status).to.equal(429);
+    expect(r.body.code).to.equal('rate_limited');
+    for (let i = 0; i < 3; i++) expect((await ctx.request('GET', '/health')).status).to.equal(200);
+  });
+
   describe('with an identity provider', () => {
     let idp: TestIdentityProvider;
     before(async () => {
