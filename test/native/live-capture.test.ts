@@ -80,7 +80,6 @@ describe('live capture (network namespaces + veth)', function () {
 
   before(function () {
     if (!IS_ROOT) {
-      // eslint-disable-next-line no-console
       console.log('    skipped: live capture needs root (network namespaces, CAP_NET_RAW); CI runs it as root');
       this.skip();
     }
@@ -176,6 +175,40 @@ describe('live capture (network namespaces + veth)', function () {
       expect(f.protocol).to.equal(17);
       expect(f.firstSeen).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
     }
+  });
+});
+
+describe('live capture errors', function () {
+  this.timeout(30000);
+
+  it('rejects an unknown interface with capture_no_such_device', async () => {
+    const { createSensor } = await import('../../src/native/capture.js');
+    const sensor = createSensor();
+    let err: (Error & { code?: string }) | undefined;
+    try {
+      await sensor.start({ kind: 'live', interface: 'vigil-nope0' });
+    } catch (e) {
+      err = e as Error & { code?: string };
+    }
+    expect(err?.code).to.equal('capture_no_such_device');
+    expect(err?.message).to.contain('vigil-nope0').and.contain('vigil interfaces');
+    expect(sensor.running).to.equal(false);
+  });
+
+  it('tells a process without CAP_NET_RAW to run as root or grant it (vigil capture, capabilities dropped)', async () => {
+    // as root: drop CAP_NET_RAW/CAP_NET_ADMIN from the child's bounding set; otherwise we lack them already
+    const cmd = IS_ROOT ? 'setpriv' : process.execPath;
+    const args = ['bin/vigil.js', 'capture', '-i', 'lo'];
+    const argv = IS_ROOT ? ['--bounding-set=-net_raw,-net_admin', '--inh-caps=-net_raw,-net_admin', process.execPath, ...args] : args;
+    const child = spawn(cmd, argv, {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    expect(await exitOf(child)).to.deep.equal({ code: 1, signal: null });
+    expect(stderr.trim().split('\n')).to.have.length(1);
+    expect(stderr).to.contain('permission denied capturing on lo').and.contain('CAP_NET_RAW').and.contain('setcap');
   });
 });
 
