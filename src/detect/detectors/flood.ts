@@ -2,7 +2,8 @@
  * Flood detectors.
  * - SYN flood: many SYNs that never lead to a session, towards one host:port (one source: `dos`; many: `ddos`).
  * - Packet flood (UDP, ICMP/ICMPv6, other non-TCP): one sender pushing many packets to one receiver within a window
- *   with (almost) no replies. Counts packets, not flows, so one 10,000-packet flow and 10,000 one-packet flows are
+ *   with (almost) no replies (`dos`); or many senders (>= 10, none with half the packets) doing it together to one
+ *   unicast receiver (`ddos`). Counts packets, not flows, so one 10,000-packet flow and 10,000 one-packet flows are
  *   the same flood. Long flows contribute pro rata to the window.
  */
 import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
@@ -41,10 +42,25 @@ function span(events: Event[]): { first: number; last: number } {
 
 const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 58: 'icmp_flood' };
 
+/** Distinct senders that make a distributed flood. */
+export const DDOS_MIN_SOURCES = 10;
+
+function isGroupAddress(ip: string): boolean {
+  if (ip.includes(':')) return ip.toLowerCase().startsWith('ff');
+  const first = Number(ip.split('.')[0]);
+  return first >= 224 || ip.endsWith('.255') || ip === '0.0.0.0';
+}
+
+function floodLabel(protocol: number): { kind: string; label: string } {
+  const kind = FLOOD_KIND[protocol] ?? 'ip_flood';
+  return { kind, label: kind === 'udp_flood' ? 'UDP' : kind === 'icmp_flood' ? 'ICMP' : `IP protocol ${protocol}` };
+}
+
 /** See the module comment. */
 export class PacketFloodDetector implements Detector {
   readonly name = 'flood';
   private readonly pairs = new Map<string, KeyState>();
+  private readonly victims = new Map<string, KeyState>();
   private readonly deltas: SnapshotDeltas;
 
   constructor(private readonly config: FloodConfig, private readonly maxTracked: number) {
@@ -54,6 +70,7 @@ export class PacketFloodDetector implements Detector {
   observe(flows: readonly FlowRecord[]): Finding[] {
     const windowUs = this.config.windowSec * 1e6;
     const touched = new Set<string>();
+    const touchedVictims = new Set<string>();
     for (const f of flows) {
       if (f.protocol === 6) continue;
       const d = this.deltas.delta(f);
@@ -65,9 +82,18 @@ export class PacketFloodDetector implements Detector {
       touch(this.pairs, key, state);
       state.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
       touched.add(key);
+      if (!isGroupAddress(f.dstIp)) {
+        const vkey = `${f.dstIp}|${f.protocol}`;
+        let victim = this.victims.get(vkey);
+        if (!victim) victim = { events: [], first: f };
+        touch(this.victims, vkey, victim);
+        victim.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
+        touchedVictims.add(vkey);
+      }
     }
     capMap(this.pairs, this.maxTracked);
-    const out: Finding[] = [];
+    capMap(this.victims, this.maxTracked);
+    const out: Finding[] = [...this.distributed(touchedVictims)];
     for (const key of touched) {
       const state = this.pairs.get(key);
       if (!state) continue;
@@ -84,9 +110,8 @@ export class PacketFloodDetector implements Detector {
       for (const e of fresh) e.reported = true;
       const freshPackets = Math.round(fresh.reduce((a, e) => a + e.sent, 0));
       const f = state.first;
-      const kind = FLOOD_KIND[f.protocol] ?? 'ip_flood';
+      const { kind, label } = floodLabel(f.protocol);
       const { first, last } = span(fresh);
-      const label = kind === 'udp_flood' ? 'UDP' : kind === 'icmp_flood' ? 'ICMP' : `IP protocol ${f.protocol}`;
       out.push({
         category: 'dos',
         source: 'rule',
@@ -117,6 +142,69 @@ export class PacketFloodDetector implements Detector {
     }
     return out;
   }
+
+  private distributed(touched: Set<string>): Finding[] {
+    return distributedFindings(this.config, this.victims, touched);
+  }
+}
+
+/** Many senders, one unicast receiver: the distributed case of the packet flood. */
+function distributedFindings(config: FloodConfig, victims: Map<string, KeyState>, touched: Set<string>): Finding[] {
+  const out: Finding[] = [];
+  for (const key of touched) {
+    const state = victims.get(key);
+    if (!state) continue;
+    state.events = evict(state.events, config.windowSec * 1000);
+    let sent = 0;
+    let replies = 0;
+    const bySource = new Map<string, number>();
+    for (const e of state.events) {
+      sent += e.sent;
+      replies += e.replies;
+      bySource.set(e.src, (bySource.get(e.src) ?? 0) + e.sent);
+    }
+    if (sent < config.minPackets || replies > sent * config.maxReplyRatio || bySource.size < DDOS_MIN_SOURCES) continue;
+    let top = '';
+    let topCount = -1;
+    for (const [src, n] of bySource) if (n > topCount) [top, topCount] = [src, n];
+    if (topCount >= sent / 2) continue; // one sender dominates: the single-source flood reports it
+    const fresh = state.events.filter((e) => !e.reported);
+    if (fresh.length === 0) continue;
+    for (const e of fresh) e.reported = true;
+    const f = state.first;
+    const { kind, label } = floodLabel(f.protocol);
+    const { first, last } = span(fresh);
+    out.push({
+      category: 'ddos',
+      source: 'rule',
+      severity: sent >= config.minPackets * 10 ? 'critical' : 'high',
+      score: ruleScore(sent, config.minPackets),
+      srcIp: top,
+      srcPort: null,
+      dstIp: f.dstIp,
+      dstPort: null,
+      protocol: f.protocol,
+      target: f.dstIp,
+      threatIp: top,
+      title: `Distributed ${label} flood against ${f.dstIp} from ${bySource.size} sources`,
+      description: `${bySource.size} senders pushed ${Math.round(sent)} ${label} packets to ${f.dstIp} within ${config.windowSec} s and got ${Math.round(replies)} back; most from ${top} (${Math.round(topCount)}).`,
+      count: Math.max(1, Math.round(fresh.reduce((a, e) => a + e.sent, 0))),
+      firstSeenMs: first,
+      lastSeenMs: last,
+      details: {
+        detector: 'flood',
+        kind,
+        distributed: true,
+        sources: bySource.size,
+        packetsInWindow: Math.round(sent),
+        repliesInWindow: Math.round(replies),
+        windowSec: config.windowSec,
+        threshold: config.minPackets,
+        countUnit: 'packets',
+      },
+    });
+  }
+  return out;
 }
 
 /** SYN flood; see the module comment. */

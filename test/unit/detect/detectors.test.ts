@@ -83,6 +83,18 @@ describe('detect/detectors', () => {
       expect(g).to.have.length(1);
       expect(g[0]!.details).to.include({ packetsInWindow: 2100 });
     });
+    it('many senders to one unicast receiver: ddos (not when one sender dominates, not to multicast)', () => {
+      const spread = Array.from({ length: 40 }, (_, i) => udp({ srcIp: `203.0.113.${i + 1}`, fwdPackets: 100, durationUs: 1e6 }));
+      const f = new PacketFloodDetector(config.flood, 1000).observe(spread);
+      expect(f).to.have.length(1);
+      expect(f[0]).to.include({ category: 'ddos', dstIp: '10.0.0.9', target: '10.0.0.9', count: 4000 });
+      expect(f[0]!.details).to.include({ sources: 40, distributed: true, kind: 'udp_flood' });
+      const dominated = [...spread.slice(0, 12), udp({ srcIp: '198.51.100.1', fwdPackets: 5000, durationUs: 1e6 })];
+      expect(new PacketFloodDetector(config.flood, 1000).observe(dominated).map((x) => x.category)).to.deep.equal(['dos']);
+      const mcast = spread.map((x) => ({ ...x, dstIp: '239.255.255.250' }));
+      expect(new PacketFloodDetector(config.flood, 1000).observe(mcast)).to.deep.equal([]);
+    });
+
     it('labels ICMPv6 floods icmp_flood', () => {
       const f = new PacketFloodDetector(config.flood, 1000).observe([udp({ protocol: 58, srcIp: '2001:db8::2', dstIp: '2001:db8::1', fwdPackets: 30000, durationUs: 3e6 })]);
       expect(f[0]!.details).to.include({ kind: 'icmp_flood' });
