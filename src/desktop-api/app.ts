@@ -80,6 +80,13 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     heartbeatMs: deps.heartbeatMs ?? 15_000,
   };
 
+  // Errors Koa could not turn into a response (the client went away mid-write) are not worth a stack trace.
+  app.on('error', (err: unknown) => {
+    const code = (err as { code?: unknown }).code;
+    if (code === 'EPIPE' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ERR_STREAM_DESTROYED') return;
+    (deps.log ?? ((m: string, e: unknown) => console.error(m, e)))('desktop API response failed', err);
+  });
+
   const router = new Router();
   for (const routes of [healthRoutes, statsRoutes, alertsRoutes, threatsRoutes, monitoringRoutes, firewallRoutes, eventsRoutes]) {
     routes.register(router, routeDeps);

@@ -34,5 +34,6 @@ export function register(router: Router, deps: RouteDeps): void {
     };
     ctx.req.on('close', cleanup);
     stream.on('close', cleanup);
+    stream.on('error', cleanup); // the client went away mid-write
   });
 }
