@@ -97,9 +97,11 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   let ingested = 0;
   let closed = false;
   const pending = new Set<Promise<RecordedAlert[]>>();
-  // Flow ids already flagged (snapshots repeat an id): bounded, oldest forgotten first.
-  const flaggedIds = new Set<number>();
-  const firstFlag = (id: number): boolean => {
+  // Flows already flagged (snapshots repeat a flow's id and start; ids restart with a new capture session, so the
+  // start time is part of the key): bounded, oldest forgotten first.
+  const flaggedIds = new Set<string>();
+  const firstFlag = (flow: FlowRecord): boolean => {
+    const id = `${flow.id}@${flow.firstSeenMs}`;
     if (flaggedIds.has(id)) return false;
     flaggedIds.add(id);
     if (flaggedIds.size > config.maxTracked) {

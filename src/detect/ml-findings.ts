@@ -47,7 +47,7 @@ const TITLES: Record<string, string> = {
 };
 
 /**
- * One finding per (src, family, dst) among `flagged` flows of `flows`. `isNew(flowId)` tells whether a flow is
+ * One finding per (src, family, dst) among `flagged` flows of `flows`. `isNew(flow)` tells whether a flow is
  * flagged for the first time: a flow flagged in a snapshot and again when it ends is counted once (count = flows, not
  * records); a key whose flows were all counted before yields no finding.
  */
@@ -56,13 +56,13 @@ export function mlFindings(
   flagged: readonly FlaggedFlow[],
   model: ModelInfo,
   thresholds: ModelThresholds,
-  isNew: (flowId: number) => boolean = () => true,
+  isNew: (flow: FlowRecord) => boolean = () => true,
   explainedBy: 'path' | 'heuristic' = 'path',
 ): Finding[] {
   const byKey = new Map<string, { finding: Finding; best: FlaggedFlow }>();
   for (const hit of flagged) {
     const f = flows[hit.index] as FlowRecord;
-    if (!isNew(f.id)) continue;
+    if (!isNew(f)) continue;
     const key = `${f.srcIp}|${hit.category}|${f.dstIp}`;
     const seen = byKey.get(key);
     if (seen) {
