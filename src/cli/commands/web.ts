@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { loadWebConfig, type WebConfig } from '../../config/web.js';
+import { ServiceUnavailableError } from '../../errors.js';
 import { createLicenseApp } from '../../web-api/app.js';
 import { createJwtVerifier } from '../../web-api/auth/jwt-verifier.js';
 import type { RateLimitStore } from '../../web-api/rate-limit.js';
@@ -21,6 +22,22 @@ export interface RunningWebServer {
   close(): Promise<void>;
 }
 
+/** The URL without its password, for messages. */
+function redactUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length > 0) return describe(err.errors[0]);
+  return err instanceof Error ? err.message : String(err);
+}
+
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
   return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
@@ -28,7 +45,13 @@ function packageVersion(): string {
 
 /** Starts the Web API described by `config` and resolves once it listens. */
 export async function startWebServer(config: WebConfig, options: { log?: (message: string, err: unknown) => void } = {}): Promise<RunningWebServer> {
-  const store = await openWebStore(config.database);
+  let store: WebStore;
+  try {
+    store = await openWebStore(config.database);
+  } catch (err) {
+    const where = config.database.kind === 'sqlite' ? config.database.file : redactUrl(config.database.url);
+    throw new ServiceUnavailableError(`cannot open the ${config.database.kind} database at ${where}: ${describe(err)}`, 'database_unavailable', { cause: err });
+  }
   let redis: Redis | null = null;
   try {
     const signer = await createCertificateSigner(loadOrCreateSigningKey(config.signingKeyFile), config.publicUrl, config.certificateTtlSec, config.certificateReuseSec);
@@ -36,7 +59,9 @@ export async function startWebServer(config: WebConfig, options: { log?: (messag
     if (config.redisUrl !== undefined) {
       redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
       redis.on('error', () => undefined); // reconnects on its own; requests meanwhile fail as 500s, logged by problem.ts
-      await redis.connect();
+      await redis.connect().catch((err: unknown) => {
+        throw new ServiceUnavailableError(`cannot reach Redis at ${redactUrl(config.redisUrl ?? '')}: ${describe(err)}`, 'redis_unavailable', { cause: err });
+      });
       rateLimitStore = { driver: 'redis', client: redis };
     }
     const app = createLicenseApp({

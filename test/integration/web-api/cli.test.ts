@@ -39,6 +39,21 @@ describe('vigil web (CLI)', function () {
     expect(await exited).to.equal(0);
   });
 
+  it('reports an unreachable database in one line (password redacted) with exit code 1', async () => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'web'], {
+      cwd: ROOT,
+      env: { ...process.env, VIGIL_WEB_PORT: '0', VIGIL_WEB_DATA_DIR: tempDir('web-cli-'), VIGIL_WEB_DATABASE_URL: 'postgres://vigil:hunter2@127.0.0.1:1/vigil' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/^vigil web: cannot open the postgres database at postgres:\/\/vigil:\*\*\*@127\.0\.0\.1:1\/vigil: .*ECONNREFUSED/);
+    expect(stderr).not.to.contain('hunter2');
+    expect(stderr.trim().split('\n')).to.have.length(1);
+  });
+
   it('refuses a bad variable with a message naming it and exit code 1', async () => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'web'], {
       cwd: ROOT,
