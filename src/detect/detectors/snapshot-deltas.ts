@@ -22,13 +22,15 @@ interface Seen {
 }
 
 export class SnapshotDeltas {
-  private readonly seen = new Map<number, Seen>();
+  /** Keyed by flow id and start time: ids restart with a new capture session. */
+  private readonly seen = new Map<string, Seen>();
 
   constructor(private readonly max: number) {}
 
   /** The increase carried by `f`; finished records forget their flow. */
   delta(f: FlowRecord): FlowDelta {
-    const prev = this.seen.get(f.id);
+    const key = `${f.id}@${f.firstSeenMs}`;
+    const prev = this.seen.get(key);
     const d: FlowDelta = prev
       ? {
           fwdPackets: Math.max(0, f.fwdPackets - prev.fwdPackets),
@@ -38,10 +40,10 @@ export class SnapshotDeltas {
         }
       : { fwdPackets: f.fwdPackets, bwdPackets: f.bwdPackets, fwdSyn: f.fwdSyn, spanUs: f.durationUs };
     if (f.endReason === 'snapshot') {
-      touch(this.seen, f.id, { fwdPackets: f.fwdPackets, bwdPackets: f.bwdPackets, fwdSyn: f.fwdSyn, lastSeenMs: f.lastSeenMs });
+      touch(this.seen, key, { fwdPackets: f.fwdPackets, bwdPackets: f.bwdPackets, fwdSyn: f.fwdSyn, lastSeenMs: f.lastSeenMs });
       capMap(this.seen, this.max);
     } else if (prev) {
-      this.seen.delete(f.id);
+      this.seen.delete(key);
     }
     return d;
   }
