@@ -31,12 +31,12 @@ describe('rateLimit()', () => {
       expect((await fetch(s.url)).status).to.equal(200);
       const second = await fetch(s.url);
       expect(second.status).to.equal(200);
-      expect(Number(second.headers.get('ratelimit-reset'))).to.be.within(29, 30);
+      expect(Number(second.headers.get('ratelimit-reset'))).to.be.within(20, 30);
       const r = await fetch(s.url);
       expect(r.status).to.equal(429);
       expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
       const retryAfter = Number(r.headers.get('retry-after'));
-      expect(retryAfter).to.be.within(29, 30);
+      expect(retryAfter).to.be.within(20, 30);
       expect(await r.json()).to.deep.include({ code: 'rate_limited', status: 429, retryAfter });
     } finally {
       await s.close();
@@ -48,7 +48,7 @@ describe('rateLimit()', () => {
     try {
       const r = await fetch(s.url);
       expect(r.status).to.equal(429);
-      expect(Number(r.headers.get('retry-after'))).to.be.within(19, 20);
+      expect(Number(r.headers.get('retry-after'))).to.be.within(15, 20);
     } finally {
       await s.close();
     }
