@@ -38,21 +38,32 @@ interface LoadResult {
   requests: number;
   errors: number;
   non2xx: number;
+  /** CPU time of this (server) process per request, µs: less sensitive to other load on the machine than requests/s. */
+  serverCpuUsPerRequest: number;
+  /** Mean response body size, bytes. */
+  bodyBytes: number;
 }
 
-/** One autocannon run in a child process. */
-function load(url: string): Promise<LoadResult> {
+/** One autocannon run in a child process, with this process's CPU time measured around it. */
+async function load(url: string): Promise<LoadResult> {
+  const cpu = process.cpuUsage();
+  const r = await loadOnly(url);
+  const used = process.cpuUsage(cpu);
+  return { ...r, serverCpuUsPerRequest: Math.round(((used.user + used.system) / Math.max(1, r.requests)) * 10) / 10 };
+}
+
+function loadOnly(url: string): Promise<Omit<LoadResult, 'serverCpuUsPerRequest'>> {
   const code = `
     const autocannon = require('autocannon');
     autocannon({ url: process.argv[1], duration: ${DURATION_SEC}, connections: ${CONNECTIONS}, pipelining: 1 }, (err, r) => {
       if (err) { console.error(err); process.exit(1); }
       process.stdout.write(JSON.stringify({ requestsPerSec: r.requests.average, p99Ms: r.latency.p99, p50Ms: r.latency.p50,
-        requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx }));
+        requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx, bodyBytes: Math.round(r.throughput.total / Math.max(1, r.requests.total)) }));
     });`;
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['-e', code, url], { cwd: process.cwd(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
       if (err) reject(err);
-      else resolve(JSON.parse(stdout) as LoadResult);
+      else resolve(JSON.parse(stdout) as Omit<LoadResult, 'serverCpuUsPerRequest'>);
     });
   });
 }
@@ -67,6 +78,8 @@ function summarise(runs: LoadResult[]): LoadResult {
     requests: runs.reduce((a, r) => a + r.requests, 0),
     errors: runs.reduce((a, r) => a + r.errors, 0),
     non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+    serverCpuUsPerRequest: Math.round(mean((r) => r.serverCpuUsPerRequest) * 10) / 10,
+    bodyBytes: Math.round(mean((r) => r.bodyBytes)),
   };
 }
 
