@@ -10,7 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "flow/flow_record.h"
 
@@ -46,18 +46,30 @@ enum F64Column : int {
 // Column names (JS field names; early columns are earlySize0..7, earlyDir0..7, earlyIatUs0..7).
 extern const char* const kF64ColumnNames[kF64ColumnCount];
 
-// Accumulates flow records row by row and produces the column buffer. Used on the capture thread only.
+// A byte buffer without value-initialisation (batches are rewritten whole; zero-filling them cost page faults).
+struct BatchBuffer {
+  std::unique_ptr<uint8_t[]> data;
+  size_t size = 0;      // bytes of the encoded batch
+  size_t capacity = 0;  // bytes allocated
+};
+
+// Writes flow records straight into column slots of a buffer laid out for `capacity` flows, then compacts the
+// columns to the batch's real size when it is taken. Buffers are recycled through TakeBuffer. Capture thread only.
 class BatchEncoder {
  public:
   explicit BatchEncoder(size_t reserve_flows);
   void Add(const FlowEntry& flow, EndReason reason);
   size_t size() const { return count_; }
-  // Moves the encoded batch into `out` (resized; previous content discarded) and clears the encoder.
-  void TakeBuffer(std::vector<uint8_t>* out);
+  // Hands the encoded batch over in `out` and keeps `out`'s previous storage for the next batch when it is large
+  // enough (so the caller can pass back a buffer it is done with). Clears the encoder.
+  void TakeBuffer(BatchBuffer* out);
 
  private:
-  std::vector<double> rows_;  // row-major, kF64ColumnCount per flow
-  std::vector<uint8_t> addrs_;  // per flow: 16 src + 16 dst
+  static size_t BytesFor(size_t flows) { return kBatchHeaderBytes + flows * (kF64ColumnCount * sizeof(double) + 32); }
+  void Grow();
+
+  BatchBuffer buf_;
+  size_t capacity_ = 0;  // flows the current layout holds
   size_t count_ = 0;
 };
 

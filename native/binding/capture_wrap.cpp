@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,10 +17,11 @@ namespace vigil {
 namespace {
 
 constexpr size_t kQueueDepth = 16;  // batches in flight to JS before live capture starts dropping
+constexpr size_t kSpareBuffers = 4;  // recycled batch buffers kept per session
 
 struct Message {
   enum Kind { kFlows, kStats, kEnd } kind = kFlows;
-  std::vector<uint8_t> batch;
+  BatchBuffer batch;
   CaptureStats stats;
   CaptureError error = CaptureError::kNone;
   std::string text;
@@ -53,19 +55,22 @@ struct CaptureSession : public CaptureOutput {
   void OnFlow(const FlowEntry& flow, EndReason reason) override { encoder.Add(flow, reason); }
   size_t pending() const override { return encoder.size(); }
   void Discard() override {
-    std::vector<uint8_t> drop;
+    BatchBuffer drop = TakeSpare();
     encoder.TakeBuffer(&drop);
+    Recycle(std::move(drop));
   }
   bool Flush(bool blocking) override {
     if (encoder.size() == 0) return true;
     auto* m = new Message();
     m->kind = Message::kFlows;
+    m->batch = TakeSpare();
     encoder.TakeBuffer(&m->batch);
     const napi_status st = blocking ? tsfn.BlockingCall(m) : tsfn.NonBlockingCall(m);
     if (st == napi_ok) {
       batches_delivered++;
       return true;
     }
+    Recycle(std::move(m->batch));
     delete m;
     if (st == napi_queue_full) {
       batches_dropped++;
@@ -89,6 +94,20 @@ struct CaptureSession : public CaptureOutput {
     tsfn.Release();
   }
 
+  // Batch buffers go round trip (capture thread -> JS thread -> back) so steady state allocates nothing.
+  BatchBuffer TakeSpare() {
+    std::lock_guard<std::mutex> lock(spare_mutex);
+    if (spare.empty()) return BatchBuffer();
+    BatchBuffer b = std::move(spare.back());
+    spare.pop_back();
+    return b;
+  }
+  void Recycle(BatchBuffer&& b) {
+    if (b.data == nullptr) return;
+    std::lock_guard<std::mutex> lock(spare_mutex);
+    if (spare.size() < kSpareBuffers) spare.push_back(std::move(b));
+  }
+
   static void Cleanup(void* arg) {
     // Environment teardown (process/worker exit) while capturing: stop and join without JS.
     auto* s = static_cast<CaptureSession*>(arg);
@@ -110,6 +129,8 @@ struct CaptureSession : public CaptureOutput {
   BatchEncoder encoder;
   CaptureWrap* owner = nullptr;  // cleared if the JS object is collected first
   bool hook_registered = false;
+  std::mutex spare_mutex;
+  std::vector<BatchBuffer> spare;  // guarded by spare_mutex
 };
 
 void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Message* message) {
@@ -118,8 +139,9 @@ void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Mes
   try {
     switch (m->kind) {
       case Message::kFlows: {
-        Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, m->batch.size());
-        std::memcpy(ab.Data(), m->batch.data(), m->batch.size());
+        Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, m->batch.size);
+        std::memcpy(ab.Data(), m->batch.data.get(), m->batch.size);
+        session->Recycle(std::move(m->batch));
         callback.Call({Napi::String::New(env, "flows"), ab});
         break;
       }
