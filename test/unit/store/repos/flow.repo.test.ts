@@ -1,8 +1,10 @@
+import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
+import { Kysely, SqliteDialect } from 'kysely';
 import { countFlows, insertFlowBatch, listRecentFlows, pruneFlows } from '../../../../src/store/repos/flow.repo.js';
 import { addToBuckets, listBuckets, pruneBuckets } from '../../../../src/store/repos/traffic.repo.js';
 import { getMeta, setMeta } from '../../../../src/store/repos/meta.repo.js';
-import { closeStore, openStore, type Store } from '../../../../src/store/database.js';
+import { closeStore, migrateToLatest, openStore, type Database, type Store } from '../../../../src/store/database.js';
 import type { NewFlow } from '../../../../src/store/tables/flow.table.js';
 
 function flow(i: number, storedAtMs: number): NewFlow {
@@ -39,6 +41,19 @@ describe('store/repos/flow.repo + traffic.repo + meta.repo', () => {
     expect(await countFlows(db)).to.equal(1000);
     const newest = await listRecentFlows(db, 1);
     expect(newest[0].flow_id).to.equal(1199);
+  });
+
+  it('insertFlowBatch() through plain Kysely (the path other dialects take) stores the same rows', async () => {
+    const plain = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
+    await migrateToLatest(plain);
+    const rows = Array.from({ length: 1100 }, (_, i) => flow(i, 5_000));
+    expect(await insertFlowBatch(plain, rows)).to.equal(1100);
+    expect(await countFlows(plain)).to.equal(1100);
+    await insertFlowBatch(db, rows);
+    const a = (await listRecentFlows(plain, 1100)).map(({ id: _id, ...r }) => r);
+    const b = (await listRecentFlows(db, 1100)).map(({ id: _id, ...r }) => r);
+    expect(a).to.deep.equal(b);
+    await plain.destroy();
   });
 
   it('addToBuckets() sums into existing buckets; listBuckets()/pruneBuckets() work by resolution and start', async () => {
