@@ -83,6 +83,8 @@ export declare namespace Binding {
     statsIntervalMs?: number;
     /** Flow records per batch. */
     batchFlows?: number;
+    /** Test-only: batches in flight to JS (default 16); live capture drops batches beyond it. */
+    _queueDepth?: number;
   }
 
   /** Counters as the addon reports them (a superset of `SensorStats` in src/native/types.ts). */

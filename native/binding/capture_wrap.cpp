@@ -268,7 +268,9 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   auto* session = new CaptureSession(cfg.batch_flows);
   session->owner = this;
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
-  session->tsfn = CaptureTsfn::New(env, info[1].As<Napi::Function>(), "vigil-capture", kQueueDepth, 1, session,
+  // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
+  const size_t depth = static_cast<size_t>(GetNumber(o, "_queueDepth", static_cast<double>(kQueueDepth)));
+  session->tsfn = CaptureTsfn::New(env, info[1].As<Napi::Function>(), "vigil-capture", depth == 0 ? 1 : depth, 1, session,
                                    &CaptureSession::Finalize, static_cast<void*>(nullptr));
   if (napi_add_env_cleanup_hook(env, &CaptureSession::Cleanup, session) == napi_ok) session->hook_registered = true;
   session_ = session;

@@ -28,6 +28,8 @@ export interface CaptureTuning extends FlowOptions {
   activityTimeoutSec?: number;
   /** Flow records per batch handed to JS (default 1024). */
   batchFlows?: number;
+  /** Test-only: batches in flight to JS before live capture drops (default 16). */
+  _queueDepth?: number;
 }
 
 /** A capture device (pcap_findalldevs). */
@@ -68,6 +70,7 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
   positive('tcpLingerSec', o.tcpLingerSec, true);
   positive('activityTimeoutSec', o.activityTimeoutSec, false);
   positive('batchFlows', o.batchFlows, false);
+  positive('_queueDepth', o._queueDepth, false);
   const common = {
     idleTimeoutSec: o.idleTimeoutSec ?? DEFAULT_FLOW_OPTIONS.idleTimeoutSec,
     activeTimeoutSec: o.activeTimeoutSec ?? DEFAULT_FLOW_OPTIONS.activeTimeoutSec,
@@ -77,6 +80,7 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
     tcpLingerSec: o.tcpLingerSec,
     activityTimeoutSec: o.activityTimeoutSec,
     batchFlows: o.batchFlows,
+    _queueDepth: o._queueDepth,
   };
   if (source.kind === 'file') {
     if (typeof source.path !== 'string' || source.path === '') throw new TypeError('source.path must be a non-empty string');

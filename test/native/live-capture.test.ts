@@ -178,6 +178,50 @@ describe('live capture (network namespaces + veth)', function () {
   });
 });
 
+describe('live capture with a slow consumer', function () {
+  this.timeout(60000);
+
+  it('drops and counts batches instead of blocking when JS does not keep up', async function () {
+    if (!IS_ROOT) {
+      console.log('    skipped: live capture on lo needs root or CAP_NET_RAW');
+      this.skip();
+    }
+    const { createSensor } = await import('../../src/native/capture.js');
+    const port = 40000 + (process.pid % 20000);
+    const sensor = createSensor();
+    let delivered = 0;
+    sensor.on('flows', (b) => (delivered += b.length));
+    // every datagram from a new socket is a new flow; a 1 ms idle timeout ends each at once, so a batch is ready
+    // every flush interval (100 ms); a queue of one batch fills while the JS thread is busy below
+    await sensor.start(
+      { kind: 'live', interface: 'lo', filter: `udp dst port ${port}` },
+      { idleTimeoutSec: 0.001, snapshotIntervalSec: 0, statsIntervalMs: 50, _queueDepth: 1 },
+    );
+    const gen = spawn(
+      process.execPath,
+      ['-e', `const d=require('node:dgram');const t=setInterval(()=>{const s=d.createSocket('udp4');s.send('x',${port},'127.0.0.1',()=>s.close())},2);setTimeout(()=>{clearInterval(t)},3000)`],
+      { stdio: 'ignore' },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const before = sensor.stats().packets;
+    const busyUntil = Date.now() + 1500;
+    while (Date.now() < busyUntil) {
+      // the JS thread is blocked: no batch can be delivered
+    }
+    await exitOf(gen);
+    await new Promise((r) => setTimeout(r, 300));
+    const stats = await sensor.stop();
+    expect(stats.batchesDropped).to.be.greaterThan(0);
+    expect(stats.batchesDelivered).to.be.greaterThan(0);
+    // the capture thread kept reading while JS was blocked (it did not wait for the queue)
+    expect(stats.packets - before).to.be.greaterThan(100);
+    expect(stats.pcap.dropped).to.equal(0);
+    // flows in dropped batches never reach JS; the others do
+    expect(delivered).to.be.lessThan(stats.flows);
+    expect(delivered).to.be.greaterThan(0);
+  });
+});
+
 describe('live capture errors', function () {
   this.timeout(30000);
 
