@@ -7,7 +7,7 @@ import { copyFileSync, openSync, readFileSync, writeFileSync, closeSync, ftrunca
 import path from 'node:path';
 import { createSensor, listInterfaces, replayFile } from '../../src/native/capture.js';
 import { CaptureError } from '../../src/native/errors.js';
-import type { FlowRecord } from '../../src/native/types.js';
+import type { FlowRecord, SensorStats } from '../../src/native/types.js';
 import { FIXTURES, tempDir } from '../helpers/setup.js';
 
 const pcap = (name: string): string => path.join(FIXTURES, 'pcaps', name);
@@ -212,6 +212,30 @@ describe('Sensor', () => {
     expect(a.flows).to.equal(flows.length);
     expect(a.flowsActive).to.equal(0);
     expect(a.batchesDropped).to.equal(0);
+  });
+
+  it('never drops on replay: a slow consumer makes the capture thread wait', async () => {
+    const sensor = createSensor();
+    let delivered = 0;
+    let batches = 0;
+    sensor.on('flows', (b) => {
+      delivered += b.length;
+      batches++;
+      const until = Date.now() + 2;
+      while (Date.now() < until) {
+        // a slow consumer
+      }
+    });
+    const ended = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
+    await sensor.start(
+      { kind: 'file', path: pcap('ndpi_nmap_syn_portscan.pcap') },
+      { batchFlows: 10, _queueDepth: 1, snapshotIntervalSec: 0 },
+    );
+    const stats = await ended;
+    expect(stats.batchesDropped).to.equal(0);
+    expect(delivered).to.equal(1994);
+    expect(stats.flows).to.equal(1994);
+    expect(batches).to.equal(stats.batchesDelivered).and.to.be.at.least(199);
   });
 
   it('can be started again after it ended, and emits end with the final stats', async () => {
