@@ -84,6 +84,38 @@ describe('replayFile()', () => {
     expect(b.flows).to.deep.equal(a.flows);
   });
 
+  it('reads nanosecond and big-endian pcap files (rewritten here from a microsecond little-endian fixture)', async () => {
+    const src = readFileSync(pcap('ndpi_cicids2017_webattack_sqli.pcap'));
+    expect(src.readUInt32LE(0)).to.equal(0xa1b2c3d4); // µs, little-endian
+    const dir = tempDir();
+    // the same records with ns timestamps (+789 ns each), and the same records in big-endian byte order
+    const ns = Buffer.from(src);
+    const be = Buffer.from(src);
+    ns.writeUInt32LE(0xa1b23c4d, 0);
+    be.writeUInt32BE(0xa1b2c3d4, 0);
+    be.writeUInt16BE(src.readUInt16LE(4), 4);
+    be.writeUInt16BE(src.readUInt16LE(6), 6);
+    for (const off of [8, 12, 16, 20]) be.writeUInt32BE(src.readUInt32LE(off), off);
+    let packets = 0;
+    for (let off = 24; off < src.length; ) {
+      const caplen = src.readUInt32LE(off + 8);
+      ns.writeUInt32LE(src.readUInt32LE(off + 4) * 1000 + 789, off + 4);
+      for (let k = 0; k < 16; k += 4) be.writeUInt32BE(src.readUInt32LE(off + k), off + k);
+      off += 16 + caplen;
+      packets++;
+    }
+    writeFileSync(path.join(dir, 'ns.pcap'), ns);
+    writeFileSync(path.join(dir, 'be.pcap'), be);
+    const base = await replayFile(pcap('ndpi_cicids2017_webattack_sqli.pcap'));
+    const fromNs = await replayFile(path.join(dir, 'ns.pcap'));
+    const fromBe = await replayFile(path.join(dir, 'be.pcap'));
+    expect(packets).to.equal(94);
+    expect(fromBe.flows).to.deep.equal(base.flows);
+    expect(fromNs.stats.tsDigits).to.equal(9);
+    expect(fromNs.flows.map((f) => f.firstSeen)).to.deep.equal(base.flows.map((f) => f.firstSeen.replace('Z', '789Z')));
+    expect(fromNs.flows.map((f) => [f.packets, f.bytes, f.durationUs])).to.deep.equal(base.flows.map((f) => [f.packets, f.bytes, f.durationUs]));
+  });
+
   it('reads every supported link type (DLT in stats.linkType) and counts per protocol', async () => {
     const cases: [string, number][] = [
       ['sv_linux_sll_log4shell_exploit.pcap', 113],
