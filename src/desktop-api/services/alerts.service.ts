@@ -50,7 +50,7 @@ const LIST_CACHE_SIZE = 64;
 /** Alert use cases of the desktop API. */
 export class AlertsService {
   /** Serialised list pages by query, valid while the store's change token is unchanged (polling clients, the app). */
-  private readonly listCache = new Map<string, { token: string; json: string }>();
+  private readonly listCache = new Map<string, { token: string; json: Buffer }>();
 
   constructor(
     private readonly store: Store,
@@ -65,15 +65,16 @@ export class AlertsService {
   }
 
   /**
-   * {@link list} serialised as JSON. Identical queries are answered from a small cache for as long as no row of the
-   * store has changed (checked per request with the store's change token), so repeated polling costs one tiny query.
+   * {@link list} serialised as UTF-8 JSON. Identical queries are answered from a small cache for as long as no row of
+   * the store has changed (checked per request with the store's change token), so repeated polling costs one tiny
+   * query and no serialisation.
    */
-  async listJson(query: AlertQuery): Promise<string> {
+  async listJson(query: AlertQuery): Promise<Buffer> {
     const key = JSON.stringify([query.limit, query.before ?? null, query.acknowledged ?? null, query.severity ?? null]);
     const token = await changeToken(this.store);
     const hit = this.listCache.get(key);
     if (token !== null && hit?.token === token) return hit.json;
-    const json = JSON.stringify(await this.list(query));
+    const json = Buffer.from(JSON.stringify(await this.list(query)));
     if (token !== null) {
       this.listCache.delete(key);
       this.listCache.set(key, { token, json });

@@ -27,11 +27,14 @@ describe('desktop-api/services/AlertsService', () => {
 
   it('listJson() serves repeated queries from cache but never stale data after any write', async () => {
     await insertAlert(store, row(1));
-    const a = JSON.parse(await svc.listJson({ limit: 50 })) as { total: number };
+    const first = await svc.listJson({ limit: 50 });
+    const a = JSON.parse(first.toString()) as { total: number };
     expect(a.total).to.equal(1);
-    expect(await svc.listJson({ limit: 50 })).to.equal(JSON.stringify(await svc.list({ limit: 50 })));
+    const second = await svc.listJson({ limit: 50 });
+    expect(second).to.equal(first); // the same cached buffer
+    expect(second.toString()).to.equal(JSON.stringify(await svc.list({ limit: 50 })));
     await insertAlert(store, row(2));
-    const b = JSON.parse(await svc.listJson({ limit: 50 })) as { total: number; alerts: Array<{ title: string }> };
+    const b = JSON.parse((await svc.listJson({ limit: 50 })).toString()) as { total: number; alerts: Array<{ title: string }> };
     expect(b.total).to.equal(2);
     expect(b.alerts.map((x) => x.title)).to.deep.equal(['a2', 'a1']);
   });
