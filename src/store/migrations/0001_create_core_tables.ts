@@ -1,6 +1,7 @@
 /**
  * Core tables of the desktop store: alerts, threats, recent flow summaries, traffic buckets and meta.
  * Written against Kysely's schema builder only (no SQLite-specific SQL) so the same migration runs on PostgreSQL.
+ * Counters that can pass 2^31 (bytes, packets, microseconds, epoch ms) are `bigint` (SQLite: the same 64-bit INTEGER).
  */
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 
@@ -66,11 +67,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('dst_ip', 'text', (c) => c.notNull())
     .addColumn('dst_port', 'integer', (c) => c.notNull())
     .addColumn('protocol', 'integer', (c) => c.notNull())
-    .addColumn('packets', 'integer', (c) => c.notNull())
-    .addColumn('bytes', 'integer', (c) => c.notNull())
+    .addColumn('packets', 'bigint', (c) => c.notNull())
+    .addColumn('bytes', 'bigint', (c) => c.notNull())
     .addColumn('first_seen', 'text', (c) => c.notNull())
     .addColumn('last_seen', 'text', (c) => c.notNull())
-    .addColumn('duration_us', 'integer', (c) => c.notNull())
+    .addColumn('duration_us', 'bigint', (c) => c.notNull())
     .addColumn('end_reason', 'text', (c) => c.notNull())
     .addColumn('stored_at_ms', 'bigint', (c) => c.notNull())
     .execute();
@@ -80,9 +81,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('traffic_buckets')
     .addColumn('resolution', 'text', (c) => c.notNull())
     .addColumn('start_ms', 'bigint', (c) => c.notNull())
-    .addColumn('packets', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('packets', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('bytes', 'bigint', (c) => c.notNull().defaultTo(0))
-    .addColumn('flows', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('flows', 'bigint', (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('traffic_buckets_pk', ['resolution', 'start_ms'])
     .execute();
 

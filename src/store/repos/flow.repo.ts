@@ -63,9 +63,16 @@ export async function pruneFlows(db: Db, retention: FlowRetention): Promise<numb
   return deleted;
 }
 
-/** The newest flows, newest first. */
+/** The newest flows, newest first (64-bit columns as numbers on every dialect; PostgreSQL returns them as text). */
 export async function listRecentFlows(db: Db, limit: number): Promise<FlowRow[]> {
-  return db.selectFrom('flows').selectAll().orderBy('id', 'desc').limit(limit).execute();
+  const rows = await db.selectFrom('flows').selectAll().orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => ({
+    ...r,
+    packets: Number(r.packets),
+    bytes: Number(r.bytes),
+    duration_us: Number(r.duration_us),
+    stored_at_ms: Number(r.stored_at_ms),
+  }));
 }
 
 /** Number of stored flow rows. */

@@ -29,7 +29,8 @@ export async function listBuckets(db: Db, resolution: BucketResolution, sinceMs:
     .where('start_ms', '>=', sinceMs)
     .orderBy('start_ms', 'asc')
     .execute();
-  return rows.map((r) => ({ ...r, start_ms: Number(r.start_ms), bytes: Number(r.bytes) }));
+  // 64-bit columns as numbers on every dialect (PostgreSQL returns bigint as text).
+  return rows.map((r) => ({ ...r, start_ms: Number(r.start_ms), packets: Number(r.packets), bytes: Number(r.bytes), flows: Number(r.flows) }));
 }
 
 /** Deletes buckets of one resolution that start before `beforeMs`; returns the number deleted. */
