@@ -11,7 +11,8 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import Koa from 'koa';
 import { SAMPLE_CAPTURE, startDesktop } from '../src/cli/commands/start.js';
@@ -138,6 +139,10 @@ async function main(): Promise<void> {
     }
     const total = ((await (await fetch(`${running.url}/api/alerts?limit=50`)).json()) as { total: number }).total;
 
+    // Event-loop delay of the server process over the measured rounds: shows whether latency comes from work blocking
+    // the loop (store writes, detection) or from CPU contention on the machine.
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
     const runs: Record<'bare' | 'dashboard' | 'alerts', LoadResult[]> = { bare: [], dashboard: [], alerts: [] };
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}`);
@@ -145,6 +150,7 @@ async function main(): Promise<void> {
       runs.dashboard.push(await load(`${running.url}/api/dashboard/stats`));
       runs.alerts.push(await load(`${running.url}/api/alerts?limit=50`));
     }
+    loopDelay.disable();
     const packetsReplayed = running.monitoring.totals().packets;
     const flowsStored = running.pipeline.counters.storedFlows;
     bareServer.close();
@@ -163,6 +169,8 @@ async function main(): Promise<void> {
       bare: b,
       dashboardStats: { ...d, ratioToBare: ratio(d) },
       alertsLimit50: { ...a, ratioToBare: ratio(a) },
+      eventLoopDelayMs: { p50: Math.round(loopDelay.percentile(50) / 1e4) / 100, p99: Math.round(loopDelay.percentile(99) / 1e4) / 100, max: Math.round(loopDelay.max / 1e4) / 100 },
+      machine: { cpus: cpus().length, loadAverage1m: Math.round(loadavg()[0] * 100) / 100 },
       targets: { minRatioToBare: 0.5, maxP99Ms: 20 },
       meetsTargets: ratio(d) >= 0.5 && ratio(a) >= 0.5 && d.p99Ms < 20 && a.p99Ms < 20,
     };
