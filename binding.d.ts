@@ -83,6 +83,11 @@ export declare namespace Binding {
     statsIntervalMs?: number;
     /** Flow records per batch. */
     batchFlows?: number;
+    /**
+     * Detach each flow batch's ArrayBuffer when the `flows` callback returns, freeing its memory at once (default
+     * false). Only for consumers that never keep the buffer (the Sensor decodes it synchronously).
+     */
+    detachBatches?: boolean;
     /** Test-only: batches in flight to JS (default 16); live capture drops batches beyond it. */
     _queueDepth?: number;
   }

@@ -129,6 +129,7 @@ struct CaptureSession : public CaptureOutput {
   BatchEncoder encoder;
   CaptureWrap* owner = nullptr;  // cleared if the JS object is collected first
   bool hook_registered = false;
+  bool detach_batches = false;  // JS thread only
   std::mutex spare_mutex;
   std::vector<BatchBuffer> spare;  // guarded by spare_mutex
 };
@@ -143,6 +144,8 @@ void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Mes
         std::memcpy(ab.Data(), m->batch.data.get(), m->batch.size);
         session->Recycle(std::move(m->batch));
         callback.Call({Napi::String::New(env, "flows"), ab});
+        // The consumer decoded the batch synchronously: free its memory now rather than at the next GC.
+        if (session->detach_batches && !ab.IsDetached()) ab.Detach();
         break;
       }
       case Message::kStats:
@@ -267,6 +270,7 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
 
   auto* session = new CaptureSession(cfg.batch_flows);
   session->owner = this;
+  session->detach_batches = GetBool(o, "detachBatches", false);
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
   // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
   const size_t depth = static_cast<size_t>(GetNumber(o, "_queueDepth", static_cast<double>(kQueueDepth)));

@@ -81,6 +81,7 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
     activityTimeoutSec: o.activityTimeoutSec,
     batchFlows: o.batchFlows,
     _queueDepth: o._queueDepth,
+    detachBatches: true, // batches are decoded synchronously and never kept
   };
   if (source.kind === 'file') {
     if (typeof source.path !== 'string' || source.path === '') throw new TypeError('source.path must be a non-empty string');
@@ -149,6 +150,7 @@ class NativeSensor implements CaptureSensor {
     });
     const listener: Binding.CaptureEventListener = (event, a, err) => {
       if (event === 'flows') {
+        if (this.#emitter.listenerCount('flows') === 0) return; // nobody wants records: skip decoding
         const flows = decodeFlowBatch(a as ArrayBuffer, this.#tsDigits);
         if (flows.length > 0) this.#emitter.emit('flows', flows);
       } else if (event === 'stats') {

@@ -165,11 +165,13 @@ export async function run(args: string[]): Promise<number> {
   const top = new TopFlows(mode === 'text' ? topN : 0);
   const sensor = createSensor();
   let failure: Error | undefined;
-  sensor.on('flows', (batch) => {
-    const finished = batch.filter((f) => f.endReason !== 'snapshot');
-    if (mode === 'json') write(flowsAsJsonLines(finished));
-    else top.add(finished);
-  });
+  if (mode !== 'summary') {
+    sensor.on('flows', (batch) => {
+      const finished = batch.filter((f) => f.endReason !== 'snapshot');
+      if (mode === 'json') write(flowsAsJsonLines(finished));
+      else top.add(finished);
+    });
+  }
   sensor.on('error', (err) => {
     failure = err;
   });
