@@ -131,11 +131,16 @@ export async function startDesktop(env: Env = process.env, log: (message: string
       await monitoring.stop();
     });
 
-    const state = await monitoring.startConfigured();
+    // The API stays up when no source can be opened (addon not built, bad configuration): health says why.
+    try {
+      const state = await monitoring.startConfigured();
+      log(`vigil: capture: ${state.description}`);
+    } catch (err) {
+      log(`vigil: capture is not running: ${err instanceof Error ? err.message : String(err)}`);
+    }
     const addr = server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     const url = `http://${host}:${addr.port}`;
-    log(`vigil: capture: ${state.description}`);
     return { config, server, url, monitoring, pipeline, close: closeAll };
   } catch (err) {
     await closeAll();

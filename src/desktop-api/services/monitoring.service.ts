@@ -171,6 +171,7 @@ export class MonitoringService {
       await this.deps.sensor.start(src.source, this.deps.flowOptions);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
+      this.lastError = reason;
       const what = src.source.kind === 'live' ? `interface ${src.source.interface ?? '(default)'}` : `capture file ${path.basename(src.source.path)}`;
       // Capture errors keep their stable code and status (capture_no_such_device 400, capture_permission_denied 503...)
       // and their message, which already says what to do.

@@ -74,4 +74,36 @@ describe('vigil start with zero configuration and no capture permission', functi
       if (proc.exitCode === null) proc.kill('SIGKILL');
     }
   });
+
+  it('stays up when the configured capture cannot be opened; health is degraded and says why', async () => {
+    const dataDir = tempDir('start-bad-');
+    const proc = spawn(process.execPath, ['bin/vigil.js', 'start'], {
+      cwd: ROOT,
+      env: cleanEnv({ VIGIL_DATA_DIR: dataDir, VIGIL_DESKTOP_PORT: '0', VIGIL_FIREWALL: 'none', VIGIL_CAPTURE_FILE: path.join(dataDir, 'missing.pcap') }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error('no listening line')), 30_000);
+        proc.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+      });
+      const health = (await (await fetch(`${url}/api/health`)).json()) as { status: string; capture: { running: boolean; error: string | null } };
+      expect(health.status).to.equal('degraded');
+      expect(health.capture.running).to.equal(false);
+      expect(health.capture.error).to.match(/missing\.pcap/);
+      proc.kill('SIGTERM');
+      expect(await exited).to.equal(0);
+    } finally {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
+  });
 });

@@ -91,3 +91,17 @@ describe('desktop-api/services/MonitoringService (real sensor)', function () {
     await m.stop();
   });
 });
+
+describe('desktop-api/services/MonitoringService errors', () => {
+  it('a file that cannot be opened is reported by state().error and the problem keeps the capture code', async () => {
+    const sensor = createSensor();
+    const m = new MonitoringService({ sensor, capture: capture({ file: pcap('does-not-exist.pcap') }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    let err: { code?: string; status?: number } = {};
+    await m.startConfigured().catch((e: { code: string; status: number }) => (err = e));
+    expect(err.code).to.equal('capture_file_unreadable');
+    expect(err.status).to.equal(400);
+    const s = m.state();
+    expect(s.running).to.equal(false);
+    expect(s.error).to.match(/does-not-exist\.pcap|No such file|unreadable|cannot/i);
+  });
+});
