@@ -20,9 +20,17 @@ class TokenRequiredError extends UnauthorizedError {
 
 /**
  * The client's address: the TCP peer, or, when the peer is a trusted proxy, the right-most X-Forwarded-For entry
- * that is not itself a trusted proxy. Normalised (no `::ffff:` prefix).
+ * that is not itself a trusted proxy. Normalised (no `::ffff:` prefix). Computed once per request (`ctx.state.clientIp`).
  */
 export function clientAddress(ctx: Context, trustedProxies: ReadonlySet<string>): string {
+  const known: unknown = ctx.state.clientIp;
+  if (typeof known === 'string') return known;
+  const ip = resolveClientAddress(ctx, trustedProxies);
+  ctx.state.clientIp = ip;
+  return ip;
+}
+
+function resolveClientAddress(ctx: Context, trustedProxies: ReadonlySet<string>): string {
   const peer = normaliseIp(ctx.req.socket.remoteAddress ?? '');
   if (trustedProxies.size === 0 || !trustedProxies.has(peer)) return peer;
   const forwarded = (ctx.get('X-Forwarded-For') || '')
@@ -44,7 +52,6 @@ export interface AccessOptions {
 export function accessControl(options: AccessOptions): Middleware {
   return async (ctx: Context, next: Next) => {
     const ip = clientAddress(ctx, options.trustedProxies);
-    ctx.state.clientIp = ip;
     const header = ctx.get('Authorization');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const hasValidToken = m !== null && tokenMatches(m[1], options.token);
