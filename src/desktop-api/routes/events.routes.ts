@@ -11,6 +11,7 @@ export function register(router: Router, deps: RouteDeps): void {
     const lastId = ctx.get('Last-Event-ID') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : undefined);
     // The stream is written to the raw response (Koa steps aside), so a client going away is a normal end, not an
     // error; the headers set by earlier middleware (helmet, CORS, rate limit) are already on `ctx.res`.
+    ctx.status = 200; // so nothing downstream mistakes the unanswered Koa body for a 404
     ctx.respond = false;
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);
