@@ -17,7 +17,8 @@ const NO_MODEL: MlStats = Object.freeze({
 
 export function register(router: Router, deps: RouteDeps): void {
   router.get('/api/dashboard/stats', async (ctx) => {
-    ctx.body = await deps.stats.dashboard();
+    ctx.type = 'application/json';
+    ctx.body = await deps.stats.dashboardJson();
   });
   router.get('/api/traffic/stats', (ctx) => {
     ctx.body = deps.stats.traffic();

@@ -89,7 +89,7 @@ export class StatsService {
   private timer: NodeJS.Timeout | null = null;
   private ticks = 0;
   private countCache: { at: number; unack: number; threats: number; blocked: number } | null = null;
-  private dashboardCache: { at: number; body: DashboardStats } | null = null;
+  private dashboardCache: { at: number; body: DashboardStats; json?: Buffer } | null = null;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(deps: StatsDeps) {
@@ -257,6 +257,14 @@ export class StatsService {
     const body = await this.computeDashboard();
     this.dashboardCache = { at: now, body };
     return body;
+  }
+
+  /** {@link dashboard} serialised as UTF-8 JSON (serialised once per cached body). */
+  async dashboardJson(): Promise<Buffer> {
+    const body = await this.dashboard();
+    const cached = this.dashboardCache;
+    if (cached?.body === body) return (cached.json ??= Buffer.from(JSON.stringify(body)));
+    return Buffer.from(JSON.stringify(body));
   }
 
   private async computeDashboard(): Promise<DashboardStats> {

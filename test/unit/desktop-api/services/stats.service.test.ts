@@ -83,6 +83,10 @@ describe('desktop-api/services/StatsService', () => {
     expect(t.timeline.perMinute).to.deep.equal([{ t: '2026-01-01T12:00:00.000Z', packets: 130, bytes: 13_000, flows: 6 }]);
     const dash = await stats.dashboard();
     expect(dash).to.include({ packets: 130, bytes: 13_000, packetsPerSecond: 30, bitsPerSecond: 24_000 });
+    expect(JSON.parse((await stats.dashboardJson()).toString())).to.deep.equal(dash);
+    totals = { ...totals, packets: 200 };
+    now += 150; // past the 100 ms reuse window: recomputed
+    expect(JSON.parse((await stats.dashboardJson()).toString()).packets).to.equal(200);
     expect((await listBuckets(store, 'minute', 0)).map((b) => b.packets)).to.deep.equal([130]);
 
     const reloaded = new StatsService({
