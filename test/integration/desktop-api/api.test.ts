@@ -264,3 +264,40 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     expect([...answered].sort()).to.deep.equal([...documentedRoutes].sort());
   });
 });
+
+describe('desktop API without detection', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ detection: false });
+  });
+  after(async () => ctx.close());
+
+  it('GET /api/ml/stats answers model null and zero counters rather than an error', async () => {
+    const r = await ctx.request('GET', '/api/ml/stats');
+    expect(r.status).to.equal(200);
+    expect(documented('MlStats', r.body)).to.deep.equal({
+      model: null,
+      flowsScored: 0,
+      batches: 0,
+      flagged: {},
+      latencyMs: { mean: 0, p50: 0, p95: 0, p99: 0 },
+      flowsPerSecond: 0,
+      lastScoredAt: null,
+      skipped: 0,
+    });
+  });
+
+  it('GET /api/traffic/stats of the mixed IPv4/IPv6 capture: UDP (DNS) and TCP (TLS on 443) both present', async () => {
+    await ctx.replayToEnd();
+    await ctx.stats.tick();
+    const t = documented<{ totals: { packets: number }; protocols: Record<string, { packets: number }>; topPorts: Array<{ port: number; protocol: string }> }>(
+      'TrafficStats',
+      (await ctx.request('GET', '/api/traffic/stats')).body,
+    );
+    expect(t.totals.packets).to.equal(3138);
+    expect(t.protocols.udp.packets).to.be.greaterThan(0);
+    expect(t.protocols.tcp.packets).to.be.greaterThan(0);
+    expect(t.topPorts.some((p) => p.protocol === 'tcp' && p.port === 443)).to.equal(true);
+    expect(t.topPorts.some((p) => p.protocol === 'udp' && p.port === 53)).to.equal(true);
+  });
+});
