@@ -1,6 +1,8 @@
 // CaptureThread: the capture loop. Reads packets, decodes, updates flows, hands batches and stats to the output.
 #include "capture/capture_thread.h"
 
+#include "capture/packet_prefetcher.h"
+
 #include <chrono>
 #include <ctime>
 
@@ -119,6 +121,12 @@ void CaptureThread::HandlePacket(const RawPacket& p) {
 void CaptureThread::Run() {
   const bool live = source_->live();
   const bool blocking = !live;
+  // A fast replay reads the file on a helper thread so reading overlaps decoding and flow work.
+  std::unique_ptr<PacketPrefetcher> prefetch;
+  if (!live && config_.speed <= 0) {
+    prefetch = std::make_unique<PacketPrefetcher>(source_.get());
+    prefetch->Start();
+  }
   int64_t last_flush = SteadyNs();
   int64_t last_stats = last_flush;
   CaptureError error = CaptureError::kNone;
@@ -128,7 +136,7 @@ void CaptureThread::Run() {
   uint32_t since_clock = 0;
 
   while (!stop_requested()) {
-    const ReadResult r = source_->Next(&pkt);
+    const ReadResult r = prefetch ? prefetch->Next(&pkt) : source_->Next(&pkt);
     if (r == ReadResult::kPacket) {
       if (!live && config_.speed > 0) Pace(pkt.ts_ns);
       HandlePacket(pkt);
@@ -143,8 +151,8 @@ void CaptureThread::Run() {
       // No traffic: advance flow time with the wall clock so idle flows still end.
       table_.Expire(RealtimeNs());
     } else if (r == ReadResult::kError) {
-      error = source_->error();
-      message = source_->message();
+      error = prefetch ? prefetch->error() : source_->error();
+      message = prefetch ? prefetch->message() : source_->message();
       break;
     } else {
       break;  // end of file or break
@@ -163,6 +171,8 @@ void CaptureThread::Run() {
       Publish();
     }
   }
+
+  prefetch.reset();  // stops and joins the helper (it may still be reading after a stop request)
 
   // End of capture: flush the table in batch-sized slices so memory stays bounded.
   bool empty = false;

@@ -1,0 +1,66 @@
+// PacketPrefetcher: reads an offline capture on a helper thread into reusable chunks, so that reading the file
+// overlaps decoding and flow work on the capture thread (fast replay only; live capture and paced replay read
+// directly). No napi.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "capture/pcap_source.h"
+
+namespace vigil {
+
+class PacketPrefetcher {
+ public:
+  // `source` must be an opened offline source that outlives this object; only the helper thread reads it.
+  explicit PacketPrefetcher(PcapSource* source);
+  ~PacketPrefetcher();  // stops and joins the helper thread
+  PacketPrefetcher(const PacketPrefetcher&) = delete;
+  PacketPrefetcher& operator=(const PacketPrefetcher&) = delete;
+
+  void Start();
+  // Consumer thread only. Same contract as PcapSource::Next: out->data stays valid until the next call. Returns
+  // kPacket, kEnd (end of file or stopped) or kError (see error()/message()) after the packets read before it.
+  ReadResult Next(RawPacket* out);
+  // Any thread: the helper stops reading soon and Next() returns kEnd once the chunks in hand are consumed.
+  void Stop();
+
+  CaptureError error() const { return error_; }        // valid after Next() returned kError
+  const std::string& message() const { return message_; }
+
+ private:
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> bytes;
+    size_t used = 0;      // bytes written by the helper
+    size_t read_pos = 0;  // bytes consumed by the consumer
+    bool last = false;    // the helper's final chunk
+  };
+  static constexpr size_t kChunkBytes = 1 << 20;  // > any record (snaplen 262144 + header)
+  static constexpr size_t kChunks = 8;            // bounds memory: 8 MiB in flight
+
+  void ReaderLoop();
+  Chunk* TakeFree();              // helper: waits for a free chunk; nullptr when stopped
+  void PushFull(Chunk* chunk);    // helper
+  void Release(Chunk* chunk);     // consumer: chunk back to the free list
+
+  PcapSource* source_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<Chunk>> storage_;
+  std::vector<Chunk*> free_;   // guarded by mu_
+  std::vector<Chunk*> full_;   // guarded by mu_, FIFO via full_head_
+  size_t full_head_ = 0;       // guarded by mu_
+  bool stop_ = false;          // guarded by mu_
+  Chunk* current_ = nullptr;   // consumer only
+  bool finished_ = false;      // consumer only: the last chunk was consumed
+  CaptureError error_ = CaptureError::kNone;  // written by the helper before it pushes its last chunk
+  std::string message_;
+};
+
+}  // namespace vigil
