@@ -4,7 +4,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -66,6 +69,11 @@ void PcapSource::Close() {
     pcap_close(handle_);
     handle_ = nullptr;
   }
+  if (wake_fd_ >= 0) {
+    close(wake_fd_);
+    wake_fd_ = -1;
+  }
+  select_fd_ = -1;
 }
 
 CaptureError PcapSource::Fail(CaptureError e, std::string message) {
@@ -132,6 +140,15 @@ CaptureError PcapSource::OpenLive(const LiveOptions& o, const std::string& filte
   if (nano_) nano_ = pcap_get_tstamp_precision(handle_) == PCAP_TSTAMP_PRECISION_NANO;
   ts_digits_ = nano_ ? 9 : 6;
   link_type_ = pcap_datalink(handle_);
+  // libpcap's read timeout does not fire on a quiet interface (it keeps polling internally), so read in
+  // non-blocking mode and wait in our own poll() with the timeout, plus an eventfd that Break() signals.
+  timeout_ms_ = o.timeout_ms > 0 ? o.timeout_ms : 100;
+  select_fd_ = pcap_get_selectable_fd(handle_);
+  if (select_fd_ < 0 || pcap_setnonblock(handle_, 1, errbuf) != 0) {
+    return Fail(CaptureError::kDeviceFailure, "cannot poll capture device " + device + ": " + errbuf);
+  }
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return Fail(CaptureError::kDeviceFailure, std::string("eventfd: ") + std::strerror(errno));
   bpf_u_int32 net = 0, mask = PCAP_NETMASK_UNKNOWN;
   if (pcap_lookupnet(device.c_str(), &net, &mask, errbuf) != 0) mask = PCAP_NETMASK_UNKNOWN;
   const CaptureError fe = ApplyFilter(filter, mask);
@@ -184,7 +201,19 @@ ReadResult PcapSource::Next(RawPacket* out) {
   if (handle_ == nullptr) return ReadResult::kEnd;
   pcap_pkthdr* hdr = nullptr;
   const u_char* data = nullptr;
-  const int rc = pcap_next_ex(handle_, &hdr, &data);
+  int rc = pcap_next_ex(handle_, &hdr, &data);
+  if (rc == 0 && live_) {
+    // Nothing buffered: wait for the device, a Break(), or the timeout.
+    pollfd fds[2] = {{select_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    const int n = poll(fds, 2, timeout_ms_);
+    if (n > 0 && (fds[1].revents & POLLIN) != 0) {
+      uint64_t drained = 0;
+      if (read(wake_fd_, &drained, sizeof(drained)) < 0) drained = 0;
+      return ReadResult::kBreak;
+    }
+    if (n <= 0) return ReadResult::kTimeout;
+    rc = pcap_next_ex(handle_, &hdr, &data);
+  }
   if (rc == 1) {
     const int64_t frac = static_cast<int64_t>(hdr->ts.tv_usec);
     out->ts_ns = static_cast<int64_t>(hdr->ts.tv_sec) * 1000000000LL + (nano_ ? frac : frac * 1000);
@@ -207,6 +236,10 @@ ReadResult PcapSource::Next(RawPacket* out) {
 
 void PcapSource::Break() {
   if (handle_ != nullptr) pcap_breakloop(handle_);
+  if (wake_fd_ >= 0) {
+    const uint64_t one = 1;
+    if (write(wake_fd_, &one, sizeof(one)) < 0) return;  // counter saturated: a wake-up is pending anyway
+  }
 }
 
 PcapCounters PcapSource::Stats() {

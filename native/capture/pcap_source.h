@@ -29,7 +29,7 @@ struct LiveOptions {
   bool promiscuous = true;
   int buffer_size = 0;      // kernel buffer in bytes; 0 = libpcap default
   bool immediate = true;    // deliver packets as they arrive (no batching in the kernel)
-  int timeout_ms = 100;     // read timeout: how often the loop wakes without traffic
+  int timeout_ms = 100;     // how often the capture loop wakes without traffic (stats, expiry, flushes)
 };
 
 // Result of one Next() call.
@@ -75,7 +75,7 @@ class PcapSource {
   CaptureError OpenFile(const std::string& path, const std::string& filter);
 
   ReadResult Next(RawPacket* out);
-  // Makes a blocked Next() return kBreak soon (pcap_breakloop); safe from another thread.
+  // Makes a blocked Next() return kBreak (live: wakes its poll(); files: pcap_breakloop); safe from another thread.
   void Break();
   // libpcap counters (live only; zeros for files).
   PcapCounters Stats();
@@ -100,6 +100,9 @@ class PcapSource {
   CaptureError error_ = CaptureError::kNone;
   std::string message_;
   std::string name_;  // device or file path, for messages
+  int select_fd_ = -1;    // live: the device's pollable fd (pcap_get_selectable_fd)
+  int wake_fd_ = -1;      // live: eventfd written by Break() to end a poll() early
+  int timeout_ms_ = 100;  // live: poll() timeout
 };
 
 }  // namespace vigil
