@@ -30,7 +30,14 @@ export const healthSchema = z
     uptimeSeconds: z.number().int().min(0),
     capture: monitoringStateSchema,
     database: z.enum(['ok', 'error']),
-    firewall: z.object({ backend: z.string(), available: z.boolean() }),
+    firewall: z.object({
+      backend: z.string(),
+      available: z.boolean(),
+      /** Blocks in the store (desired state) and in the OS (applied; null when the backend cannot list them). */
+      desired: z.number().int().min(0),
+      applied: z.number().int().min(0).nullable(),
+      error: z.string().optional(),
+    }),
   });
 
 export type Health = z.infer<typeof healthSchema>;

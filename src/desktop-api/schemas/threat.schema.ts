@@ -24,7 +24,11 @@ export const threatSchema = z
       .nullable(),
   });
 
-export const threatListSchema = z.object({ threats: z.array(threatSchema) });
+export const threatListSchema = z.object({
+  threats: z.array(threatSchema),
+  /** Credit for the offline geolocation database, as its licence requires. */
+  attribution: z.object({ text: z.string(), url: z.string() }),
+});
 
 export const mlStatsSchema = z
   .object({

@@ -29,9 +29,10 @@ export class HealthService {
     let firewall: Health['firewall'];
     try {
       const s = await this.deps.firewall.status();
-      firewall = { backend: s.backend, available: s.available };
-    } catch {
-      firewall = { backend: 'unknown', available: false };
+      firewall = { backend: s.backend, available: s.available, desired: s.desired, applied: s.applied };
+      if (s.error !== undefined) firewall.error = s.error;
+    } catch (err) {
+      firewall = { backend: 'unknown', available: false, desired: 0, applied: null, error: err instanceof Error ? err.message : String(err) };
     }
     const capture = this.deps.monitoring.state();
     const ok = database === 'ok' && capture.running && capture.error === null;

@@ -1,4 +1,5 @@
 /** Threats for the map: stored rows plus whether the firewall blocks the IP now. */
+import { GEO_ATTRIBUTION } from '../../detect/geo.js';
 import type { FirewallService } from '../../firewall/types.js';
 import type { Store } from '../../store/database.js';
 import { listThreats } from '../../store/repos/threat.repo.js';
@@ -29,8 +30,8 @@ export class ThreatsService {
     private readonly firewall: Pick<FirewallService, 'isBlocked'>,
   ) {}
 
-  async list(): Promise<{ threats: Threat[] }> {
+  async list(): Promise<{ threats: Threat[]; attribution: { text: string; url: string } }> {
     const rows = await listThreats(this.store);
-    return { threats: rows.map((r) => toThreat(r, this.firewall.isBlocked(r.ip))) };
+    return { threats: rows.map((r) => toThreat(r, this.firewall.isBlocked(r.ip))), attribution: { ...GEO_ATTRIBUTION } };
   }
 }

@@ -48,7 +48,7 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     expect(h.version).to.equal('0.1.0-test');
     expect(h.capture).to.include({ source: 'replay', file: 'ndpi_nmap_syn_portscan.pcap', running: false });
     expect(h.status).to.equal('degraded'); // the replay has ended
-    expect(h.firewall).to.deep.equal({ backend: 'none', available: false });
+    expect(h.firewall).to.deep.equal({ backend: 'none', available: false, desired: 0, applied: null });
   });
 
   it('GET /api/dashboard/stats counts the replayed packets, bytes, flows, the threat and the alert', async () => {
@@ -175,7 +175,8 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     const r = await ctx.request('GET', '/api/threats');
     mark('get', '/api/threats');
     expect(r.status).to.equal(200);
-    const { threats } = documented<{ threats: Array<{ ip: string; blocked: boolean; category: string; location: unknown }> }>('ThreatList', r.body);
+    const { threats, attribution } = documented<{ threats: Array<{ ip: string; blocked: boolean; category: string; location: unknown }>; attribution: { text: string } }>('ThreatList', r.body);
+    expect(attribution.text).to.equal('IP Geolocation by DB-IP');
     expect(threats.find((t) => t.ip === '172.16.0.8')).to.include({ category: 'port_scan', blocked: false, location: null });
     const berlin = threats.find((t) => t.ip === '203.0.113.77');
     expect(berlin).to.include({ blocked: true });

@@ -142,8 +142,8 @@ describe('Firewall through the desktop API (POST /api/firewall/block, /unblock, 
     expect(list.body.total).to.equal(1);
     expect(list.body.blocked[0].ip).to.equal('2001:db8::7');
 
-    const health = await request<{ firewall: { backend: string; available: boolean } }>('GET', '/api/health');
-    expect(health.body.firewall).to.deep.equal({ backend: 'nftables', available: true });
+    const health = await request<{ firewall: { backend: string; available: boolean; desired: number; applied: number | null } }>('GET', '/api/health');
+    expect(health.body.firewall).to.deep.equal({ backend: 'nftables', available: true, desired: 1, applied: 1 });
 
     const un = await request<{ ip: string }>('POST', '/api/firewall/unblock', { ip: '2001:db8::7' });
     expect(un.status).to.equal(200);
