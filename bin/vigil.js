@@ -1,7 +1,47 @@
 #!/usr/bin/env node
-// The `vigil` command. Sources are TypeScript run through tsx's loader, so the CLI always runs the current code.
-import { register } from 'tsx/esm/api';
+// The `vigil` command. Runs the pre-compiled bundle in dist/ (built by `npm ci`, or `npm run build:js`) while it is
+// newer than every source file; otherwise runs the TypeScript sources through tsx, so an edited tree always runs its
+// current code (just with a slower start). VIGIL_FROM_SOURCE=1 forces the sources.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Newest modification time (ms) of any file under `dir`. */
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    const m = entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs;
+    if (m > newest) newest = m;
+  }
+  return newest;
+}
+
+function freshBundle() {
+  if (process.env.VIGIL_FROM_SOURCE === '1') return null;
+  try {
+    const stamp = statSync(path.join(root, 'dist', '.stamp')).mtimeMs;
+    return stamp >= newestMtime(path.join(root, 'src')) ? path.join(root, 'dist', 'vigil.mjs') : null;
+  } catch {
+    return null;
+  }
+}
+
+// `vigil replay --json FILE | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+let main;
+const bundle = freshBundle();
+if (bundle) {
+  ({ main } = await import(pathToFileURL(bundle).href));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

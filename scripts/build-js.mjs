@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Pre-compiles the CLI for fast start-up (run by `npm ci`/`npm install`, or `npm run build:js`).
+// esbuild bundles src/cli/main.ts into dist/ (ESM, code-split so each command loads only what it needs; npm packages
+// stay external). Sources locate files next to themselves through `import.meta.url`; the plugin below rewrites that
+// in every module to the module's original location relative to the bundle, so paths behave exactly as under tsx.
+// bin/vigil.js uses the bundle only while it is newer than every file under src/; otherwise it runs the sources
+// through tsx, so an edited tree never runs stale code.
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'dist');
+
+/** Replaces `import.meta.url` in each source module with the URL of that source file, relative to the bundle. */
+const keepModuleUrls = {
+  name: 'keep-module-urls',
+  setup(b) {
+    b.onLoad({ filter: /\/src\/.*\.ts$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
+      const rel = path.relative(outdir, args.path).split(path.sep).join('/');
+      return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader: 'ts' };
+    });
+  },
+};
+
+await rm(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: { vigil: path.join(root, 'src', 'cli', 'main.ts') },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: '[name]-[hash]', // every output file sits in dist/, so the relative module URLs hold for all of them
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  plugins: [keepModuleUrls],
+});
+await writeFile(path.join(outdir, '.stamp'), `${new Date().toISOString()}\n`);

@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { FIXTURES, ROOT } from '../../helpers/setup.js';
+
+/** Runs the CLI either from the esbuild bundle in dist/ or from the TypeScript sources through tsx. */
+function vigil(from: 'bundle' | 'source', args: string[]): string {
+  const entry =
+    from === 'bundle'
+      ? `const { main } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'vigil.mjs'))}); process.exitCode = await main(${JSON.stringify(args)});`
+      : `const { main } = await import(${JSON.stringify(path.join(ROOT, 'src', 'cli', 'main.ts'))}); process.exitCode = await main(${JSON.stringify(args)});`;
+  const nodeArgs = from === 'bundle' ? ['--input-type=module', '-e', entry] : ['--import', 'tsx', '--input-type=module', '-e', entry];
+  return execFileSync(process.execPath, nodeArgs, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+
+describe('CLI bundle (scripts/build-js.mjs)', function () {
+  this.timeout(120_000);
+
+  before(() => {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build-js.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  });
+
+  it('replays a capture exactly like the sources do (module-relative paths such as the addon resolve the same)', () => {
+    const file = path.join(FIXTURES, 'pcaps', 'zeek_vlan_collisions_same_5tuple.pcap');
+    const fromBundle = vigil('bundle', ['replay', '--json', file]);
+    const fromSource = vigil('source', ['replay', '--json', file]);
+    const lines = fromBundle.trim().split('\n');
+    expect(lines).to.have.length(4); // three flows (one per VLAN stack) + the summary
+    expect(JSON.parse(lines[3]).summary.packets).to.equal(42);
+    const withoutWallTime = (out: string): unknown[] =>
+      out.trim().split('\n').map((line) => {
+        const o = JSON.parse(line) as { summary?: { wallMs?: number } };
+        if (o.summary) delete o.summary.wallMs;
+        return o;
+      });
+    expect(withoutWallTime(fromBundle)).to.deep.equal(withoutWallTime(fromSource));
+  });
+
+  it('prints the command table', () => {
+    const out = vigil('bundle', ['--help']);
+    expect(out).to.contain('usage: vigil <command>');
+  });
+});
