@@ -10,12 +10,14 @@ import type { DetectionConfig } from '../config/detection.js';
 import { AppError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
-import type { Db, Store } from '../store/database.js';
-import { findOpenAlertByKey, insertAlert, updateAlertAggregate } from '../store/repos/alert.repo.js';
-import type { AlertRow } from '../store/tables/alert.table.js';
+import type SqliteDatabase from 'better-sqlite3';
+import { sqliteHandleOf, type Db, type Store } from '../store/database.js';
+import { findOpenAlertByKey, insertAlert, updateAlertAggregate, type AlertAggregatePatch } from '../store/repos/alert.repo.js';
+import type { AlertRow, NewAlert } from '../store/tables/alert.table.js';
+import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
 import { maxSeverity, SEVERITIES, type Finding, type Severity } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
-import { recordThreat } from './threats.js';
+import { nextThreatRow, recordThreat, type ThreatUpdate } from './threats.js';
 
 /** The alert shape published on the event bus (same fields as the desktop API's alerts). */
 export interface AlertEventView {
@@ -136,6 +138,109 @@ function mergeBatch(findings: readonly Finding[]): Finding[] {
   return [...byKey.values()];
 }
 
+/** What one finding does to the alerts table: fold into the open alert `id`, or insert a new row. */
+type AlertChange = { action: 'updated'; id: number; patch: AlertAggregatePatch } | { action: 'created'; row: NewAlert };
+
+/** Pure: the change a finding makes given the open alert of its key (if any). */
+function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: string): AlertChange {
+  const firstIso = iso(f.firstSeenMs);
+  const lastIso = iso(f.lastSeenMs);
+  if (open) {
+    const severity = maxSeverity(open.severity, f.severity);
+    const score = open.score === null ? f.score : f.score === null ? open.score : Math.max(open.score, f.score);
+    const stronger = (f.score ?? 0) > (open.score ?? 0) || SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(open.severity);
+    const prev = parseDetails(open.details);
+    // Same origin: the newer evidence (window counts grow) replaces the old, keeping attached ML evidence and the
+    // auto-block note. Different origin: the model's evidence sits under `ml`, beside the rule's.
+    let details: Record<string, unknown>;
+    if (f.source === open.source) details = { ...prev, ...f.details };
+    else if (f.source === 'ml') details = { ...prev, ml: f.details };
+    else {
+      const { autoBlock, ...mlPrev } = prev;
+      details = { ...f.details, ml: mlPrev, ...(autoBlock ? { autoBlock } : {}) };
+    }
+    return {
+      action: 'updated',
+      id: open.id,
+      patch: {
+        count: open.count + f.count,
+        last_seen: lastIso > open.last_seen ? lastIso : open.last_seen,
+        updated_at: nowIso,
+        severity,
+        score,
+        ...(stronger || f.source === open.source ? { description: f.description } : {}),
+        details: JSON.stringify(details),
+      },
+    };
+  }
+  return {
+    action: 'created',
+    row: {
+      created_at: nowIso,
+      updated_at: nowIso,
+      severity: f.severity,
+      category: f.category,
+      title: f.title,
+      description: f.description,
+      src_ip: f.srcIp,
+      src_port: f.srcPort ?? null,
+      dst_ip: f.dstIp ?? null,
+      dst_port: f.dstPort ?? null,
+      protocol: f.protocol ?? null,
+      score: f.score ?? null,
+      source: f.source,
+      acknowledged: 0,
+      acknowledged_at: null,
+      aggregation_key: key,
+      count: f.count,
+      first_seen: firstIso,
+      last_seen: lastIso,
+      details: JSON.stringify(f.details),
+    },
+  };
+}
+
+function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action']): ThreatUpdate {
+  return { ip: f.threatIp, severity: row.severity, score: row.score, category: row.category, newAlert: action === 'created', firstSeen: iso(f.firstSeenMs), lastSeen: iso(f.lastSeenMs) };
+}
+
+const ALERT_COLUMNS = [
+  'created_at', 'updated_at', 'severity', 'category', 'title', 'description', 'src_ip', 'src_port', 'dst_ip', 'dst_port',
+  'protocol', 'score', 'source', 'acknowledged', 'acknowledged_at', 'aggregation_key', 'count', 'first_seen', 'last_seen', 'details',
+] as const;
+const THREAT_COLUMNS = ['ip', 'severity', 'score', 'category', 'alerts', 'first_seen', 'last_seen', 'country', 'country_code', 'city', 'latitude', 'longitude', 'updated_at'] as const;
+
+/** The statements of the SQLite fast path (same SQL as the Kysely repos compile), prepared once per connection. */
+interface SqliteStatements {
+  findOpen: SqliteDatabase.Statement<[string, string], AlertRow>;
+  update: SqliteDatabase.Statement<[Record<string, unknown>], AlertRow>;
+  updateWithDescription: SqliteDatabase.Statement<[Record<string, unknown>], AlertRow>;
+  insert: SqliteDatabase.Statement<[NewAlert], AlertRow>;
+  getThreat: SqliteDatabase.Statement<[string], ThreatRow>;
+  upsertThreat: SqliteDatabase.Statement<[NewThreat], ThreatRow>;
+}
+const statementsByHandle = new WeakMap<SqliteDatabase.Database, SqliteStatements>();
+
+function sqliteStatements(h: SqliteDatabase.Database): SqliteStatements {
+  let st = statementsByHandle.get(h);
+  if (st === undefined) {
+    const set = 'count = @count, last_seen = @last_seen, updated_at = @updated_at, severity = @severity, score = @score, details = @details';
+    const threatSet = THREAT_COLUMNS.filter((c) => c !== 'ip' && c !== 'first_seen').map((c) => `${c} = excluded.${c}`).join(', ');
+    st = {
+      findOpen: h.prepare('select * from alerts where aggregation_key = ? and last_seen >= ? order by id desc limit 1'),
+      update: h.prepare(`update alerts set ${set} where id = @id returning *`),
+      updateWithDescription: h.prepare(`update alerts set ${set}, description = @description where id = @id returning *`),
+      insert: h.prepare(`insert into alerts (${ALERT_COLUMNS.join(', ')}) values (${ALERT_COLUMNS.map((c) => `@${c}`).join(', ')}) returning *`),
+      getThreat: h.prepare('select * from threats where ip = ?'),
+      upsertThreat: h.prepare(
+        `insert into threats (${THREAT_COLUMNS.join(', ')}) values (${THREAT_COLUMNS.map((c) => `@${c}`).join(', ')}) on conflict (ip) do update set ${threatSet} returning *`,
+      ),
+    };
+    statementsByHandle.set(h, st);
+  }
+  return st;
+}
+
 /** See the module comment. */
 export class AlertsService {
   private readonly now: () => number;
@@ -156,11 +261,19 @@ export class AlertsService {
     }
     const nowIso = iso(this.now());
     const windowMs = this.deps.config.alertWindowSec * 1000;
-    const recorded = await this.deps.store.transaction().execute(async (trx) => {
-      const out: RecordedAlert[] = [];
-      for (const f of merged) out.push(await this.recordOne(trx, f, windowMs, nowIso, locations.get(f.threatIp) ?? null));
-      return out;
-    });
+    const handle = sqliteHandleOf(this.deps.store);
+    const recorded =
+      handle !== undefined
+        ? // One transaction per batch, inside Kysely's connection lock (never interleaved with a Kysely transaction).
+          await this.deps.store.connection().execute(async () => {
+            const st = sqliteStatements(handle);
+            return handle.transaction(() => merged.map((f) => this.recordOneSqlite(st, f, windowMs, nowIso, locations.get(f.threatIp) ?? null)))();
+          })
+        : await this.deps.store.transaction().execute(async (trx) => {
+            const out: RecordedAlert[] = [];
+            for (const f of merged) out.push(await this.recordOne(trx, f, windowMs, nowIso, locations.get(f.threatIp) ?? null));
+            return out;
+          });
     for (const r of recorded) this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertEventView(r.row) } });
     await this.autoBlock(recorded);
     return recorded;
@@ -168,67 +281,29 @@ export class AlertsService {
 
   private async recordOne(db: Db, f: Finding, windowMs: number, nowIso: string, location: GeoLocation | null): Promise<RecordedAlert> {
     const key = aggregationKey(f);
-    const firstIso = iso(f.firstSeenMs);
-    const lastIso = iso(f.lastSeenMs);
     const open = await findOpenAlertByKey(db, key, iso(f.firstSeenMs - windowMs));
+    const change = planAlert(open, f, key, nowIso);
+    const row = change.action === 'updated' ? await updateAlertAggregate(db, change.id, change.patch) : await insertAlert(db, change.row);
+    await recordThreat(db, threatUpdate(f, row, change.action), location, nowIso);
+    return { action: change.action, row, threatIp: f.threatIp };
+  }
+
+  /** {@link recordOne} on SQLite: the same rows through cached prepared statements, synchronously. */
+  private recordOneSqlite(st: SqliteStatements, f: Finding, windowMs: number, nowIso: string, location: GeoLocation | null): RecordedAlert {
+    const key = aggregationKey(f);
+    const open = st.findOpen.get(key, iso(f.firstSeenMs - windowMs));
+    const change = planAlert(open, f, key, nowIso);
     let row: AlertRow;
-    let action: RecordedAlert['action'];
-    if (open) {
-      const severity = maxSeverity(open.severity, f.severity);
-      const score = open.score === null ? f.score : f.score === null ? open.score : Math.max(open.score, f.score);
-      const stronger = (f.score ?? 0) > (open.score ?? 0) || SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(open.severity);
-      const prev = parseDetails(open.details);
-      // Same origin: the newer evidence (window counts grow) replaces the old, keeping attached ML evidence and the
-      // auto-block note. Different origin: the model's evidence sits under `ml`, beside the rule's.
-      let details: Record<string, unknown>;
-      if (f.source === open.source) details = { ...prev, ...f.details };
-      else if (f.source === 'ml') details = { ...prev, ml: f.details };
-      else {
-        const { autoBlock, ...mlPrev } = prev;
-        details = { ...f.details, ml: mlPrev, ...(autoBlock ? { autoBlock } : {}) };
-      }
-      row = await updateAlertAggregate(db, open.id, {
-        count: open.count + f.count,
-        last_seen: lastIso > open.last_seen ? lastIso : open.last_seen,
-        updated_at: nowIso,
-        severity,
-        score,
-        ...(stronger || f.source === open.source ? { description: f.description } : {}),
-        details: JSON.stringify(details),
-      });
-      action = 'updated';
+    if (change.action === 'updated') {
+      const { description, ...rest } = change.patch;
+      row = description === undefined ? st.update.get({ ...rest, id: change.id })! : st.updateWithDescription.get({ ...rest, description, id: change.id })!;
+      if (row === undefined) throw new Error(`alert ${change.id} vanished during its update`);
     } else {
-      row = await insertAlert(db, {
-        created_at: nowIso,
-        updated_at: nowIso,
-        severity: f.severity,
-        category: f.category,
-        title: f.title,
-        description: f.description,
-        src_ip: f.srcIp,
-        src_port: f.srcPort,
-        dst_ip: f.dstIp,
-        dst_port: f.dstPort,
-        protocol: f.protocol,
-        score: f.score,
-        source: f.source,
-        acknowledged: 0,
-        acknowledged_at: null,
-        aggregation_key: key,
-        count: f.count,
-        first_seen: firstIso,
-        last_seen: lastIso,
-        details: JSON.stringify(f.details),
-      });
-      action = 'created';
+      row = st.insert.get(change.row)!;
     }
-    await recordThreat(
-      db,
-      { ip: f.threatIp, severity: row.severity, score: row.score, category: row.category, newAlert: action === 'created', firstSeen: firstIso, lastSeen: lastIso },
-      location,
-      nowIso,
-    );
-    return { action, row, threatIp: f.threatIp };
+    const u = threatUpdate(f, row, change.action);
+    st.upsertThreat.get(nextThreatRow(st.getThreat.get(u.ip), u, location, nowIso));
+    return { action: change.action, row, threatIp: f.threatIp };
   }
 
   private qualifies(severity: Severity): boolean {

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../store/database.js';
 import { getThreat, upsertThreat } from '../store/repos/threat.repo.js';
-import type { ThreatRow } from '../store/tables/threat.table.js';
+import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
 import { maxSeverity, SEVERITIES, type Severity } from './finding.js';
 import type { GeoLocation } from './geo.js';
 
@@ -28,13 +28,12 @@ function maxScore(a: number | null, b: number | null): number | null {
 }
 
 /**
- * Folds `u` into the threat row of `u.ip` (creating it) and returns the stored row. `location` is used when the
- * row has none yet. Runs inside the caller's transaction.
+ * The threat row of `u.ip` after folding `u` into `prev` (the stored row, or undefined for a new threat). `location`
+ * is used when the row has none yet. Pure: {@link recordThreat} and the alerts service's SQLite fast path share it.
  */
-export async function recordThreat(db: Db, u: ThreatUpdate, location: GeoLocation | null, nowIso: string): Promise<ThreatRow> {
-  const prev = await getThreat(db, u.ip);
+export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, location: GeoLocation | null, nowIso: string): NewThreat {
   if (!prev) {
-    return upsertThreat(db, {
+    return {
       ip: u.ip,
       severity: u.severity,
       score: u.score,
@@ -48,11 +47,11 @@ export async function recordThreat(db: Db, u: ThreatUpdate, location: GeoLocatio
       latitude: location?.latitude ?? null,
       longitude: location?.longitude ?? null,
       updated_at: nowIso,
-    });
+    };
   }
   const worse = SEVERITIES.indexOf(u.severity) > SEVERITIES.indexOf(prev.severity);
   const keepLocation = prev.latitude !== null;
-  return upsertThreat(db, {
+  return {
     ip: prev.ip,
     severity: maxSeverity(prev.severity, u.severity),
     score: maxScore(prev.score, u.score),
@@ -66,5 +65,13 @@ export async function recordThreat(db: Db, u: ThreatUpdate, location: GeoLocatio
     latitude: keepLocation ? prev.latitude : (location?.latitude ?? null),
     longitude: keepLocation ? prev.longitude : (location?.longitude ?? null),
     updated_at: nowIso,
-  });
+  };
+}
+
+/**
+ * Folds `u` into the threat row of `u.ip` (creating it) and returns the stored row. `location` is used when the
+ * row has none yet. Runs inside the caller's transaction.
+ */
+export async function recordThreat(db: Db, u: ThreatUpdate, location: GeoLocation | null, nowIso: string): Promise<ThreatRow> {
+  return upsertThreat(db, nextThreatRow(await getThreat(db, u.ip), u, location, nowIso));
 }
