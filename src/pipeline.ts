@@ -5,6 +5,7 @@
  * (their statistics are still counted), so memory stays bounded and the capture thread is never blocked.
  */
 import type { DetectionEngine } from './detect/types.js';
+import { emitsColumnFlows } from './native/capture.js';
 import type { FlowRecord, Sensor } from './native/types.js';
 import type { Store } from './store/database.js';
 import { insertFlowBatch, pruneFlows, type FlowRetention } from './store/repos/flow.repo.js';
@@ -72,7 +73,10 @@ export class SensorPipeline {
 
   /** Subscribes to the sensor and starts periodic retention. */
   start(): void {
-    this.deps.sensor.on('flows', this.listener);
+    // The capture core's column-backed records when the sensor has them (no per-flow decoding; nothing here keeps a
+    // record beyond its batch), else plain records.
+    if (emitsColumnFlows(this.deps.sensor)) this.deps.sensor.on('columnFlows', this.listener);
+    else this.deps.sensor.on('flows', this.listener);
     this.pruneTimer = setInterval(() => {
       this.prune().catch((err: unknown) => this.deps.log?.('flow retention failed', err));
     }, this.deps.pruneIntervalMs ?? 60_000);
@@ -81,7 +85,8 @@ export class SensorPipeline {
 
   /** Unsubscribes and waits until the queued batches are stored and scored. */
   async stop(): Promise<void> {
-    this.deps.sensor.off('flows', this.listener);
+    if (emitsColumnFlows(this.deps.sensor)) this.deps.sensor.off('columnFlows', this.listener);
+    else this.deps.sensor.off('flows', this.listener);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.pruneTimer = null;
     await this.idle();

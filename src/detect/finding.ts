@@ -78,3 +78,11 @@ export function touch<K, V>(map: Map<K, V>, key: K, value: V): void {
   map.delete(key);
   map.set(key, value);
 }
+
+/** The fields detectors keep of a flow they remember (never the record: a record keeps its whole batch alive). */
+export type FlowIdentity = Pick<FlowRecord, 'srcIp' | 'srcPort' | 'dstIp' | 'dstPort' | 'protocol'>;
+
+/** A plain copy of `f`'s identity. */
+export function flowIdentity(f: FlowIdentity): FlowIdentity {
+  return { srcIp: f.srcIp, srcPort: f.srcPort, dstIp: f.dstIp, dstPort: f.dstPort, protocol: f.protocol };
+}

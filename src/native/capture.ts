@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { Binding } from '../../binding.js';
 import { wrapNativeError } from './errors.js';
-import { checkLayout, decodeFlowBatch } from './flow-batch.js';
+import { checkLayout, columnFlowRecords, decodeFlowBatch } from './flow-batch.js';
 import { loadBinding } from './load.js';
 import type { CaptureSource, FlowOptions, FlowRecord, Sensor, SensorEvents, SensorStats } from './types.js';
 
@@ -81,7 +81,7 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
     activityTimeoutSec: o.activityTimeoutSec,
     batchFlows: o.batchFlows,
     _queueDepth: o._queueDepth,
-    detachBatches: true, // batches are decoded synchronously and never kept
+    detachBatches: true, // batches are decoded synchronously and never kept (see columnFlows in start())
   };
   if (source.kind === 'file') {
     if (typeof source.path !== 'string' || source.path === '') throw new TypeError('source.path must be a non-empty string');
@@ -142,6 +142,9 @@ class NativeSensor implements CaptureSensor {
   async start(source: CaptureSource, options: CaptureTuning = {}): Promise<void> {
     if (this.#running) return;
     const opts = toStartOptions(source, options);
+    // Column-backed records read the batch buffer after the callback returns: the addon must not detach it then.
+    const detach = this.#emitter.listenerCount('columnFlows') === 0;
+    opts.detachBatches = detach;
     const b = addon();
     const capture = new b.Capture();
     let resolveEnd: (s: CaptureStats) => void = () => undefined;
@@ -150,8 +153,14 @@ class NativeSensor implements CaptureSensor {
     });
     const listener: Binding.CaptureEventListener = (event, a, err) => {
       if (event === 'flows') {
-        if (this.#emitter.listenerCount('flows') === 0) return; // nobody wants records: skip decoding
-        const flows = decodeFlowBatch(a as ArrayBuffer, this.#tsDigits);
+        const buffer = a as ArrayBuffer;
+        if (this.#emitter.listenerCount('columnFlows') > 0) {
+          // A listener added after start() gets a copy: the addon detaches the buffer when this callback returns.
+          const records = columnFlowRecords(detach ? buffer.slice(0) : buffer, this.#tsDigits);
+          if (records.length > 0) this.#emitter.emit('columnFlows', records);
+        }
+        if (this.#emitter.listenerCount('flows') === 0) return; // nobody wants plain records: skip decoding
+        const flows = decodeFlowBatch(buffer, this.#tsDigits);
         if (flows.length > 0) this.#emitter.emit('flows', flows);
       } else if (event === 'stats') {
         this.#last = a as CaptureStats;
@@ -191,22 +200,39 @@ class NativeSensor implements CaptureSensor {
     return this.#capture !== null ? (this.#capture.stats() as CaptureStats) : this.#last;
   }
 
-  on<E extends keyof SensorEvents>(event: E, listener: SensorEvents[E]): this {
+  on<E extends keyof CaptureSensorEvents>(event: E, listener: CaptureSensorEvents[E]): this {
     this.#emitter.on(event, listener);
     return this;
   }
 
-  off<E extends keyof SensorEvents>(event: E, listener: SensorEvents[E]): this {
+  off<E extends keyof CaptureSensorEvents>(event: E, listener: CaptureSensorEvents[E]): this {
     this.#emitter.off(event, listener);
     return this;
   }
 }
 
-/** The {@link Sensor} this module implements, with the richer {@link CaptureStats}. */
+/** {@link SensorEvents} plus `columnFlows`. */
+export interface CaptureSensorEvents extends SensorEvents {
+  /**
+   * The same batches as `flows`, as column-backed records (flow-batch.ts `columnFlowRecords`): same fields and values,
+   * no per-flow decoding cost, but read-only views of the batch (no own properties: never spread them) that keep its
+   * buffer alive, so listeners read what they need and let them go. Attach before start() (later, each batch is copied).
+   */
+  columnFlows: (flows: FlowRecord[]) => void;
+}
+
+/** The {@link Sensor} this module implements, with the richer {@link CaptureStats} and `columnFlows` batches. */
 export interface CaptureSensor extends Sensor {
   start(source: CaptureSource, options?: CaptureTuning): Promise<void>;
   stop(): Promise<CaptureStats>;
   stats(): CaptureStats;
+  on<E extends keyof CaptureSensorEvents>(event: E, listener: CaptureSensorEvents[E]): this;
+  off<E extends keyof CaptureSensorEvents>(event: E, listener: CaptureSensorEvents[E]): this;
+}
+
+/** True for sensors made by {@link createSensor} (they emit `columnFlows`; test doubles of {@link Sensor} may not). */
+export function emitsColumnFlows(sensor: object): sensor is CaptureSensor {
+  return sensor instanceof NativeSensor;
 }
 
 /** A new, idle capture session. Loads the addon on first start(). */

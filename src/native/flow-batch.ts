@@ -179,18 +179,26 @@ export function isoTimestamp(sec: number, nsec: number, digits: number): string 
 let cachedSec = Number.NaN;
 let cachedBase = '';
 
+/** Validates a batch's header and size; throws RangeError on a malformed buffer (a bug, never data). */
+function checkBatch(buffer: ArrayBuffer): { n: number; ncols: number } {
+  if (buffer.byteLength < HEADER_BYTES) throw new RangeError('flow batch shorter than its header');
+  const header = new Uint32Array(buffer, 0, 4);
+  const version = header[0] as number;
+  const n = header[1] as number;
+  const ncols = header[2] as number;
+  if (version !== BATCH_LAYOUT_VERSION) throw new RangeError(`flow batch layout ${version} != ${BATCH_LAYOUT_VERSION}`);
+  if (ncols !== FLOW_COLUMNS.length) throw new RangeError(`flow batch has ${ncols} columns, expected ${FLOW_COLUMNS.length}`);
+  if (buffer.byteLength !== HEADER_BYTES + n * ncols * 8 + n * 32) throw new RangeError('flow batch size does not match its header');
+  return { n, ncols };
+}
+
 /**
  * Decodes one batch into flow records. `tsDigits` is the source's timestamp precision (6 or 9) for the ISO strings.
  * Throws RangeError on a malformed buffer (a bug, never data).
  */
 export function decodeFlowBatch(buffer: ArrayBuffer, tsDigits = 6): FlowRecord[] {
-  if (buffer.byteLength < HEADER_BYTES) throw new RangeError('flow batch shorter than its header');
-  const header = new Uint32Array(buffer, 0, 4);
-  const [version, n, ncols] = [header[0], header[1], header[2]];
-  if (version !== BATCH_LAYOUT_VERSION) throw new RangeError(`flow batch layout ${version} != ${BATCH_LAYOUT_VERSION}`);
-  if (ncols !== FLOW_COLUMNS.length) throw new RangeError(`flow batch has ${ncols} columns, expected ${FLOW_COLUMNS.length}`);
+  const { n, ncols } = checkBatch(buffer);
   const f64Bytes = n * ncols * 8;
-  if (buffer.byteLength !== HEADER_BYTES + f64Bytes + n * 32) throw new RangeError('flow batch size does not match its header');
   const cols = new Float64Array(buffer, HEADER_BYTES, n * ncols);
   const addrs = new Uint8Array(buffer, HEADER_BYTES + f64Bytes, n * 32);
   const out: FlowRecord[] = new Array<FlowRecord>(n);
@@ -295,5 +303,171 @@ export function decodeFlowBatch(buffer: ArrayBuffer, tsDigits = 6): FlowRecord[]
       earlyIatUs,
     };
   }
+  return out;
+}
+
+/** One decoded batch: its columns, addresses and the address strings formatted so far (lazily, once each). */
+class BatchView {
+  readonly ips: Array<string | undefined>;
+  constructor(
+    readonly cols: Float64Array,
+    readonly addrs: Uint8Array,
+    readonly n: number,
+    readonly tsDigits: number,
+  ) {
+    this.ips = new Array<string | undefined>(2 * n);
+  }
+
+  ip(k: number): string {
+    let s = this.ips[k];
+    if (s === undefined) {
+      s = formatAddress(this.addrs, k * 16);
+      this.ips[k] = s;
+    }
+    return s;
+  }
+}
+
+/**
+ * A {@link FlowRecord} read straight from its batch's columns: creating one costs one small object, and each field is
+ * computed when read (consumers read a few fields of most flows; a plain record costs ~90 field stores, most of them a
+ * heap-number allocation, plus 3 arrays and 4 strings). Every field is an enumerable accessor on the prototype, in the
+ * FlowRecord order, so `for...in`, deep equality and `JSON.stringify` (through `toJSON`) see the same record as a
+ * plain object would; object spread and `Object.keys` do not (no own properties): use `toJSON()` for a plain copy.
+ * Records keep their batch's buffer alive, so consumers must not keep them long (copy the fields they need).
+ */
+class ColumnFlowRecord {
+  readonly #b: BatchView;
+  readonly #i: number;
+  constructor(b: BatchView, i: number) {
+    this.#b = b;
+    this.#i = i;
+  }
+
+  #col(c: number): number {
+    return this.#b.cols[c * this.#b.n + this.#i] as number;
+  }
+
+  #early(c0: number): number[] {
+    const count = this.#col(K.earlyCount);
+    const out = new Array<number>(count);
+    for (let k = 0; k < count; k++) out[k] = this.#col(c0 + k);
+    return out;
+  }
+
+  get id(): number { return this.#col(K.id); }
+  get srcIp(): string { return this.#b.ip(this.#i); }
+  get srcPort(): number { return this.#col(K.srcPort); }
+  get dstIp(): string { return this.#b.ip(this.#b.n + this.#i); }
+  get dstPort(): number { return this.#col(K.dstPort); }
+  get protocol(): number { return this.#col(K.protocol); }
+  get ipVersion(): 4 | 6 { return this.#col(K.ipVersion) === 6 ? 6 : 4; }
+  get vlanOuter(): number { return this.#col(K.vlanOuter); }
+  get vlanInner(): number { return this.#col(K.vlanInner); }
+  get firstSeenMs(): number { return this.#col(K.firstSec) * 1000 + this.#col(K.firstNsec) / 1e6; }
+  get lastSeenMs(): number { return this.#col(K.lastSec) * 1000 + this.#col(K.lastNsec) / 1e6; }
+  get firstSeen(): string { return isoTimestamp(this.#col(K.firstSec), this.#col(K.firstNsec), this.#b.tsDigits); }
+  get lastSeen(): string { return isoTimestamp(this.#col(K.lastSec), this.#col(K.lastNsec), this.#b.tsDigits); }
+  get durationUs(): number { return this.#col(K.durationUs); }
+  get endReason(): FlowEndReason { return END_REASONS[this.#col(K.endReason)] ?? 'flush'; }
+  get packets(): number { return this.#col(K.packets); }
+  get bytes(): number { return this.#col(K.bytes); }
+  get fwdPackets(): number { return this.#col(K.fwdPackets); }
+  get bwdPackets(): number { return this.#col(K.bwdPackets); }
+  get fwdBytes(): number { return this.#col(K.fwdBytes); }
+  get bwdBytes(): number { return this.#col(K.bwdBytes); }
+  get fwdPayloadBytes(): number { return this.#col(K.fwdPayloadBytes); }
+  get bwdPayloadBytes(): number { return this.#col(K.bwdPayloadBytes); }
+  get fwdHeaderBytes(): number { return this.#col(K.fwdHeaderBytes); }
+  get bwdHeaderBytes(): number { return this.#col(K.bwdHeaderBytes); }
+  get pktLenMin(): number { return this.#col(K.pktLenMin); }
+  get pktLenMax(): number { return this.#col(K.pktLenMax); }
+  get pktLenMean(): number { return this.#col(K.pktLenMean); }
+  get pktLenStd(): number { return this.#col(K.pktLenStd); }
+  get fwdPktLenMin(): number { return this.#col(K.fwdPktLenMin); }
+  get fwdPktLenMax(): number { return this.#col(K.fwdPktLenMax); }
+  get fwdPktLenMean(): number { return this.#col(K.fwdPktLenMean); }
+  get fwdPktLenStd(): number { return this.#col(K.fwdPktLenStd); }
+  get bwdPktLenMin(): number { return this.#col(K.bwdPktLenMin); }
+  get bwdPktLenMax(): number { return this.#col(K.bwdPktLenMax); }
+  get bwdPktLenMean(): number { return this.#col(K.bwdPktLenMean); }
+  get bwdPktLenStd(): number { return this.#col(K.bwdPktLenStd); }
+  get iatMinUs(): number { return this.#col(K.iatMinUs); }
+  get iatMaxUs(): number { return this.#col(K.iatMaxUs); }
+  get iatMeanUs(): number { return this.#col(K.iatMeanUs); }
+  get iatStdUs(): number { return this.#col(K.iatStdUs); }
+  get fwdIatTotalUs(): number { return this.#col(K.fwdIatTotalUs); }
+  get fwdIatMinUs(): number { return this.#col(K.fwdIatMinUs); }
+  get fwdIatMaxUs(): number { return this.#col(K.fwdIatMaxUs); }
+  get fwdIatMeanUs(): number { return this.#col(K.fwdIatMeanUs); }
+  get fwdIatStdUs(): number { return this.#col(K.fwdIatStdUs); }
+  get bwdIatTotalUs(): number { return this.#col(K.bwdIatTotalUs); }
+  get bwdIatMinUs(): number { return this.#col(K.bwdIatMinUs); }
+  get bwdIatMaxUs(): number { return this.#col(K.bwdIatMaxUs); }
+  get bwdIatMeanUs(): number { return this.#col(K.bwdIatMeanUs); }
+  get bwdIatStdUs(): number { return this.#col(K.bwdIatStdUs); }
+  get fwdFin(): number { return this.#col(K.fwdFin); }
+  get fwdSyn(): number { return this.#col(K.fwdSyn); }
+  get fwdRst(): number { return this.#col(K.fwdRst); }
+  get fwdPsh(): number { return this.#col(K.fwdPsh); }
+  get fwdAck(): number { return this.#col(K.fwdAck); }
+  get fwdUrg(): number { return this.#col(K.fwdUrg); }
+  get fwdEce(): number { return this.#col(K.fwdEce); }
+  get fwdCwr(): number { return this.#col(K.fwdCwr); }
+  get bwdFin(): number { return this.#col(K.bwdFin); }
+  get bwdSyn(): number { return this.#col(K.bwdSyn); }
+  get bwdRst(): number { return this.#col(K.bwdRst); }
+  get bwdPsh(): number { return this.#col(K.bwdPsh); }
+  get bwdAck(): number { return this.#col(K.bwdAck); }
+  get bwdUrg(): number { return this.#col(K.bwdUrg); }
+  get bwdEce(): number { return this.#col(K.bwdEce); }
+  get bwdCwr(): number { return this.#col(K.bwdCwr); }
+  get fwdInitWin(): number { return this.#col(K.fwdInitWin); }
+  get bwdInitWin(): number { return this.#col(K.bwdInitWin); }
+  get fwdActDataPkts(): number { return this.#col(K.fwdActDataPkts); }
+  get fwdSegSizeMin(): number { return this.#col(K.fwdSegSizeMin); }
+  get activeMinUs(): number { return this.#col(K.activeMinUs); }
+  get activeMaxUs(): number { return this.#col(K.activeMaxUs); }
+  get activeMeanUs(): number { return this.#col(K.activeMeanUs); }
+  get activeStdUs(): number { return this.#col(K.activeStdUs); }
+  get idleMinUs(): number { return this.#col(K.idleMinUs); }
+  get idleMaxUs(): number { return this.#col(K.idleMaxUs); }
+  get idleMeanUs(): number { return this.#col(K.idleMeanUs); }
+  get idleStdUs(): number { return this.#col(K.idleStdUs); }
+  get earlyCount(): number { return this.#col(K.earlyCount); }
+  get earlySizes(): number[] { return this.#early(K.earlySize0); }
+  get earlyDirections(): number[] { return this.#early(K.earlyDir0); }
+  get earlyIatUs(): number[] { return this.#early(K.earlyIatUs0); }
+
+  /** The plain record (every field, FlowRecord order). */
+  toJSON(): FlowRecord {
+    const out: Record<string, unknown> = {};
+    for (const key of RECORD_KEYS) out[key] = (this as unknown as Record<string, unknown>)[key];
+    return out as unknown as FlowRecord;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): FlowRecord {
+    return this.toJSON();
+  }
+}
+
+/** The record's fields, in FlowRecord order (the accessors above). */
+const RECORD_KEYS: readonly string[] = Object.getOwnPropertyNames(ColumnFlowRecord.prototype).filter(
+  (k) => k !== 'constructor' && k !== 'toJSON' && typeof Object.getOwnPropertyDescriptor(ColumnFlowRecord.prototype, k)?.get === 'function',
+);
+// Enumerable, like a plain object's own fields (class accessors are not by default).
+for (const key of RECORD_KEYS) Object.defineProperty(ColumnFlowRecord.prototype, key, { enumerable: true });
+
+/**
+ * Column-backed records of one batch (see ColumnFlowRecord): the same fields and values as {@link decodeFlowBatch},
+ * read lazily from `buffer`, which must not be detached or reused while the records live. For consumers that read
+ * records within the batch's processing (detection, statistics, the store); never spread them.
+ */
+export function columnFlowRecords(buffer: ArrayBuffer, tsDigits = 6): FlowRecord[] {
+  const { n, ncols } = checkBatch(buffer);
+  const f64Bytes = n * ncols * 8;
+  const view = new BatchView(new Float64Array(buffer, HEADER_BYTES, n * ncols), new Uint8Array(buffer, HEADER_BYTES + f64Bytes, n * 32), n, tsDigits);
+  const out: FlowRecord[] = new Array<FlowRecord>(n);
+  for (let i = 0; i < n; i++) out[i] = new ColumnFlowRecord(view, i) as unknown as FlowRecord;
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import type { BeaconConfig } from '../../config/detection.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
+import { capMap, flowIdentity, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { coefficientOfVariation } from './brute-force.js';
 
 const PERIODIC_BY_DESIGN = new Set([53, 67, 68, 123, 137, 138, 1900, 5353, 5355]);
@@ -20,7 +20,7 @@ function isGroupAddress(ip: string): boolean {
 interface BeaconState {
   starts: number[];
   unreported: number;
-  f: FlowRecord;
+  f: FlowIdentity;
 }
 
 const MAX_STARTS = 64;
@@ -38,7 +38,7 @@ export class BeaconDetector implements Detector {
       if (PERIODIC_BY_DESIGN.has(f.dstPort) || isGroupAddress(f.dstIp)) continue;
       const key = `${f.srcIp}>${f.dstIp}:${f.dstPort}/${f.protocol}`;
       let state = this.series.get(key);
-      if (!state) state = { starts: [], unreported: 0, f };
+      if (!state) state = { starts: [], unreported: 0, f: flowIdentity(f) };
       touch(this.series, key, state);
       const last = state.starts[state.starts.length - 1];
       state.starts.push(f.firstSeenMs);

@@ -8,7 +8,7 @@
  */
 import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
+import { capMap, flowIdentity, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
 
 interface Event {
@@ -21,7 +21,7 @@ interface Event {
 
 interface KeyState {
   events: Event[];
-  first: FlowRecord;
+  first: FlowIdentity;
 }
 
 function evict(events: Event[], windowMs: number): Event[] {
@@ -78,14 +78,14 @@ export class PacketFloodDetector implements Detector {
       const scale = d.spanUs > windowUs ? windowUs / d.spanUs : 1;
       const key = `${f.srcIp}>${f.dstIp}|${f.protocol}`;
       let state = this.pairs.get(key);
-      if (!state) state = { events: [], first: f };
+      if (!state) state = { events: [], first: flowIdentity(f) };
       touch(this.pairs, key, state);
       state.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
       touched.add(key);
       if (!isGroupAddress(f.dstIp)) {
         const vkey = `${f.dstIp}|${f.protocol}`;
         let victim = this.victims.get(vkey);
-        if (!victim) victim = { events: [], first: f };
+        if (!victim) victim = { events: [], first: flowIdentity(f) };
         touch(this.victims, vkey, victim);
         victim.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
         touchedVictims.add(vkey);
@@ -226,7 +226,7 @@ export class SynFloodDetector implements Detector {
       if (d.fwdSyn === 0 || f.fwdPayloadBytes + f.bwdPayloadBytes > 0) continue;
       const key = `${f.dstIp}|${f.dstPort}`;
       let state = this.services.get(key);
-      if (!state) state = { events: [], first: f };
+      if (!state) state = { events: [], first: flowIdentity(f) };
       touch(this.services, key, state);
       state.events.push({ t: f.lastSeenMs, sent: d.fwdSyn, replies: 0, src: f.srcIp, reported: false });
       touched.add(key);
