@@ -46,11 +46,14 @@ export class PortScanDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const touched = new Set<string>();
+    let newest: string | undefined; // the key touch() made newest last: touching it again changes nothing
     for (const f of flows) {
       if (!isProbe(f)) continue;
-      let state = this.sources.get(f.srcIp);
+      const srcIp = f.srcIp;
+      let state = this.sources.get(srcIp);
       if (!state) state = { probes: [] };
-      touch(this.sources, f.srcIp, state);
+      if (srcIp !== newest) touch(this.sources, srcIp, state);
+      newest = srcIp;
       state.probes.push({
         t: f.firstSeenMs,
         dst: f.dstIp,
@@ -61,7 +64,7 @@ export class PortScanDetector implements Detector {
         reportedHorizontal: false,
       });
       if (state.probes.length > this.maxProbesPerSource) state.probes.splice(0, state.probes.length - this.maxProbesPerSource);
-      touched.add(f.srcIp);
+      touched.add(srcIp);
     }
     capMap(this.sources, this.maxTracked);
     const findings: Finding[] = [];
