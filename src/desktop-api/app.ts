@@ -1,14 +1,14 @@
 /**
  * `createDesktopApp(deps)`: the desktop REST API as a Koa application. It never listens; `vigil start` (or a test)
- * calls `app.callback()` / `app.listen()`. Middleware order: problem+json errors -> helmet -> CORS -> rate limit
- * (per client IP, one shared in-memory store) -> access control (pairing token) -> JSON body -> routes -> 404.
+ * calls `app.callback()` / `app.listen()`. Middleware order: problem+json errors -> helmet headers (computed once) ->
+ * CORS -> rate limit (per client IP, one shared in-memory store) -> access control (pairing token) -> JSON body ->
+ * routes -> 404.
  */
 import { readFileSync } from 'node:fs';
 import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
 import Router from '@koa/router';
 import Koa from 'koa';
-import helmet from 'koa-helmet';
 import ratelimit from 'koa-ratelimit';
 import type { DesktopConfig } from '../config/desktop.js';
 import type { DetectionEngine } from '../detect/types.js';
@@ -16,6 +16,7 @@ import { AppError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
 import { notFoundMiddleware, problemMiddleware } from '../http/problem.js';
+import { securityHeaders } from '../http/security-headers.js';
 import type { Store } from '../store/database.js';
 import { accessControl, clientAddress } from './middleware/access.js';
 import { OPENAPI_FILE } from './openapi.js';
@@ -107,7 +108,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   const origins = new Set(deps.config.corsOrigins);
 
   app.use(problemMiddleware(deps.log ? { log: deps.log } : {}));
-  app.use(helmet());
+  app.use(securityHeaders());
   app.use(
     cors({
       origin: (ctx) => {

@@ -8,9 +8,9 @@ import cors from '@koa/cors';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
-import helmet from 'koa-helmet';
 import type { WebConfig } from '../config/web.js';
 import { notFoundMiddleware, problemMiddleware } from '../http/problem.js';
+import { securityHeaders } from '../http/security-headers.js';
 import { type AuthState, requireBearer } from './auth/auth.middleware.js';
 import type { AccessTokenVerifier } from './auth/jwt-verifier.js';
 import type { RouteDeps } from './deps.js';
@@ -114,7 +114,7 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
 
   app.use(problemMiddleware({ log }));
   app.use(
-    helmet({
+    securityHeaders({
       contentSecurityPolicy: {
         directives: {
           defaultSrc: ["'self'"],
