@@ -16,3 +16,23 @@ export function parseInput<T>(schema: ZodType<T>, input: unknown, where: 'query'
   const fields = [...new Set(errors.map((e) => e.path))].join(', ');
   throw new ValidationError(`Invalid ${where}: ${fields}: ${errors.map((e) => e.message).join('; ')}`, errors);
 }
+
+/**
+ * A parser of `ctx.query` with `schema`, memoised by the raw query string: polling clients send the same few query
+ * strings, and the same string always yields the same value, so koa's query parsing and zod run once per distinct
+ * string (at most `entries` kept, oldest dropped first). Values are frozen and shared between requests; failures
+ * are not cached and throw like {@link parseInput}.
+ */
+export function queryParser<T>(schema: ZodType<T>, entries = 64): (ctx: { querystring: string; query: unknown }) => T {
+  const cache = new Map<string, T>();
+  return (ctx) => {
+    const raw = ctx.querystring;
+    const hit = cache.get(raw);
+    if (hit !== undefined) return hit;
+    const value = parseInput(schema, ctx.query, 'query');
+    if (typeof value === 'object' && value !== null) Object.freeze(value);
+    if (cache.size >= entries) cache.delete(cache.keys().next().value as string);
+    cache.set(raw, value);
+    return value;
+  };
+}

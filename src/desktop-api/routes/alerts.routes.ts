@@ -1,13 +1,14 @@
 /** `GET /api/alerts`, `POST /api/alerts/:id/acknowledge`, `DELETE /api/alerts/:id`. */
 import type Router from '@koa/router';
-import { parseInput } from '../../http/validate.js';
+import { parseInput, queryParser } from '../../http/validate.js';
 import { alertListQuery } from '../schemas/alert.schema.js';
 import { idParams } from '../schemas/common.schema.js';
 import type { RouteDeps } from './deps.js';
 
 export function register(router: Router, deps: RouteDeps): void {
+  const listQuery = queryParser(alertListQuery);
   router.get('/api/alerts', async (ctx) => {
-    const q = parseInput(alertListQuery, ctx.query, 'query');
+    const q = listQuery(ctx);
     ctx.type = 'application/json';
     ctx.body = await deps.alerts.listJson(q);
   });

@@ -1,12 +1,12 @@
 /** Alerts as the API shows them: row -> domain mapping, listing, acknowledgement and deletion (with events). */
 import { NotFoundError } from '../../errors.js';
 import type { EventBus } from '../../events.js';
-import { changeToken } from '../../store/change-counter.js';
 import type { Store } from '../../store/database.js';
 import { acknowledgeAlert, deleteAlert, getAlert, listAlerts, type AlertQuery } from '../../store/repos/alert.repo.js';
 import type { AlertRow } from '../../store/tables/alert.table.js';
 import type { Alert, AlertList } from '../schemas/alert.schema.js';
 import type { Clock } from './clock.js';
+import { listCacheToken, type ListCacheToken } from './list-cache-token.js';
 
 /** Parses the `details` JSON column; a corrupt value becomes `{raw}` rather than an error. */
 function parseDetails(text: string): Record<string, unknown> {
@@ -51,12 +51,15 @@ const LIST_CACHE_SIZE = 64;
 export class AlertsService {
   /** Serialised list pages by query, valid while the store's change token is unchanged (polling clients, the app). */
   private readonly listCache = new Map<string, { token: string; json: Buffer }>();
+  private readonly cacheToken: ListCacheToken;
 
   constructor(
     private readonly store: Store,
     private readonly events: EventBus,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.cacheToken = listCacheToken(store, clock);
+  }
 
   async list(query: AlertQuery): Promise<AlertList> {
     const { rows, total } = await listAlerts(this.store, query);
@@ -66,12 +69,12 @@ export class AlertsService {
 
   /**
    * {@link list} serialised as UTF-8 JSON. Identical queries are answered from a small cache for as long as no row of
-   * the store has changed (checked per request with the store's change token), so repeated polling costs one tiny
-   * query and no serialisation.
+   * the store has changed (checked per request with {@link listCacheToken}: writes of this process at once, other
+   * processes' commits within 100 ms), so repeated polling costs one tiny query and no serialisation.
    */
   async listJson(query: AlertQuery): Promise<Buffer> {
-    const key = JSON.stringify([query.limit, query.before ?? null, query.acknowledged ?? null, query.severity ?? null]);
-    const token = await changeToken(this.store);
+    const key = `${query.limit}|${query.before ?? ''}|${query.acknowledged ?? ''}|${query.severity ?? ''}`;
+    const token = await this.cacheToken();
     const hit = this.listCache.get(key);
     if (token !== null && hit?.token === token) return hit.json;
     const json = Buffer.from(JSON.stringify(await this.list(query)));
