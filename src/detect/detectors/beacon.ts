@@ -46,13 +46,15 @@ export class BeaconDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const touched = new Set<string>();
+    let newest: string | undefined; // the key touch() made newest last: touching it again changes nothing
     for (const f of flows) {
       if (f.endReason === 'snapshot' || (f.protocol !== 6 && f.protocol !== 17)) continue;
       if (PERIODIC_BY_DESIGN.has(f.dstPort) || isGroupAddress(f.dstIp)) continue;
       const key = `${f.srcIp}>${f.dstIp}:${f.dstPort}/${f.protocol}`;
       let state = this.series.get(key);
       if (!state) state = { starts: [], unreported: 0, f: flowIdentity(f) };
-      touch(this.series, key, state);
+      if (key !== newest) touch(this.series, key, state);
+      newest = key;
       const last = state.starts[state.starts.length - 1];
       state.starts.push(f.firstSeenMs);
       if (last !== undefined && f.firstSeenMs < last) state.starts.sort((a, b) => a - b);

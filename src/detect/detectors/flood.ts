@@ -84,6 +84,8 @@ export class PacketFloodDetector implements Detector {
     const windowUs = this.config.windowSec * 1e6;
     const touched = new Set<string>();
     const touchedVictims = new Set<string>();
+    let newestPair: string | undefined; // the key touch() made newest last: touching it again changes nothing
+    let newestVictim: string | undefined;
     for (const f of flows) {
       if (f.protocol === 6) continue;
       const d = this.deltas.delta(f);
@@ -92,14 +94,16 @@ export class PacketFloodDetector implements Detector {
       const key = `${f.srcIp}>${f.dstIp}|${f.protocol}`;
       let state = this.pairs.get(key);
       if (!state) state = { events: [], first: flowIdentity(f) };
-      touch(this.pairs, key, state);
+      if (key !== newestPair) touch(this.pairs, key, state);
+      newestPair = key;
       state.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
       touched.add(key);
       if (!isGroupAddress(f.dstIp)) {
         const vkey = `${f.dstIp}|${f.protocol}`;
         let victim = this.victims.get(vkey);
         if (!victim) victim = { events: [], first: flowIdentity(f) };
-        touch(this.victims, vkey, victim);
+        if (vkey !== newestVictim) touch(this.victims, vkey, victim);
+        newestVictim = vkey;
         victim.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
         touchedVictims.add(vkey);
       }
@@ -232,6 +236,7 @@ export class SynFloodDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const touched = new Set<string>();
+    let newestService: string | undefined; // see PacketFloodDetector.observe
     for (const f of flows) {
       if (f.protocol !== 6) continue;
       const d = this.deltas.delta(f);
@@ -240,7 +245,8 @@ export class SynFloodDetector implements Detector {
       const key = `${f.dstIp}|${f.dstPort}`;
       let state = this.services.get(key);
       if (!state) state = { events: [], first: flowIdentity(f) };
-      touch(this.services, key, state);
+      if (key !== newestService) touch(this.services, key, state);
+      newestService = key;
       state.events.push({ t: f.lastSeenMs, sent: d.fwdSyn, replies: 0, src: f.srcIp, reported: false });
       touched.add(key);
     }
