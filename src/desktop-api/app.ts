@@ -36,6 +36,9 @@ import type { MonitoringService } from './services/monitoring.service.js';
 import type { StatsService } from './services/stats.service.js';
 import { ThreatsService } from './services/threats.service.js';
 
+/** Methods whose JSON body is parsed (@koa/bodyparser's default set). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
 /** Exact body of a rate-limited response. */
 export const RATE_LIMIT_MESSAGE = 'Too many requests from this IP';
 
@@ -111,11 +114,13 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   app.use(securityHeaders());
   app.use(
     cors({
-      origin: (ctx) => {
-        if (anyOrigin) return '*';
-        const origin = ctx.get('Origin');
-        return origins.has(origin) ? origin : '';
-      },
+      // A constant '*' spares @koa/cors an awaited origin callback per request.
+      origin: anyOrigin
+        ? '*'
+        : (ctx) => {
+            const origin = ctx.get('Origin');
+            return origins.has(origin) ? origin : '';
+          },
       allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
       allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
       exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
@@ -133,7 +138,9 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     }),
   );
   app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted }));
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8' }));
+  const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8', parsedMethods: [...BODY_METHODS] });
+  // Only requests that may carry a body enter the (async) parser; the others skip a promise.
+  app.use((ctx, next) => (BODY_METHODS.has(ctx.method) ? parseJson(ctx, next) : next()));
   app.use(notFoundMiddleware());
   app.use(router.routes());
   app.use(

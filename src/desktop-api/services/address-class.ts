@@ -2,9 +2,13 @@
 import { isIP } from 'node:net';
 import os from 'node:os';
 
+const DOTTED = /^[\d.]+$/;
+
 /** Strips the IPv4-mapped IPv6 prefix (`::ffff:10.0.0.1` -> `10.0.0.1`) and an IPv6 zone id. */
 export function normaliseIp(ip: string): string {
-  const noZone = ip.split('%')[0];
+  if (DOTTED.test(ip)) return ip; // already a plain IPv4 address (the common case: once per request)
+  const zone = ip.indexOf('%');
+  const noZone = zone === -1 ? ip : ip.slice(0, zone);
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(noZone);
   return (m ? m[1] : noZone).toLowerCase();
 }
@@ -12,7 +16,7 @@ export function normaliseIp(ip: string): string {
 /** True for 127.0.0.0/8 and ::1 (after normalisation). */
 export function isLoopback(ip: string): boolean {
   const n = normaliseIp(ip);
-  return n === '::1' || (isIP(n) === 4 && n.startsWith('127.'));
+  return n === '::1' || (n.startsWith('127.') && isIP(n) === 4);
 }
 
 /** RFC 1918, link-local, loopback, CGNAT (v4); ULA, link-local, loopback (v6). */
