@@ -2,7 +2,9 @@
  * Web API benchmark: requests/s and p99 latency of `POST /api/license-key/validate` (a VALID key, with 100k licenses
  * stored in SQLite) and of an authenticated `GET /api/protected/user` (JWT from a real OpenID provider), against a bare
  * Koa hello-world served by the same process in the same run. autocannon runs in a child process so the load generator
- * does not share the servers' event loop. Target: validation >= 50% of the bare server's requests/s.
+ * does not share the servers' event loop, and so does the identity provider: oidc-provider uses AsyncLocalStorage,
+ * which would put async hooks on every promise of the measured process. Target: validation >= 50% of the bare
+ * server's requests/s.
  * `validate` runs with the default certificate reuse (VIGIL_WEB_CERT_REUSE_SEC=60: the probe key's certificate is signed
  * once per minute); `validateFreshCertificate` turns reuse off, so every request signs an Ed25519 JWS.
  * Options: --duration SEC per round (default 4), --rounds N (default 3), --connections N (default 10), --licenses N
@@ -11,7 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -97,9 +100,48 @@ async function measure(name: string, opts: { url: string; method: string; body?:
   return r;
 }
 
+/** The identity provider as seen by the bench: its URLs, one access token for the user `bench`, and a way to stop it. */
+interface RemoteIdentityProvider {
+  issuer: string;
+  audience: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** `--serve-idp`: the child-process side; prints one JSON line, then serves until stdin closes. */
+async function serveIdentityProvider(): Promise<void> {
+  const idp = await startTestIdentityProvider(['bench']);
+  process.stdout.write(`${JSON.stringify({ issuer: idp.issuer, audience: idp.audience, token: await idp.token('bench') })}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => void idp.close().then(() => process.exit(0)));
+}
+
+/** Starts this file with `--serve-idp` in a child process. */
+async function startRemoteIdentityProvider(): Promise<RemoteIdentityProvider> {
+  const child = spawn(process.execPath, [...process.execArgv.filter((a) => !a.startsWith('--cpu-prof')), fileURLToPath(import.meta.url), '--serve-idp'], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines = createInterface({ input: child.stdout });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`identity provider exited with ${code}`)));
+  });
+  lines.close();
+  const info = JSON.parse(first) as { issuer: string; audience: string; token: string };
+  return {
+    ...info,
+    async close() {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'vigil-web-bench-'));
-  const idp = await startTestIdentityProvider(['bench']);
+  const idp = await startRemoteIdentityProvider();
   const env = {
     VIGIL_WEB_HOST: '127.0.0.1',
     VIGIL_WEB_PORT: '0',
@@ -121,7 +163,7 @@ async function main(): Promise<void> {
 
   try {
     log(`storing ${LICENSES} licenses`);
-    const token = await idp.token('bench');
+    const token = idp.token;
     const now = new Date().toISOString();
     const expires = new Date(Date.now() + 365 * 86_400_000).toISOString();
     // The stored licenses belong to other users (100 each), as in production; the benchmark user holds 2 licenses and
@@ -205,4 +247,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv.includes('--serve-idp')) await serveIdentityProvider();
+else await main();
