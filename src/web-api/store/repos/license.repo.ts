@@ -1,5 +1,5 @@
 /** Rows of `licenses`. Queries take ISO timestamps, which compare correctly as text on both dialects. */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Selectable, Transaction } from 'kysely';
 import type { WebDatabase } from '../database.js';
 import type { LicenseTable } from '../tables/license.table.js';
 import { translateConflict } from './errors.js';
@@ -16,9 +16,21 @@ export async function insertLicense(db: Db, row: LicenseRow): Promise<void> {
   }
 }
 
+const byKeyHashQuery = (db: Db, keyHash: string) => db.selectFrom('licenses').selectAll().where('key_hash', '=', keyHash);
+/** {@link findLicenseByKeyHash}'s query compiled once per database (it runs on every public validation). */
+const byKeyHashCompiled = new WeakMap<Db, CompiledQuery<LicenseRow>>();
+
 /** The license whose key hashes to `keyHash`, or undefined. */
 export async function findLicenseByKeyHash(db: Db, keyHash: string): Promise<LicenseRow | undefined> {
-  return db.selectFrom('licenses').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  if (db.isTransaction) return byKeyHashQuery(db, keyHash).executeTakeFirst();
+  let compiled = byKeyHashCompiled.get(db);
+  if (compiled === undefined) {
+    compiled = byKeyHashQuery(db, '').compile();
+    if (compiled.parameters.length !== 1) throw new TypeError('the key-hash lookup must have exactly one parameter');
+    byKeyHashCompiled.set(db, compiled);
+  }
+  const { rows } = await db.executeQuery<LicenseRow>({ ...compiled, parameters: [keyHash] });
+  return rows[0];
 }
 
 /** The license with `id`, or undefined. */
