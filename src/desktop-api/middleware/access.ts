@@ -48,9 +48,12 @@ export interface AccessOptions {
   trustedProxies: ReadonlySet<string>;
 }
 
-/** Sets `ctx.state.clientIp` and `ctx.state.actor` ('loopback' | 'token'), or throws 401. */
+/**
+ * Sets `ctx.state.clientIp` and `ctx.state.actor` ('loopback' | 'token'), or throws 401. A plain function (not async):
+ * it has nothing to await, and koa-compose turns its synchronous throw into the same rejected promise.
+ */
 export function accessControl(options: AccessOptions): Middleware {
-  return async (ctx: Context, next: Next) => {
+  return (ctx: Context, next: Next) => {
     const ip = clientAddress(ctx, options.trustedProxies);
     const header = ctx.get('Authorization');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);

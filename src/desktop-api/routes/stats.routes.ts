@@ -3,6 +3,9 @@ import type Router from '@koa/router';
 import type { MlStats } from '../../detect/types.js';
 import type { RouteDeps } from './deps.js';
 
+/** What koa's `ctx.type = 'application/json'` sets, without its per-request mime lookup. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** `/api/ml/stats` before a model is loaded (or without detection): zero counters, no error. */
 const NO_MODEL: MlStats = Object.freeze({
   model: null,
@@ -17,8 +20,8 @@ const NO_MODEL: MlStats = Object.freeze({
 
 export function register(router: Router, deps: RouteDeps): void {
   router.get('/api/dashboard/stats', async (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = await deps.stats.dashboardJson();
+    ctx.set('Content-Type', JSON_TYPE);
+    ctx.body = deps.stats.cachedDashboardJson() ?? (await deps.stats.dashboardJson());
   });
   router.get('/api/traffic/stats', (ctx) => {
     ctx.body = deps.stats.traffic();

@@ -44,6 +44,11 @@ export function toAlert(row: AlertRow): Alert {
   };
 }
 
+/** The list cache's key of a query. */
+function listKey(query: AlertQuery): string {
+  return `${query.limit}|${query.before ?? ''}|${query.acknowledged ?? ''}|${query.severity ?? ''}`;
+}
+
 /** Distinct list queries whose serialised pages are kept. */
 const LIST_CACHE_SIZE = 64;
 
@@ -73,7 +78,7 @@ export class AlertsService {
    * processes' commits within 100 ms), so repeated polling costs one tiny query and no serialisation.
    */
   async listJson(query: AlertQuery): Promise<Buffer> {
-    const key = `${query.limit}|${query.before ?? ''}|${query.acknowledged ?? ''}|${query.severity ?? ''}`;
+    const key = listKey(query);
     const token = await this.cacheToken();
     const hit = this.listCache.get(key);
     if (token !== null && hit?.token === token) return hit.json;
@@ -84,6 +89,14 @@ export class AlertsService {
       if (this.listCache.size > LIST_CACHE_SIZE) this.listCache.delete(this.listCache.keys().next().value as string);
     }
     return json;
+  }
+
+  /** {@link listJson}'s cached page when it is valid and the token is known without waiting, else null. */
+  cachedListJson(query: AlertQuery): Buffer | null {
+    const token = this.cacheToken();
+    if (typeof token !== 'string') return null;
+    const hit = this.listCache.get(listKey(query));
+    return hit?.token === token ? hit.json : null;
   }
 
   async get(id: number): Promise<Alert> {

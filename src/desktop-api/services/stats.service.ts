@@ -259,6 +259,18 @@ export class StatsService {
     return body;
   }
 
+  /**
+   * The cached dashboard as UTF-8 JSON when the cache is still fresh, else null (then call {@link dashboardJson}): lets
+   * the route answer the common case without a promise.
+   */
+  cachedDashboardJson(): Buffer | null {
+    const cached = this.dashboardCache;
+    if (cached === null) return null;
+    const now = this.deps.clock.now();
+    if (now - cached.at >= DASHBOARD_CACHE_MS || now < cached.at) return null;
+    return (cached.json ??= Buffer.from(JSON.stringify(cached.body)));
+  }
+
   /** {@link dashboard} serialised as UTF-8 JSON (serialised once per cached body). */
   async dashboardJson(): Promise<Buffer> {
     const body = await this.dashboard();

@@ -32,8 +32,11 @@ describe('desktop-api/services/AlertsService', () => {
     expect(a.total).to.equal(1);
     const second = await svc.listJson({ limit: 50 });
     expect(second).to.equal(first); // the same cached buffer
+    expect(svc.cachedListJson({ limit: 50 })).to.equal(first);
+    expect(svc.cachedListJson({ limit: 20 })).to.equal(null); // never listed
     expect(second.toString()).to.equal(JSON.stringify(await svc.list({ limit: 50 })));
     await insertAlert(store, row(2));
+    expect(svc.cachedListJson({ limit: 50 })).to.equal(null);
     const b = JSON.parse((await svc.listJson({ limit: 50 })).toString()) as { total: number; alerts: Array<{ title: string }> };
     expect(b.total).to.equal(2);
     expect(b.alerts.map((x) => x.title)).to.deep.equal(['a2', 'a1']);

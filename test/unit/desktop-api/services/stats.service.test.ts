@@ -84,8 +84,10 @@ describe('desktop-api/services/StatsService', () => {
     const dash = await stats.dashboard();
     expect(dash).to.include({ packets: 130, bytes: 13_000, packetsPerSecond: 30, bitsPerSecond: 24_000 });
     expect(JSON.parse((await stats.dashboardJson()).toString())).to.deep.equal(dash);
+    expect(stats.cachedDashboardJson()).to.equal(await stats.dashboardJson()); // the same buffer while fresh
     totals = { ...totals, packets: 200 };
     now += 150; // past the 100 ms reuse window: recomputed
+    expect(stats.cachedDashboardJson()).to.equal(null);
     expect(JSON.parse((await stats.dashboardJson()).toString()).packets).to.equal(200);
     expect((await listBuckets(store, 'minute', 0)).map((b) => b.packets)).to.deep.equal([130]);
 
