@@ -127,8 +127,13 @@ void CaptureThread::Run() {
     prefetch = std::make_unique<PacketPrefetcher>(source_.get());
     prefetch->Start();
   }
+  // Batches go out when full, or when flush_interval_ns has passed since the last flush: by the wall clock when live
+  // or paced, by packet time in a fast replay, so that it cuts the same batches on every run (deterministic downstream).
+  const bool packet_time_flush = !live && config_.speed <= 0;
   int64_t last_flush = SteadyNs();
   int64_t last_stats = last_flush;
+  int64_t packet_clock = 0;  // timestamp of the latest packet (ns), the flush clock of a replay
+  bool replay_clock_set = false;
   CaptureError error = CaptureError::kNone;
   std::string message;
   bool consumer_gone = false;
@@ -140,6 +145,13 @@ void CaptureThread::Run() {
     if (r == ReadResult::kPacket) {
       if (!live && config_.speed > 0) Pace(pkt.ts_ns);
       HandlePacket(pkt);
+      if (packet_time_flush) {
+        packet_clock = pkt.ts_ns;
+        if (!replay_clock_set) {
+          last_flush = packet_clock;
+          replay_clock_set = true;
+        }
+      }
       if (output_->pending() >= config_.batch_flows && !output_->Flush(blocking)) {
         consumer_gone = true;
         break;
@@ -159,8 +171,9 @@ void CaptureThread::Run() {
     }
     since_clock = 0;
     const int64_t now = SteadyNs();
-    if (output_->pending() > 0 && now - last_flush >= config_.flush_interval_ns) {
-      last_flush = now;
+    const int64_t flush_clock = packet_time_flush ? packet_clock : now;
+    if (output_->pending() > 0 && flush_clock - last_flush >= config_.flush_interval_ns) {
+      last_flush = flush_clock;
       if (!output_->Flush(blocking)) {
         consumer_gone = true;
         break;
