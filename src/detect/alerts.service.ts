@@ -18,65 +18,8 @@ import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
 import { maxSeverity, SEVERITIES, type Finding, type Severity } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
 import { nextThreatRow, recordThreat, type ThreatUpdate } from './threats.js';
+import { parseDetails, toAlertView } from './alert-view.js';
 
-/** The alert shape published on the event bus (same fields as the desktop API's alerts). */
-export interface AlertEventView {
-  id: number;
-  createdAt: string;
-  updatedAt: string;
-  severity: Severity;
-  category: string;
-  title: string;
-  description: string;
-  srcIp: string;
-  srcPort: number | null;
-  dstIp: string | null;
-  dstPort: number | null;
-  protocol: number | null;
-  score: number | null;
-  source: 'ml' | 'rule';
-  acknowledged: boolean;
-  acknowledgedAt: string | null;
-  count: number;
-  firstSeen: string;
-  lastSeen: string;
-  details: Record<string, unknown>;
-}
-
-function parseDetails(text: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
-  } catch {
-    return { raw: text };
-  }
-}
-
-/** Stored row -> event view. */
-export function toAlertEventView(row: AlertRow): AlertEventView {
-  return {
-    id: row.id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    severity: row.severity,
-    category: row.category,
-    title: row.title,
-    description: row.description,
-    srcIp: row.src_ip,
-    srcPort: row.src_port,
-    dstIp: row.dst_ip,
-    dstPort: row.dst_port,
-    protocol: row.protocol,
-    score: row.score,
-    source: row.source,
-    acknowledged: row.acknowledged === 1,
-    acknowledgedAt: row.acknowledged_at,
-    count: row.count,
-    firstSeen: row.first_seen,
-    lastSeen: row.last_seen,
-    details: parseDetails(row.details),
-  };
-}
 
 /** Aggregation key of a finding. */
 export function aggregationKey(f: Pick<Finding, 'srcIp' | 'category' | 'target'>): string {
@@ -274,7 +217,7 @@ export class AlertsService {
             for (const f of merged) out.push(await this.recordOne(trx, f, windowMs, nowIso, locations.get(f.threatIp) ?? null));
             return out;
           });
-    for (const r of recorded) this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertEventView(r.row) } });
+    for (const r of recorded) this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertView(r.row) } });
     await this.autoBlock(recorded);
     return recorded;
   }
@@ -342,7 +285,7 @@ export class AlertsService {
         updated_at: iso(this.now()),
         details: JSON.stringify(details),
       });
-      this.deps.events?.emit('alert', { action: 'updated', alert: { ...toAlertEventView(row) } });
+      this.deps.events?.emit('alert', { action: 'updated', alert: { ...toAlertView(row) } });
     }
   }
 }

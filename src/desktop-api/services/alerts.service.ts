@@ -1,6 +1,7 @@
 /** Alerts as the API shows them: row -> domain mapping, listing, acknowledgement and deletion (with events). */
 import { NotFoundError } from '../../errors.js';
 import type { EventBus } from '../../events.js';
+import { toAlertView } from '../../detect/alert-view.js';
 import type { Store } from '../../store/database.js';
 import { acknowledgeAlert, deleteAlert, getAlert, listAlerts, type AlertQuery } from '../../store/repos/alert.repo.js';
 import type { AlertRow } from '../../store/tables/alert.table.js';
@@ -8,40 +9,9 @@ import type { Alert, AlertList } from '../schemas/alert.schema.js';
 import type { Clock } from './clock.js';
 import { listCacheToken, type ListCacheToken } from './list-cache-token.js';
 
-/** Parses the `details` JSON column; a corrupt value becomes `{raw}` rather than an error. */
-function parseDetails(text: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
-  } catch {
-    return { raw: text };
-  }
-}
-
-/** Maps a stored row to the API's alert shape. */
+/** Maps a stored row to the API's alert shape (the same mapping the event stream uses). */
 export function toAlert(row: AlertRow): Alert {
-  return {
-    id: row.id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    severity: row.severity,
-    category: row.category,
-    title: row.title,
-    description: row.description,
-    srcIp: row.src_ip,
-    srcPort: row.src_port,
-    dstIp: row.dst_ip,
-    dstPort: row.dst_port,
-    protocol: row.protocol,
-    score: row.score === null ? null : Math.min(1, Math.max(0, row.score)),
-    source: row.source,
-    acknowledged: row.acknowledged === 1,
-    acknowledgedAt: row.acknowledged_at,
-    count: Math.max(1, row.count),
-    firstSeen: row.first_seen,
-    lastSeen: row.last_seen,
-    details: parseDetails(row.details),
-  };
+  return toAlertView(row);
 }
 
 /** The list cache's key of a query. */
