@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createSensor } from '../../native/capture.js';
-import { flowsAsJsonLines, formatSummary, outputMode, summaryObject, TopFlows, write } from './replay.js';
+import { attachFlowOutput, formatSummary, outputMode, summaryObject, TopFlows, write } from './replay.js';
 
 const USAGE = `usage: vigil capture -i IFACE [-f BPF] [--json | --summary-only] [--count N] [--duration SEC]
   -i, --interface  device to capture on (see \`vigil interfaces\`)
@@ -62,13 +62,7 @@ export async function run(args: string[]): Promise<number> {
   const top = new TopFlows(mode === 'text' ? topN : 0);
   const sensor = createSensor();
   let failure: Error | undefined;
-  if (mode !== 'summary') {
-    sensor.on('flows', (batch) => {
-      const finished = batch.filter((f) => f.endReason !== 'snapshot');
-      if (mode === 'json') write(flowsAsJsonLines(finished));
-      else top.add(finished);
-    });
-  }
+  attachFlowOutput(sensor, mode, top);
   sensor.on('error', (err) => {
     failure = err;
   });

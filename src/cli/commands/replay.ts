@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createSensor, type CaptureStats } from '../../native/capture.js';
-import type { FlowRecord } from '../../native/types.js';
+import type { FlowRecord, Sensor } from '../../native/types.js';
 
 /** How a command prints flows and the final summary. */
 export type OutputMode = 'text' | 'json' | 'summary';
@@ -111,6 +111,17 @@ export class TopFlows {
   }
 }
 
+/** Sends a sensor's finished flows to the output: JSON lines, or the top-N table; summary mode listens to no flows
+ * (so the sensor skips decoding them). */
+export function attachFlowOutput(sensor: Sensor, mode: OutputMode, top: TopFlows): void {
+  if (mode === 'summary') return;
+  sensor.on('flows', (batch) => {
+    const finished = batch.filter((f) => f.endReason !== 'snapshot');
+    if (mode === 'json') write(flowsAsJsonLines(finished));
+    else top.add(finished);
+  });
+}
+
 /** Parses --json / --summary-only into an output mode. */
 export function outputMode(values: { json?: boolean; 'summary-only'?: boolean }): OutputMode {
   if (values['summary-only']) return 'summary';
@@ -165,13 +176,7 @@ export async function run(args: string[]): Promise<number> {
   const top = new TopFlows(mode === 'text' ? topN : 0);
   const sensor = createSensor();
   let failure: Error | undefined;
-  if (mode !== 'summary') {
-    sensor.on('flows', (batch) => {
-      const finished = batch.filter((f) => f.endReason !== 'snapshot');
-      if (mode === 'json') write(flowsAsJsonLines(finished));
-      else top.add(finished);
-    });
-  }
+  attachFlowOutput(sensor, mode, top);
   sensor.on('error', (err) => {
     failure = err;
   });

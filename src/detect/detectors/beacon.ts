@@ -8,27 +8,9 @@ import type { BeaconConfig } from '../../config/detection.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { capMap, flowIdentity, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { coefficientOfVariation } from './brute-force.js';
+import { isGroupAddress } from './address.js';
 
 const PERIODIC_BY_DESIGN = new Set([53, 67, 68, 123, 137, 138, 1900, 5353, 5355]);
-
-function isGroupAddress(ip: string): boolean {
-  // Same answer as `Number(ip.split('.')[0]) >= 224 || ip.endsWith('.255')` for IPv4, without allocating.
-  if (ip.includes(':')) return ip.toLowerCase().startsWith('ff');
-  let first = 0;
-  let i = 0;
-  for (; i < ip.length; i++) {
-    const c = ip.charCodeAt(i);
-    if (c === 46) break; // '.'
-    if (c < 48 || c > 57 || i >= 6) {
-      first = Number(ip.split('.')[0]); // not a plain dotted quad: the general rule
-      i = -1;
-      break;
-    }
-    first = first * 10 + (c - 48);
-  }
-  if (i === 0) first = 0; // Number('') === 0
-  return first >= 224 || ip.endsWith('.255');
-}
 
 interface BeaconState {
   starts: number[];

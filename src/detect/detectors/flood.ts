@@ -10,6 +10,7 @@ import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { capMap, flowIdentity, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
+import { isGroupAddress as isGroupOrBroadcast } from './address.js';
 
 interface Event {
   t: number;
@@ -45,23 +46,9 @@ const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 5
 /** Distinct senders that make a distributed flood. */
 export const DDOS_MIN_SOURCES = 10;
 
+/** Group destinations, and 0.0.0.0 (DHCP clients before they have an address). */
 function isGroupAddress(ip: string): boolean {
-  // Same answer as `Number(ip.split('.')[0]) >= 224 || ip.endsWith('.255') || ip === '0.0.0.0'` for IPv4, without allocating.
-  if (ip.includes(':')) return ip.toLowerCase().startsWith('ff');
-  let first = 0;
-  let i = 0;
-  for (; i < ip.length; i++) {
-    const c = ip.charCodeAt(i);
-    if (c === 46) break; // '.'
-    if (c < 48 || c > 57 || i >= 6) {
-      first = Number(ip.split('.')[0]); // not a plain dotted quad: the general rule
-      i = -1;
-      break;
-    }
-    first = first * 10 + (c - 48);
-  }
-  if (i === 0) first = 0; // Number('') === 0
-  return first >= 224 || ip.endsWith('.255') || ip === '0.0.0.0';
+  return isGroupOrBroadcast(ip) || ip === '0.0.0.0';
 }
 
 function floodLabel(protocol: number): { kind: string; label: string } {
