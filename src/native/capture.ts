@@ -102,7 +102,8 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
   };
 }
 
-function emptyStats(): CaptureStats {
+/** All-zero counters of a session that has not started (the common SensorStats fields). */
+export function emptySensorStats(): SensorStats {
   return {
     packets: 0,
     bytes: 0,
@@ -114,11 +115,11 @@ function emptyStats(): CaptureStats {
     pcap: { received: 0, dropped: 0, ifDropped: 0 },
     batchesDelivered: 0,
     batchesDropped: 0,
-    snapshots: 0,
-    fragmentsAttributed: 0,
-    linkType: 0,
-    tsDigits: 6,
   };
+}
+
+function emptyStats(): CaptureStats {
+  return { ...emptySensorStats(), snapshots: 0, fragmentsAttributed: 0, linkType: 0, tsDigits: 6 };
 }
 
 /** The {@link Sensor} over the native `Capture`. One session at a time; start() again after the end is fine. */

@@ -10,7 +10,8 @@ import type { EventBus } from '../../events.js';
 import type { CaptureSource, FlowOptions, Sensor, SensorStats } from '../../native/types.js';
 import type { MonitoringState } from '../schemas/health.schema.js';
 import type { Clock } from './clock.js';
-import { addSensorStats, emptySensorStats } from './sensor-totals.js';
+import { emptySensorStats } from '../../native/capture.js';
+import { addSensorStats } from './sensor-totals.js';
 
 /** Dependencies of {@link MonitoringService}. */
 export interface MonitoringDeps {

@@ -1,22 +1,6 @@
 /** Sums of SensorStats across capture sessions (each session's counters start at zero). */
 import type { SensorStats } from '../../native/types.js';
 
-/** All-zero stats. */
-export function emptySensorStats(): SensorStats {
-  return {
-    packets: 0,
-    bytes: 0,
-    flows: 0,
-    flowsActive: 0,
-    flowsEvicted: 0,
-    protocols: {},
-    decodeErrors: {},
-    pcap: { received: 0, dropped: 0, ifDropped: 0 },
-    batchesDelivered: 0,
-    batchesDropped: 0,
-  };
-}
-
 /** `a + b` field by field; `flowsActive` is a gauge and is taken from `b`. */
 export function addSensorStats(a: SensorStats, b: SensorStats): SensorStats {
   const protocols: SensorStats['protocols'] = {};

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { MonitoringState } from '../../../../src/desktop-api/schemas/health.schema.js';
-import { emptySensorStats } from '../../../../src/desktop-api/services/sensor-totals.js';
+import { emptySensorStats } from '../../../../src/native/capture.js';
 import { StatsService } from '../../../../src/desktop-api/services/stats.service.js';
 import { EventBus } from '../../../../src/events.js';
 import type { FlowRecord, SensorStats } from '../../../../src/native/types.js';
