@@ -1,9 +1,10 @@
 /**
  * FlowRecord batch -> the model's float32 input matrix (row-major, one row per flow, columns in the order of the
- * model's feature list). One reusable buffer; no per-flow objects. Each column reproduces its CICFlowMeter column
+ * model's feature list), read from the batch's columns (`flowColumns`). One reusable buffer; no per-flow objects. Each column reproduces its CICFlowMeter column
  * (see `derivation` in models/*.features.json): CIC standard deviations are sample std, the FlowRecord's are population
  * std, so they are rescaled by sqrt(n / (n - 1)); CIC reports 0 for the initial window of a flow without TCP.
  */
+import { FLOW_COLUMN as C, flowColumns, type FlowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
 
 type Extractor = (f: FlowRecord) => number;
@@ -66,57 +67,83 @@ export const CANONICAL_FEATURES: readonly string[] = Object.freeze(Object.keys(F
 
 const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
 
+/** How one canonical column is computed from the batch columns: a copy (the column index), a sample std, a sum, or the initial window. */
+type Step = number | { op: 'std'; a: number; count: number; minus: number } | { op: 'sum'; a: number; b: number } | { op: 'win'; a: number };
+
+/** {@link CANONICAL_FEATURES} in order, as {@link Step}s (same arithmetic as FEATURE_EXTRACTORS). */
+const CANONICAL_STEPS: readonly Step[] = [
+  C.protocol,
+  C.durationUs,
+  C.fwdPackets,
+  C.bwdPackets,
+  C.fwdPayloadBytes,
+  C.bwdPayloadBytes,
+  C.fwdPktLenMax,
+  C.fwdPktLenMin,
+  C.fwdPktLenMean,
+  { op: 'std', a: C.fwdPktLenStd, count: C.fwdPackets, minus: 0 },
+  C.bwdPktLenMax,
+  C.bwdPktLenMin,
+  C.bwdPktLenMean,
+  { op: 'std', a: C.bwdPktLenStd, count: C.bwdPackets, minus: 0 },
+  C.pktLenMin,
+  C.pktLenMax,
+  C.pktLenMean,
+  { op: 'std', a: C.pktLenStd, count: C.packets, minus: 0 },
+  C.iatMeanUs,
+  { op: 'std', a: C.iatStdUs, count: C.packets, minus: 1 },
+  C.iatMaxUs,
+  C.iatMinUs,
+  C.fwdIatTotalUs,
+  C.fwdIatMeanUs,
+  { op: 'std', a: C.fwdIatStdUs, count: C.fwdPackets, minus: 1 },
+  C.fwdIatMaxUs,
+  C.fwdIatMinUs,
+  C.bwdIatTotalUs,
+  C.bwdIatMeanUs,
+  { op: 'std', a: C.bwdIatStdUs, count: C.bwdPackets, minus: 1 },
+  C.bwdIatMaxUs,
+  C.bwdIatMinUs,
+  { op: 'sum', a: C.fwdFin, b: C.bwdFin },
+  { op: 'sum', a: C.fwdSyn, b: C.bwdSyn },
+  { op: 'sum', a: C.fwdRst, b: C.bwdRst },
+  { op: 'sum', a: C.fwdPsh, b: C.bwdPsh },
+  { op: 'sum', a: C.fwdAck, b: C.bwdAck },
+  { op: 'sum', a: C.fwdUrg, b: C.bwdUrg },
+  C.fwdPsh,
+  { op: 'win', a: C.fwdInitWin },
+  C.fwdActDataPkts,
+];
+
 /**
- * Fast path for models using {@link CANONICAL_FEATURES} in order: every field read once, straight-line writes (no
- * per-feature calls). Must stay equivalent to FEATURE_EXTRACTORS (a unit test compares them).
+ * Fast path for models using {@link CANONICAL_FEATURES} in order: rows for flows `start .. start+count)` of a batch's
+ * columns, written column by column (each input column read sequentially; no record, no per-feature call per flow).
+ * Must stay equivalent to FEATURE_EXTRACTORS (a unit test compares them).
  */
-export function writeCanonicalRow(f: FlowRecord, out: Float32Array, o: number): void {
-  const packets = f.packets;
-  const fwdPackets = f.fwdPackets;
-  const bwdPackets = f.bwdPackets;
-  const fwdPsh = f.fwdPsh;
-  const fwdInitWin = f.fwdInitWin;
-  out[o] = finite(f.protocol);
-  out[o + 1] = finite(f.durationUs);
-  out[o + 2] = finite(fwdPackets);
-  out[o + 3] = finite(bwdPackets);
-  out[o + 4] = finite(f.fwdPayloadBytes);
-  out[o + 5] = finite(f.bwdPayloadBytes);
-  out[o + 6] = finite(f.fwdPktLenMax);
-  out[o + 7] = finite(f.fwdPktLenMin);
-  out[o + 8] = finite(f.fwdPktLenMean);
-  out[o + 9] = finite(sampleStd(f.fwdPktLenStd, fwdPackets));
-  out[o + 10] = finite(f.bwdPktLenMax);
-  out[o + 11] = finite(f.bwdPktLenMin);
-  out[o + 12] = finite(f.bwdPktLenMean);
-  out[o + 13] = finite(sampleStd(f.bwdPktLenStd, bwdPackets));
-  out[o + 14] = finite(f.pktLenMin);
-  out[o + 15] = finite(f.pktLenMax);
-  out[o + 16] = finite(f.pktLenMean);
-  out[o + 17] = finite(sampleStd(f.pktLenStd, packets));
-  out[o + 18] = finite(f.iatMeanUs);
-  out[o + 19] = finite(sampleStd(f.iatStdUs, packets - 1));
-  out[o + 20] = finite(f.iatMaxUs);
-  out[o + 21] = finite(f.iatMinUs);
-  out[o + 22] = finite(f.fwdIatTotalUs);
-  out[o + 23] = finite(f.fwdIatMeanUs);
-  out[o + 24] = finite(sampleStd(f.fwdIatStdUs, fwdPackets - 1));
-  out[o + 25] = finite(f.fwdIatMaxUs);
-  out[o + 26] = finite(f.fwdIatMinUs);
-  out[o + 27] = finite(f.bwdIatTotalUs);
-  out[o + 28] = finite(f.bwdIatMeanUs);
-  out[o + 29] = finite(sampleStd(f.bwdIatStdUs, bwdPackets - 1));
-  out[o + 30] = finite(f.bwdIatMaxUs);
-  out[o + 31] = finite(f.bwdIatMinUs);
-  out[o + 32] = finite(f.fwdFin + f.bwdFin);
-  out[o + 33] = finite(f.fwdSyn + f.bwdSyn);
-  out[o + 34] = finite(f.fwdRst + f.bwdRst);
-  out[o + 35] = finite(fwdPsh + f.bwdPsh);
-  out[o + 36] = finite(f.fwdAck + f.bwdAck);
-  out[o + 37] = finite(f.fwdUrg + f.bwdUrg);
-  out[o + 38] = finite(fwdPsh);
-  out[o + 39] = fwdInitWin > 0 ? fwdInitWin : 0;
-  out[o + 40] = finite(f.fwdActDataPkts);
+export function writeCanonicalRows(c: FlowColumns, start: number, count: number, out: Float32Array): void {
+  const { cols, n } = c;
+  const w = CANONICAL_STEPS.length;
+  for (let j = 0; j < w; j++) {
+    const step = CANONICAL_STEPS[j] as Step;
+    if (typeof step === 'number') {
+      const a = step * n + start;
+      for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite(cols[a + r] as number);
+      continue;
+    }
+    const a = step.a * n + start;
+    if (step.op === 'std') {
+      const k = step.count * n + start;
+      for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite(sampleStd(cols[a + r] as number, (cols[k + r] as number) - step.minus));
+    } else if (step.op === 'sum') {
+      const b = step.b * n + start;
+      for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite((cols[a + r] as number) + (cols[b + r] as number));
+    } else {
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = cols[a + r] as number;
+        out[o] = v > 0 ? v : 0;
+      }
+    }
+  }
 }
 
 /**
@@ -150,7 +177,7 @@ export class FeatureMatrixBuilder {
     if (this.buffer.length < count * w) this.buffer = new Float32Array(Math.max(count, (this.buffer.length / w) * 2) * w);
     const out = this.buffer;
     if (this.canonical) {
-      for (let r = 0; r < count; r++) writeCanonicalRow(flows[start + r] as FlowRecord, out, r * w);
+      writeCanonicalRows(flowColumns(flows), start, count, out);
       return out.subarray(0, count * w);
     }
     const ex = this.extractors;

@@ -7,6 +7,7 @@
  * flows are waiting. A batch that would exceed that is not scored: `score()` resolves to null and its flows are
  * added to `skipped`. Nothing is dropped silently: flowsScored + skipped = flows handed to `score()`.
  */
+import { FLOW_COLUMN as C, flowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import type { MlStats } from '../detect/types.js';
 import { explainRow, type FeatureContribution } from './explain.js';
@@ -114,6 +115,8 @@ export class FlowScorer {
     const top = this.options.explainTop;
     const scores = new Float32Array(n);
     const flagged: FlaggedFlow[] = [];
+    const { cols } = flowColumns(flows);
+    const col = (c: number, i: number): number => cols[c * n + i] as number;
     for (let start = 0; start < n; start += this.options.maxBatch) {
       const rows = Math.min(this.options.maxBatch, n - start);
       const matrix = builder.build(flows, start, rows);
@@ -122,8 +125,8 @@ export class FlowScorer {
         const base = r * nc;
         const score = 1 - (probs[base] as number);
         scores[start + r] = score;
-        const flow = flows[start + r] as FlowRecord;
-        if (score >= alertAt && flow.packets >= minPackets && (flow.protocol !== 6 || flow.fwdSyn > 0)) {
+        const i = start + r;
+        if (score >= alertAt && col(C.packets, i) >= minPackets && (col(C.protocol, i) !== 6 || col(C.fwdSyn, i) > 0)) {
           let best = 1;
           for (let c = 2; c < nc; c++) if ((probs[base + c] as number) > (probs[base + best] as number)) best = c;
           const category = classes[best] as string;

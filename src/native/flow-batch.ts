@@ -306,8 +306,34 @@ export function decodeFlowBatch(buffer: ArrayBuffer, tsDigits = 6): FlowRecord[]
   return out;
 }
 
+/** Column indices by name ({@link FLOW_COLUMNS} order): column `c` of flow `i` is `cols[c * n + i]` in {@link FlowColumns}. */
+export const FLOW_COLUMN = K;
+
+/** {@link END_REASONS} index of `snapshot`. */
+export const SNAPSHOT_REASON = END_REASONS.indexOf('snapshot');
+
+/**
+ * One batch as columns, for consumers that read a few fields of every flow (features, detectors): no per-flow
+ * objects or getters. Values are the ones the batch's records return.
+ */
+export interface FlowColumns {
+  readonly n: number;
+  /** Float64 columns: column `c` ({@link FLOW_COLUMN}) of flow `i` at `c * n + i`. */
+  readonly cols: Float64Array;
+  /**
+   * 16-byte addresses (IPv4-mapped IPv6): source of flow `i` at `i * 16`, destination at `(n + i) * 16`. A batch made
+   * from plain records carries its dotted-quad IPv4 addresses here and zeros for every other address (use `ip()`).
+   */
+  readonly addrs: Uint8Array;
+  /** Address `k` as text (source of flow `i`: `k = i`; destination: `k = n + i`); the record's `srcIp`/`dstIp`. */
+  ip(k: number): string;
+  /** The record's `firstSeenMs` / `lastSeenMs`. */
+  firstSeenMs(i: number): number;
+  lastSeenMs(i: number): number;
+}
+
 /** One decoded batch: its columns, addresses and the address strings formatted so far (lazily, once each). */
-class BatchView {
+class BatchView implements FlowColumns {
   readonly ips: Array<string | undefined>;
   constructor(
     readonly cols: Float64Array,
@@ -326,6 +352,80 @@ class BatchView {
     }
     return s;
   }
+
+  firstSeenMs(i: number): number {
+    const { cols, n } = this;
+    return (cols[K.firstSec * n + i] as number) * 1000 + (cols[K.firstNsec * n + i] as number) / 1e6;
+  }
+
+  lastSeenMs(i: number): number {
+    const { cols, n } = this;
+    return (cols[K.lastSec * n + i] as number) * 1000 + (cols[K.lastNsec * n + i] as number) / 1e6;
+  }
+}
+
+/** Writes a canonical dotted quad as an IPv4-mapped address at `addrs[off]`; leaves zeros for anything else. */
+function putIpv4(addrs: Uint8Array, off: number, ip: string): void {
+  const parts = ip.split('.');
+  if (parts.length !== 4) return;
+  const bytes = parts.map((p) => (/^(0|[1-9][0-9]{0,2})$/.test(p) ? Number(p) : 256));
+  if (bytes.some((b) => b > 255)) return;
+  addrs[off + 10] = 0xff;
+  addrs[off + 11] = 0xff;
+  addrs.set(bytes, off + 12);
+}
+
+/** Columns of a batch of plain records (tests, the `flows` event): numeric fields copied, times and text kept as given. */
+class RecordsView implements FlowColumns {
+  readonly n: number;
+  readonly cols: Float64Array;
+  readonly addrs: Uint8Array;
+  constructor(private readonly flows: readonly FlowRecord[]) {
+    const n = flows.length;
+    this.n = n;
+    this.cols = new Float64Array(n * FLOW_COLUMNS.length);
+    this.addrs = new Uint8Array(n * 32);
+    for (let i = 0; i < n; i++) {
+      const f = flows[i] as FlowRecord;
+      const rec = f as unknown as Record<string, unknown>;
+      for (let c = 0; c < FLOW_COLUMNS.length; c++) {
+        const v = rec[FLOW_COLUMNS[c] as string];
+        if (typeof v === 'number') this.cols[c * n + i] = v;
+      }
+      this.cols[K.endReason * n + i] = END_REASONS.indexOf(f.endReason);
+      putIpv4(this.addrs, i * 16, f.srcIp);
+      putIpv4(this.addrs, (n + i) * 16, f.dstIp);
+    }
+  }
+
+  ip(k: number): string {
+    const n = this.n;
+    return k < n ? (this.flows[k] as FlowRecord).srcIp : (this.flows[k - n] as FlowRecord).dstIp;
+  }
+
+  firstSeenMs(i: number): number {
+    return (this.flows[i] as FlowRecord).firstSeenMs;
+  }
+
+  lastSeenMs(i: number): number {
+    return (this.flows[i] as FlowRecord).lastSeenMs;
+  }
+}
+
+/** Batches made by {@link columnFlowRecords}, and plain batches already converted, by their record array. */
+const columnsByBatch = new WeakMap<readonly FlowRecord[], FlowColumns>();
+
+/**
+ * The columns of a batch: free for the arrays {@link columnFlowRecords} returns (the same batch), built once (and
+ * remembered while the array lives) for any other array of records. Do not change an array after asking.
+ */
+export function flowColumns(flows: readonly FlowRecord[]): FlowColumns {
+  let view = columnsByBatch.get(flows);
+  if (view === undefined) {
+    view = new RecordsView(flows);
+    columnsByBatch.set(flows, view);
+  }
+  return view;
 }
 
 /**
@@ -469,5 +569,6 @@ export function columnFlowRecords(buffer: ArrayBuffer, tsDigits = 6): FlowRecord
   const view = new BatchView(new Float64Array(buffer, HEADER_BYTES, n * ncols), new Uint8Array(buffer, HEADER_BYTES + f64Bytes, n * 32), n, tsDigits);
   const out: FlowRecord[] = new Array<FlowRecord>(n);
   for (let i = 0; i < n; i++) out[i] = new ColumnFlowRecord(view, i) as unknown as FlowRecord;
+  columnsByBatch.set(out, view);
   return out;
 }

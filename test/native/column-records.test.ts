@@ -5,7 +5,9 @@
  */
 import { expect } from 'chai';
 import path from 'node:path';
+import { FeatureMatrixBuilder, CANONICAL_FEATURES } from '../../src/ml/features.js';
 import { createSensor, type CaptureTuning } from '../../src/native/capture.js';
+import { FLOW_COLUMN, FLOW_COLUMNS, flowColumns } from '../../src/native/flow-batch.js';
 import type { FlowRecord } from '../../src/native/types.js';
 import { FIXTURES } from '../helpers/setup.js';
 
@@ -42,6 +44,36 @@ describe('native: column-backed flow records', () => {
       }
     });
   }
+
+  it('flowColumns(): a column batch and the same plain batch give the same columns, texts, times and feature matrix', async () => {
+    const { plain, columns } = await both('sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap', { batchFlows: 16 });
+    const numeric = FLOW_COLUMNS.filter((name) => !/^(first|last)(N?sec)$|^early/i.test(name));
+    let v6 = 0;
+    for (let b = 0; b < plain.length; b++) {
+      const p = plain[b] as FlowRecord[];
+      const cv = flowColumns(columns[b] as FlowRecord[]);
+      const pv = flowColumns(p);
+      expect(flowColumns(p)).to.equal(pv); // built once per array
+      expect([cv.n, pv.n]).to.deep.equal([p.length, p.length]);
+      for (let i = 0; i < p.length; i++) {
+        const f = p[i] as FlowRecord;
+        for (const name of numeric) {
+          const c = FLOW_COLUMN[name as keyof typeof FLOW_COLUMN];
+          expect(pv.cols[c * pv.n + i], `${b}.${i}.${name}`).to.equal(cv.cols[c * cv.n + i]);
+        }
+        expect([cv.ip(i), cv.ip(cv.n + i), cv.firstSeenMs(i), cv.lastSeenMs(i)]).to.deep.equal([f.srcIp, f.dstIp, f.firstSeenMs, f.lastSeenMs]);
+        expect([pv.ip(i), pv.ip(pv.n + i), pv.firstSeenMs(i), pv.lastSeenMs(i)]).to.deep.equal([f.srcIp, f.dstIp, f.firstSeenMs, f.lastSeenMs]);
+        // IPv4 addresses are in both address arrays; plain batches leave IPv6 ones zero.
+        const src = Array.from(cv.addrs.subarray(i * 16, i * 16 + 16));
+        if (f.ipVersion === 4) expect(Array.from(pv.addrs.subarray(i * 16, i * 16 + 16))).to.deep.equal(src);
+        else v6++;
+      }
+      const m1 = new FeatureMatrixBuilder(CANONICAL_FEATURES).build(columns[b] as FlowRecord[]).slice();
+      const m2 = new FeatureMatrixBuilder(CANONICAL_FEATURES).build(p).slice();
+      expect(Array.from(m1)).to.deep.equal(Array.from(m2));
+    }
+    expect(v6).to.be.above(0);
+  });
 
   it('stay readable after their batch callback returned, also for a listener added after start()', async () => {
     const sensor = createSensor();

@@ -5,14 +5,16 @@
  * DHCP) and multicast/broadcast destinations are not considered.
  */
 import type { BeaconConfig } from '../../config/detection.js';
+import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { capMap, flowIdentity, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
+import { capMap, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { coefficientOfVariation } from './brute-force.js';
-import { isGroupAddress } from './address.js';
+import { addressPairKey, isGroupAddressAt } from './address.js';
 
 const PERIODIC_BY_DESIGN = new Set([53, 67, 68, 123, 137, 138, 1900, 5353, 5355]);
 
 interface BeaconState {
+  key: string;
   starts: number[];
   unreported: number;
   f: FlowIdentity;
@@ -22,34 +24,39 @@ const MAX_STARTS = 64;
 
 export class BeaconDetector implements Detector {
   readonly name = 'beaconing';
+  /** By (source, destination, port, protocol) key (address.ts `addressPairKey`). */
   private readonly series = new Map<string, BeaconState>();
 
   constructor(private readonly config: BeaconConfig, private readonly maxTracked: number) {}
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    const touched = new Set<string>();
+    const touched = new Set<BeaconState>();
+    const c = flowColumns(flows);
+    const { cols, n } = c;
     let newest: string | undefined; // the key touch() made newest last: touching it again changes nothing
-    for (const f of flows) {
-      if (f.endReason === 'snapshot' || (f.protocol !== 6 && f.protocol !== 17)) continue;
-      if (PERIODIC_BY_DESIGN.has(f.dstPort) || isGroupAddress(f.dstIp)) continue;
-      const key = `${f.srcIp}>${f.dstIp}:${f.dstPort}/${f.protocol}`;
+    for (let i = 0; i < n; i++) {
+      const protocol = cols[C.protocol * n + i] as number;
+      if (cols[C.endReason * n + i] === SNAPSHOT_REASON || (protocol !== 6 && protocol !== 17)) continue;
+      const dstPort = cols[C.dstPort * n + i] as number;
+      if (PERIODIC_BY_DESIGN.has(dstPort) || isGroupAddressAt(c, n + i)) continue;
+      const key = addressPairKey(c, i, n + i, dstPort, protocol);
       let state = this.series.get(key);
-      if (!state) state = { starts: [], unreported: 0, f: flowIdentity(f) };
+      if (!state) state = { key, starts: [], unreported: 0, f: { srcIp: c.ip(i), srcPort: cols[C.srcPort * n + i] as number, dstIp: c.ip(n + i), dstPort, protocol } };
       if (key !== newest) touch(this.series, key, state);
       newest = key;
       const last = state.starts[state.starts.length - 1];
-      state.starts.push(f.firstSeenMs);
-      if (last !== undefined && f.firstSeenMs < last) state.starts.sort((a, b) => a - b);
+      const t = c.firstSeenMs(i);
+      state.starts.push(t);
+      if (last !== undefined && t < last) state.starts.sort((a, b) => a - b);
       state.unreported++;
       if (state.starts.length > MAX_STARTS) state.starts.splice(0, state.starts.length - MAX_STARTS);
-      touched.add(key);
+      touched.add(state);
     }
     capMap(this.series, this.maxTracked);
     const out: Finding[] = [];
     const windowMs = this.config.windowSec * 1000;
-    for (const key of touched) {
-      const state = this.series.get(key);
-      if (!state || state.starts.length < this.config.minConnections) continue;
+    for (const state of touched) {
+      if (state.starts.length < this.config.minConnections || this.series.get(state.key) !== state) continue;
       const latest = state.starts[state.starts.length - 1] as number;
       state.starts = state.starts.filter((t) => t >= latest - windowMs);
       state.unreported = Math.min(state.unreported, state.starts.length);

@@ -6,7 +6,9 @@
  * separates scripted guessing from a browser opening parallel downloads or a client retrying a failing TLS handshake.
  */
 import type { BruteForceConfig } from '../../config/detection.js';
+import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
+import { addressPairKey } from './address.js';
 import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
 
 /**
@@ -27,6 +29,7 @@ interface Attempt {
 }
 
 interface ServiceState {
+  key: string;
   attempts: Attempt[];
   src: string;
   dst: string;
@@ -44,31 +47,37 @@ export function coefficientOfVariation(values: readonly number[]): number {
 
 export class BruteForceDetector implements Detector {
   readonly name = 'brute_force';
+  /** By (source, destination, port) key (address.ts `addressPairKey`). */
   private readonly services = new Map<string, ServiceState>();
 
   constructor(private readonly config: BruteForceConfig, private readonly maxTracked: number) {}
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    const touched = new Set<string>();
-    for (const f of flows) {
-      if (f.protocol !== 6 || f.endReason === 'snapshot') continue;
-      if (f.fwdPayloadBytes === 0 || f.bwdPayloadBytes === 0) continue;
-      if (f.durationUs > this.config.maxDurationSec * 1e6) continue;
-      if (f.fwdPayloadBytes + f.bwdPayloadBytes > this.config.maxAttemptBytes) continue;
-      if (f.bwdPayloadBytes > f.fwdPayloadBytes * this.config.maxReplyRatio) continue;
-      const key = `${f.srcIp}>${f.dstIp}:${f.dstPort}`;
+    const touched = new Set<ServiceState>();
+    const c = flowColumns(flows);
+    const { cols, n } = c;
+    const maxDurationUs = this.config.maxDurationSec * 1e6;
+    for (let i = 0; i < n; i++) {
+      if (cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
+      const fwd = cols[C.fwdPayloadBytes * n + i] as number;
+      const bwd = cols[C.bwdPayloadBytes * n + i] as number;
+      if (fwd === 0 || bwd === 0) continue;
+      if ((cols[C.durationUs * n + i] as number) > maxDurationUs) continue;
+      if (fwd + bwd > this.config.maxAttemptBytes) continue;
+      if (bwd > fwd * this.config.maxReplyRatio) continue;
+      const port = cols[C.dstPort * n + i] as number;
+      const key = addressPairKey(c, i, n + i, port);
       let state = this.services.get(key);
-      if (!state) state = { attempts: [], src: f.srcIp, dst: f.dstIp, port: f.dstPort };
+      if (!state) state = { key, attempts: [], src: c.ip(i), dst: c.ip(n + i), port };
       touch(this.services, key, state);
-      state.attempts.push({ t: f.firstSeenMs, end: f.lastSeenMs, bytes: f.fwdPayloadBytes + f.bwdPayloadBytes, reported: false });
-      touched.add(key);
+      state.attempts.push({ t: c.firstSeenMs(i), end: c.lastSeenMs(i), bytes: fwd + bwd, reported: false });
+      touched.add(state);
     }
     capMap(this.services, this.maxTracked);
     const out: Finding[] = [];
     const windowMs = this.config.windowSec * 1000;
-    for (const key of touched) {
-      const state = this.services.get(key);
-      if (!state) continue;
+    for (const state of touched) {
+      if (this.services.get(state.key) !== state) continue;
       let latest = -Infinity;
       for (const a of state.attempts) if (a.t > latest) latest = a.t;
       state.attempts = state.attempts.filter((a) => a.t >= latest - windowMs);

@@ -7,10 +7,11 @@
  *   the same flood. Long flows contribute pro rata to the window.
  */
 import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
+import { FLOW_COLUMN as C, flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { capMap, flowIdentity, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
+import { capMap, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
-import { isGroupAddress as isGroupOrBroadcast } from './address.js';
+import { addressKey, addressPairKey, isGroupAddressAt, isUnspecifiedIpv4At } from './address.js';
 
 interface Event {
   t: number;
@@ -21,6 +22,7 @@ interface Event {
 }
 
 interface KeyState {
+  key: string;
   events: Event[];
   first: FlowIdentity;
 }
@@ -46,9 +48,10 @@ const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 5
 /** Distinct senders that make a distributed flood. */
 export const DDOS_MIN_SOURCES = 10;
 
-/** Group destinations, and 0.0.0.0 (DHCP clients before they have an address). */
-function isGroupAddress(ip: string): boolean {
-  return isGroupOrBroadcast(ip) || ip === '0.0.0.0';
+/** The identity of flow `i` of a batch (plain copies: the state outlives the batch). */
+function identityAt(c: FlowColumns, i: number): FlowIdentity {
+  const { cols, n } = c;
+  return { srcIp: c.ip(i), srcPort: cols[C.srcPort * n + i] as number, dstIp: c.ip(n + i), dstPort: cols[C.dstPort * n + i] as number, protocol: cols[C.protocol * n + i] as number };
 }
 
 function floodLabel(protocol: number): { kind: string; label: string } {
@@ -69,38 +72,44 @@ export class PacketFloodDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const windowUs = this.config.windowSec * 1e6;
-    const touched = new Set<string>();
-    const touchedVictims = new Set<string>();
+    const touched = new Set<KeyState>();
+    const touchedVictims = new Set<KeyState>();
     let newestPair: string | undefined; // the key touch() made newest last: touching it again changes nothing
     let newestVictim: string | undefined;
-    for (const f of flows) {
-      if (f.protocol === 6) continue;
-      const d = this.deltas.delta(f);
+    const c = flowColumns(flows);
+    const { cols, n } = c;
+    for (let i = 0; i < n; i++) {
+      const protocol = cols[C.protocol * n + i] as number;
+      if (protocol === 6) continue;
+      const d = this.deltas.delta(c, i);
       if (d.fwdPackets === 0 && d.bwdPackets === 0) continue;
       const scale = d.spanUs > windowUs ? windowUs / d.spanUs : 1;
-      const key = `${f.srcIp}>${f.dstIp}|${f.protocol}`;
+      const sent = d.fwdPackets * scale;
+      const replies = d.bwdPackets * scale;
+      const t = c.lastSeenMs(i);
+      const srcIp = c.ip(i);
+      const key = addressPairKey(c, i, n + i, protocol);
       let state = this.pairs.get(key);
-      if (!state) state = { events: [], first: flowIdentity(f) };
+      if (!state) state = { key, events: [], first: identityAt(c, i) };
       if (key !== newestPair) touch(this.pairs, key, state);
       newestPair = key;
-      state.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
-      touched.add(key);
-      if (!isGroupAddress(f.dstIp)) {
-        const vkey = `${f.dstIp}|${f.protocol}`;
+      state.events.push({ t, sent, replies, src: srcIp, reported: false });
+      touched.add(state);
+      if (!isGroupAddressAt(c, n + i) && !isUnspecifiedIpv4At(c, n + i)) {
+        const vkey = addressKey(c, n + i, protocol);
         let victim = this.victims.get(vkey);
-        if (!victim) victim = { events: [], first: flowIdentity(f) };
+        if (!victim) victim = { key: vkey, events: [], first: identityAt(c, i) };
         if (vkey !== newestVictim) touch(this.victims, vkey, victim);
         newestVictim = vkey;
-        victim.events.push({ t: f.lastSeenMs, sent: d.fwdPackets * scale, replies: d.bwdPackets * scale, src: f.srcIp, reported: false });
-        touchedVictims.add(vkey);
+        victim.events.push({ t, sent, replies, src: srcIp, reported: false });
+        touchedVictims.add(victim);
       }
     }
     capMap(this.pairs, this.maxTracked);
     capMap(this.victims, this.maxTracked);
     const out: Finding[] = [...this.distributed(touchedVictims)];
-    for (const key of touched) {
-      const state = this.pairs.get(key);
-      if (!state) continue;
+    for (const state of touched) {
+      if (this.pairs.get(state.key) !== state) continue;
       state.events = evict(state.events, this.config.windowSec * 1000);
       let sent = 0;
       let replies = 0;
@@ -147,17 +156,16 @@ export class PacketFloodDetector implements Detector {
     return out;
   }
 
-  private distributed(touched: Set<string>): Finding[] {
+  private distributed(touched: Set<KeyState>): Finding[] {
     return distributedFindings(this.config, this.victims, touched);
   }
 }
 
 /** Many senders, one unicast receiver: the distributed case of the packet flood. */
-function distributedFindings(config: FloodConfig, victims: Map<string, KeyState>, touched: Set<string>): Finding[] {
+function distributedFindings(config: FloodConfig, victims: Map<string, KeyState>, touched: Set<KeyState>): Finding[] {
   const out: Finding[] = [];
-  for (const key of touched) {
-    const state = victims.get(key);
-    if (!state) continue;
+  for (const state of touched) {
+    if (victims.get(state.key) !== state) continue;
     state.events = evict(state.events, config.windowSec * 1000);
     let sent = 0;
     let replies = 0;
@@ -222,26 +230,27 @@ export class SynFloodDetector implements Detector {
   }
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    const touched = new Set<string>();
+    const touched = new Set<KeyState>();
     let newestService: string | undefined; // see PacketFloodDetector.observe
-    for (const f of flows) {
-      if (f.protocol !== 6) continue;
-      const d = this.deltas.delta(f);
+    const c = flowColumns(flows);
+    const { cols, n } = c;
+    for (let i = 0; i < n; i++) {
+      if (cols[C.protocol * n + i] !== 6) continue;
+      const d = this.deltas.delta(c, i);
       // Half-open: the initiator sent SYNs and no payload went either way.
-      if (d.fwdSyn === 0 || f.fwdPayloadBytes + f.bwdPayloadBytes > 0) continue;
-      const key = `${f.dstIp}|${f.dstPort}`;
+      if (d.fwdSyn === 0 || (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) > 0) continue;
+      const key = addressKey(c, n + i, cols[C.dstPort * n + i] as number);
       let state = this.services.get(key);
-      if (!state) state = { events: [], first: flowIdentity(f) };
+      if (!state) state = { key, events: [], first: identityAt(c, i) };
       if (key !== newestService) touch(this.services, key, state);
       newestService = key;
-      state.events.push({ t: f.lastSeenMs, sent: d.fwdSyn, replies: 0, src: f.srcIp, reported: false });
-      touched.add(key);
+      state.events.push({ t: c.lastSeenMs(i), sent: d.fwdSyn, replies: 0, src: c.ip(i), reported: false });
+      touched.add(state);
     }
     capMap(this.services, this.maxTracked);
     const out: Finding[] = [];
-    for (const key of touched) {
-      const state = this.services.get(key);
-      if (!state) continue;
+    for (const state of touched) {
+      if (this.services.get(state.key) !== state) continue;
       state.events = evict(state.events, this.config.windowSec * 1000);
       const bySource = new Map<string, number>();
       let syn = 0;

@@ -3,7 +3,9 @@
  * (horizontal) within a sliding window, mostly without getting a session (no payload either way).
  */
 import type { PortScanConfig } from '../../config/detection.js';
+import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
+import { addressKey } from './address.js';
 import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
 
 interface Probe {
@@ -17,24 +19,14 @@ interface Probe {
 }
 
 interface SourceState {
+  key: string;
+  src: string;
   probes: Probe[];
-}
-
-/** A probe: a TCP connection attempt (initiator sent SYN) or any UDP flow. */
-function isProbe(f: FlowRecord): boolean {
-  if (f.endReason === 'snapshot') return false;
-  if (f.protocol === 6) return f.fwdSyn > 0;
-  return f.protocol === 17;
-}
-
-/** No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply. */
-function isUnanswered(f: FlowRecord): boolean {
-  if (f.protocol === 6) return f.fwdPayloadBytes + f.bwdPayloadBytes === 0;
-  return f.bwdPackets === 0;
 }
 
 export class PortScanDetector implements Detector {
   readonly name = 'port_scan';
+  /** By source address key (address.ts `addressKey`). */
   private readonly sources = new Map<string, SourceState>();
 
   constructor(
@@ -45,32 +37,40 @@ export class PortScanDetector implements Detector {
   ) {}
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    const touched = new Set<string>();
+    const touched = new Set<SourceState>();
+    const c = flowColumns(flows);
+    const { cols, n } = c;
+    const col = (k: number, i: number): number => cols[k * n + i] as number;
     let newest: string | undefined; // the key touch() made newest last: touching it again changes nothing
-    for (const f of flows) {
-      if (!isProbe(f)) continue;
-      const srcIp = f.srcIp;
-      let state = this.sources.get(srcIp);
-      if (!state) state = { probes: [] };
-      if (srcIp !== newest) touch(this.sources, srcIp, state);
-      newest = srcIp;
+    for (let i = 0; i < n; i++) {
+      // A probe: a TCP connection attempt (initiator sent SYN) or any UDP flow, not a snapshot.
+      const protocol = col(C.protocol, i);
+      if (col(C.endReason, i) === SNAPSHOT_REASON || (protocol === 6 ? col(C.fwdSyn, i) === 0 : protocol !== 17)) continue;
+      const key = addressKey(c, i);
+      let state = this.sources.get(key);
+      if (!state) state = { key, src: c.ip(i), probes: [] };
+      if (key !== newest) touch(this.sources, key, state);
+      newest = key;
       state.probes.push({
-        t: f.firstSeenMs,
-        dst: f.dstIp,
-        port: f.dstPort,
-        protocol: f.protocol,
-        unanswered: isUnanswered(f),
+        t: c.firstSeenMs(i),
+        dst: c.ip(n + i),
+        port: col(C.dstPort, i),
+        protocol,
+        // No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply.
+        unanswered: protocol === 6 ? col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0 : col(C.bwdPackets, i) === 0,
         reportedVertical: false,
         reportedHorizontal: false,
       });
       if (state.probes.length > this.maxProbesPerSource) state.probes.splice(0, state.probes.length - this.maxProbesPerSource);
-      touched.add(srcIp);
+      touched.add(state);
     }
     capMap(this.sources, this.maxTracked);
     const findings: Finding[] = [];
-    for (const src of touched) {
-      const state = this.sources.get(src);
-      if (state) findings.push(...this.evaluate(src, state));
+    // Fewer probes than either threshold cannot make a finding; their window is trimmed at a later evaluation (the
+    // same probes remain: trimming is monotone in the newest probe time).
+    const least = Math.min(this.config.minPorts, this.config.minHosts);
+    for (const state of touched) {
+      if (state.probes.length >= least && this.sources.get(state.key) === state) findings.push(...this.evaluate(state.src, state));
     }
     return findings;
   }

@@ -2,7 +2,7 @@
  * Snapshots of a long-lived flow repeat its id with cumulative counters; detectors that add up packets need the
  * increase since the previous record of the same flow. Bounded: the least recently updated flows are forgotten.
  */
-import type { FlowRecord } from '../../native/flow-record.js';
+import { FLOW_COLUMN as C, type FlowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import { touch } from '../finding.js';
 
 /** Counter increases of one record over the previous record of the same flow. */
@@ -28,25 +28,39 @@ export class SnapshotDeltas {
   /** Entries of `seen` per flow id: a finished record whose id has none had no snapshot (no key to build). */
   private readonly ids = new Map<number, number>();
 
+  private readonly out: FlowDelta = { fwdPackets: 0, bwdPackets: 0, fwdSyn: 0, spanUs: 0 };
+
   constructor(private readonly max: number) {}
 
-  /** The increase carried by `f`; finished records forget their flow. */
-  delta(f: FlowRecord): FlowDelta {
-    const snapshot = f.endReason === 'snapshot';
-    if (!snapshot && !this.ids.has(f.id)) return { fwdPackets: f.fwdPackets, bwdPackets: f.bwdPackets, fwdSyn: f.fwdSyn, spanUs: f.durationUs };
-    const key = `${f.id}@${f.firstSeenMs}`;
+  /**
+   * The increase carried by flow `i` of batch `c`; finished records forget their flow. Returns one object this
+   * instance reuses: read it before the next call.
+   */
+  delta(c: FlowColumns, i: number): Readonly<FlowDelta> {
+    const { cols, n } = c;
+    const d = this.out;
+    const id = cols[C.id * n + i] as number;
+    const fwdPackets = cols[C.fwdPackets * n + i] as number;
+    const bwdPackets = cols[C.bwdPackets * n + i] as number;
+    const fwdSyn = cols[C.fwdSyn * n + i] as number;
+    d.fwdPackets = fwdPackets;
+    d.bwdPackets = bwdPackets;
+    d.fwdSyn = fwdSyn;
+    d.spanUs = cols[C.durationUs * n + i] as number;
+    const snapshot = cols[C.endReason * n + i] === SNAPSHOT_REASON;
+    if (!snapshot && !this.ids.has(id)) return d;
+    const lastSeenMs = c.lastSeenMs(i);
+    const key = `${id}@${c.firstSeenMs(i)}`;
     const prev = this.seen.get(key);
-    const d: FlowDelta = prev
-      ? {
-          fwdPackets: Math.max(0, f.fwdPackets - prev.fwdPackets),
-          bwdPackets: Math.max(0, f.bwdPackets - prev.bwdPackets),
-          fwdSyn: Math.max(0, f.fwdSyn - prev.fwdSyn),
-          spanUs: Math.max(0, (f.lastSeenMs - prev.lastSeenMs) * 1000),
-        }
-      : { fwdPackets: f.fwdPackets, bwdPackets: f.bwdPackets, fwdSyn: f.fwdSyn, spanUs: f.durationUs };
+    if (prev) {
+      d.fwdPackets = Math.max(0, fwdPackets - prev.fwdPackets);
+      d.bwdPackets = Math.max(0, bwdPackets - prev.bwdPackets);
+      d.fwdSyn = Math.max(0, fwdSyn - prev.fwdSyn);
+      d.spanUs = Math.max(0, (lastSeenMs - prev.lastSeenMs) * 1000);
+    }
     if (snapshot) {
-      if (!prev) this.ids.set(f.id, (this.ids.get(f.id) ?? 0) + 1);
-      touch(this.seen, key, { id: f.id, fwdPackets: f.fwdPackets, bwdPackets: f.bwdPackets, fwdSyn: f.fwdSyn, lastSeenMs: f.lastSeenMs });
+      if (!prev) this.ids.set(id, (this.ids.get(id) ?? 0) + 1);
+      touch(this.seen, key, { id, fwdPackets, bwdPackets, fwdSyn, lastSeenMs });
       this.cap();
     } else if (prev) {
       this.seen.delete(key);

@@ -57,9 +57,10 @@ describe('ml/explain', () => {
   });
 });
 
-describe('ml/features: writeCanonicalRow()', () => {
+describe('ml/features: writeCanonicalRows()', () => {
   it('matches the per-feature extractors exactly (fast path and general path agree)', async () => {
-    const { CANONICAL_FEATURES, writeCanonicalRow } = await import('../../../src/ml/features.js');
+    const { CANONICAL_FEATURES, writeCanonicalRows } = await import('../../../src/ml/features.js');
+    const { flowColumns } = await import('../../../src/native/flow-batch.js');
     const flows = [
       makeFlow(),
       makeFlow({ protocol: 17, fwdInitWin: -1, bwdInitWin: -1, packets: 1, fwdPackets: 1, bwdPackets: 0, fwdPktLenStd: 3, iatStdUs: 7 }),
@@ -67,12 +68,22 @@ describe('ml/features: writeCanonicalRow()', () => {
     ];
     for (const f of flows) {
       const fast = new Float32Array(CANONICAL_FEATURES.length);
-      writeCanonicalRow(f, fast, 0);
+      writeCanonicalRows(flowColumns([f]), 0, 1, fast);
       const slow = Float32Array.from(CANONICAL_FEATURES.map((n) => {
         const v = FEATURE_EXTRACTORS[n]!(f);
         return Number.isFinite(v) ? v : 0;
       }));
       expect(Array.from(fast)).to.deep.equal(Array.from(slow));
     }
+  });
+
+  it('writes any run of rows of a batch (start, count), the same as the whole batch does', async () => {
+    const { CANONICAL_FEATURES } = await import('../../../src/ml/features.js');
+    const flows = Array.from({ length: 9 }, (_, i) => makeFlow({ fwdPackets: i, pktLenStd: i * 3, fwdSyn: i % 2, dstPort: 1000 + i }));
+    const w = CANONICAL_FEATURES.length;
+    const all = new FeatureMatrixBuilder(CANONICAL_FEATURES).build(flows).slice();
+    const part = new FeatureMatrixBuilder(CANONICAL_FEATURES, 1).build(flows, 4, 3);
+    expect(part.length).to.equal(3 * w);
+    expect(Array.from(part)).to.deep.equal(Array.from(all.subarray(4 * w, 7 * w)));
   });
 });
