@@ -31,9 +31,9 @@ export interface MlConfig {
    */
   maxQueuedFlows: number;
   /**
-   * Largest matrix per `session.run` (`VIGIL_ML_MAX_BATCH`, default 1024 flows); bigger batches are split. onnxruntime-node
-   * runs inference on the JS thread (inside a setImmediate), so this bounds how long one run blocks the event loop
-   * (about 1-2 ms per 1024 flows on an idle core); the scorer yields between chunks.
+   * Largest matrix per `session.run` (`VIGIL_ML_MAX_BATCH`, default 1024 flows); bigger batches are split. Inference
+   * runs on the model's worker thread (src/ml/inference-worker.ts); this bounds one request (about 1-2 ms per 1024
+   * flows on an idle core) and, for a model loaded with `worker: false`, how long one run blocks the event loop.
    */
   maxBatch: number;
   /** How many top features an ML alert's explanation lists (`VIGIL_ML_EXPLAIN_TOP`, default 3). */

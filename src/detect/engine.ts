@@ -1,6 +1,7 @@
 /**
- * The detection engine the pipeline calls for every flow batch: behavioural detectors (synchronous, bounded state),
- * ML scoring (one `session.run` per batch, bounded concurrency), then aggregated alerts and threats in the store.
+ * The detection engine the pipeline calls for every flow batch: ML scoring (one `session.run` per batch on the model's
+ * thread, bounded concurrency) started first, behavioural detectors (synchronous, bounded state) meanwhile, then
+ * aggregated alerts and threats in the store.
  *
  * Usage (composition root):
  *   const engine = await createDetectionEngine({ store, config: loadDetectionConfig(), events, firewall });
@@ -115,10 +116,17 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     if (closed) throw new RangeError('DetectionEngine is closed');
     ingested += flows.length;
     if (flows.length === 0) return [];
+    // Scoring first: its inference runs on the model's thread while the detectors run here.
+    const scoring = scorer ? scorer.score(flows) : null;
     const findings: Finding[] = [];
-    for (const d of detectors) findings.push(...d.observe(flows));
-    if (scorer && model) {
-      const scored = await scorer.score(flows);
+    try {
+      for (const d of detectors) findings.push(...d.observe(flows));
+    } catch (err) {
+      await scoring?.catch(() => undefined);
+      throw err;
+    }
+    if (scoring && model) {
+      const scored = await scoring;
       if (scored && scored.flagged.length > 0) findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic'));
     }
     return alerts.record(findings);

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ServiceUnavailableError } from '../errors.js';
 import type { ModelInfo } from '../detect/types.js';
 import { PathAttributor } from './attribution.js';
+import { WorkerSession } from './inference-worker.js';
 
 /** Benign training distribution of one feature (from scripts/train/train.py), for explanations. */
 export interface BenignDistribution {
@@ -79,6 +80,11 @@ export interface FlowModel {
 export interface LoadModelOptions {
   /** onnxruntime intra-op threads (default 1). */
   threads?: number;
+  /**
+   * Run the session on a worker thread (default true): inference then overlaps with the JS thread's work (detectors,
+   * storage, the APIs) instead of blocking it. False: on the calling thread.
+   */
+  worker?: boolean;
 }
 
 /** `models/x.onnx` -> `models/x.features.json`. */
@@ -128,28 +134,48 @@ export async function loadFlowModel(modelPath: string, options: LoadModelOptions
   } catch (err) {
     throw new ServiceUnavailableError(`Cannot load the tree structure of ${modelPath}: ${(err as Error).message}`, 'model_unavailable', { cause: err });
   }
-  const session = await ort.InferenceSession.create(bytes, {
+  const sessionOptions: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: options.threads ?? 1,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
-  });
+  };
   const width = spec.features.length;
   const classes = spec.classes;
   const input = spec.input;
+  let infer: (data: Float32Array, rows: number) => Promise<Float32Array | null>;
+  let session: { inputNames: readonly string[]; outputNames: readonly string[]; release(): Promise<void> };
+  if (options.worker ?? true) {
+    let ws: WorkerSession;
+    try {
+      ws = await WorkerSession.create(bytes, sessionOptions);
+    } catch (err) {
+      throw new ServiceUnavailableError(`Cannot create the session of ${modelPath}: ${(err as Error).message}`, 'model_unavailable', { cause: err });
+    }
+    // The worker takes the input's buffer: send a copy (callers reuse their matrix).
+    infer = (data, rows) => ws.run(input, 'probabilities', data.slice(), rows, width);
+    session = ws;
+  } else {
+    const local = await ort.InferenceSession.create(bytes, sessionOptions);
+    infer = async (data, rows) => {
+      const probs = (await local.run({ [input]: new ort.Tensor('float32', data, [rows, width]) }, ['probabilities'])).probabilities;
+      return probs && probs.data instanceof Float32Array ? probs.data : null;
+    };
+    session = local;
+  }
   if (!session.inputNames.includes(input) || !session.outputNames.includes('probabilities')) {
+    await session.release();
     throw new ServiceUnavailableError(`Model ${modelPath} lacks input '${input}' or output 'probabilities'`, 'model_unavailable');
   }
 
   async function run(matrix: Float32Array, rows: number): Promise<Float32Array> {
     if (rows === 0) return new Float32Array(0);
     const data = matrix.length === rows * width ? matrix : matrix.subarray(0, rows * width);
-    const out = await session.run({ [input]: new ort.Tensor('float32', data, [rows, width]) }, ['probabilities']);
-    const probs = out.probabilities;
-    if (!probs || !(probs.data instanceof Float32Array) || probs.data.length !== rows * classes.length) {
+    const probs = await infer(data, rows);
+    if (!probs || probs.length !== rows * classes.length) {
       throw new ServiceUnavailableError('Model returned an unexpected probabilities tensor', 'model_output_invalid');
     }
-    return probs.data;
+    return probs;
   }
 
   // Warm-up: the first run allocates; do it now rather than on the first live batch.

@@ -1,7 +1,7 @@
 /**
- * Scores flow batches with the flow model: one feature matrix and one `session.run` per batch (split at `maxBatch`:
- * onnxruntime-node runs inference synchronously on the JS thread, so the chunk size bounds each event-loop block),
- * bounded concurrency, and statistics for `/api/ml/stats`.
+ * Scores flow batches with the flow model: one feature matrix and one `session.run` per batch (split at `maxBatch`,
+ * which bounds one inference request; see `DetectionConfig.ml.maxBatch`), bounded concurrency, and statistics for
+ * `/api/ml/stats`.
  *
  * Backpressure: at most `maxInFlight` runs at once; later batches wait in a FIFO while fewer than `maxQueuedFlows`
  * flows are waiting. A batch that would exceed that is not scored: `score()` resolves to null and its flows are

@@ -135,6 +135,30 @@ describe('ml/model: the committed vigil-flow-v1 model', function () {
     expect(expected.alert.rocAuc).to.be.above(0.99);
   });
 
+  it('gives the same probabilities on its worker thread as on the calling thread, and rejects runs once released', async function () {
+    const { X, n, width } = loadHoldout(model.classes);
+    const rows = Math.min(n, 500);
+    const local = await loadFlowModel(DEFAULT_MODEL_PATH, { worker: false });
+    try {
+      const matrix = X.slice(0, rows * width);
+      const [a, b] = await Promise.all([model.run(matrix, rows), local.run(matrix, rows)]);
+      expect(a.length).to.equal(rows * model.classes.length);
+      expect(Array.from(a)).to.deep.equal(Array.from(b));
+      expect(Array.from(matrix)).to.deep.equal(Array.from(X.subarray(0, rows * width)), 'the caller keeps its matrix');
+    } finally {
+      await local.release();
+    }
+    const other = await loadFlowModel(DEFAULT_MODEL_PATH);
+    await other.release();
+    let err: unknown;
+    try {
+      await other.run(X.slice(0, width), 1);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(Error);
+  });
+
   it('rejects a model whose feature list does not match it', async function () {
     const { copyFileSync, writeFileSync } = await import('node:fs');
     const { tempDir } = await import('../../helpers/setup.js');

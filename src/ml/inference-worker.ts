@@ -1,0 +1,119 @@
+/**
+ * The model's onnxruntime session on its own thread: `session.run` in onnxruntime-node computes on the calling thread,
+ * so a session in a worker keeps inference off the JS thread (detectors, storage and the APIs run meanwhile).
+ * Requests are answered in order; inputs are transferred, outputs copied back.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { InferenceSession } from 'onnxruntime-node';
+
+/** What the worker thread runs (CommonJS, loaded with `eval`: nothing to bundle or resolve beyond onnxruntime-node). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const ort = require(workerData.ortPath);
+let session = null;
+parentPort.on('message', async (m) => {
+  try {
+    if (m.op === 'create') {
+      session = await ort.InferenceSession.create(m.bytes, m.options);
+      parentPort.postMessage({ id: m.id, ok: { inputNames: session.inputNames, outputNames: session.outputNames } });
+    } else if (m.op === 'run') {
+      const out = await session.run({ [m.input]: new ort.Tensor('float32', m.data, [m.rows, m.width]) }, [m.output]);
+      const t = out[m.output];
+      parentPort.postMessage({ id: m.id, ok: t ? { data: t.data, dims: t.dims } : null });
+    } else if (m.op === 'release') {
+      if (session) await session.release();
+      session = null;
+      parentPort.postMessage({ id: m.id, ok: true });
+    }
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: err instanceof Error ? err.message : String(err) });
+  }
+});
+`;
+
+interface Reply {
+  id: number;
+  ok?: unknown;
+  error?: string;
+}
+
+/** An onnxruntime session living on a worker thread. */
+export class WorkerSession {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  private readonly worker: Worker;
+  private readonly pending: Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
+  private nextId: number;
+  private failure: Error | null = null;
+
+  private constructor(worker: Worker, pending: WorkerSession['pending'], nextId: number, names: { inputNames: string[]; outputNames: string[] }) {
+    this.worker = worker;
+    this.pending = pending;
+    this.nextId = nextId;
+    this.inputNames = names.inputNames;
+    this.outputNames = names.outputNames;
+  }
+
+  /** Starts the worker and creates the session there; rejects with the worker's error message. */
+  static async create(bytes: Uint8Array, options: InferenceSession.SessionOptions): Promise<WorkerSession> {
+    const ortPath = createRequire(import.meta.url).resolve('onnxruntime-node');
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ortPath } });
+    const pending: WorkerSession['pending'] = new Map();
+    let session: WorkerSession | null = null;
+    const failAll = (err: Error): void => {
+      if (session) session.failure = err;
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
+      worker.unref();
+    };
+    worker.on('message', (m: Reply) => {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (pending.size === 0) worker.unref();
+      if (m.error !== undefined) p.reject(new Error(m.error));
+      else p.resolve(m.ok);
+    });
+    worker.on('error', (err) => failAll(err));
+    worker.on('exit', (code) => failAll(new Error(`inference worker exited (${code})`)));
+    const copy = Uint8Array.from(bytes);
+    const names = await new Promise<unknown>((resolve, reject) => {
+      pending.set(0, { resolve, reject });
+      worker.postMessage({ id: 0, op: 'create', bytes: copy, options }, [copy.buffer]);
+    }).catch(async (err: unknown) => {
+      await worker.terminate();
+      throw err;
+    });
+    session = new WorkerSession(worker, pending, 1, names as { inputNames: string[]; outputNames: string[] });
+    return session;
+  }
+
+  private request(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<unknown> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.ref(); // a pending answer keeps the process alive; an idle worker does not
+      this.worker.postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  /**
+   * Runs the model on `data` (`rows * width` float32 values, transferred: the caller must not use the array again)
+   * and resolves to output `output`'s data, or null when the model has no such output.
+   */
+  async run(input: string, output: string, data: Float32Array, rows: number, width: number): Promise<Float32Array | null> {
+    const r = (await this.request({ op: 'run', input, output, data, rows, width }, [data.buffer as ArrayBuffer])) as { data: unknown } | null;
+    return r && r.data instanceof Float32Array ? r.data : null;
+  }
+
+  /** Releases the session and ends the thread. */
+  async release(): Promise<void> {
+    try {
+      if (!this.failure) await this.request({ op: 'release' });
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+}
