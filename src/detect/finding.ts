@@ -79,10 +79,8 @@ export function touch<K, V>(map: Map<K, V>, key: K, value: V): void {
   map.set(key, value);
 }
 
-/** The fields detectors keep of a flow they remember (never the record: a record keeps its whole batch alive). */
+/**
+ * A flow's identity as a finding reports it. Detectors never keep records (a record keeps its whole batch alive): they
+ * keep compact keys and numbers, and rebuild this for a finding.
+ */
 export type FlowIdentity = Pick<FlowRecord, 'srcIp' | 'srcPort' | 'dstIp' | 'dstPort' | 'protocol'>;
-
-/** A plain copy of `f`'s identity. */
-export function flowIdentity(f: FlowIdentity): FlowIdentity {
-  return { srcIp: f.srcIp, srcPort: f.srcPort, dstIp: f.dstIp, dstPort: f.dstPort, protocol: f.protocol };
-}

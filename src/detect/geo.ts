@@ -89,9 +89,13 @@ export function createGeoLocator(dir: string = defaultGeoDir()): GeoLocator {
   return {
     async lookup(ip: string): Promise<GeoLocation | null> {
       const addr = unmap(ip.trim());
-      if (!isGlobalAddress(addr)) return null;
-      const hit = cache.get(addr);
+      const hit = cache.get(addr); // answers for non-global addresses (null) are remembered too
       if (hit !== undefined) return hit;
+      if (!isGlobalAddress(addr)) {
+        if (cache.size >= 10_000) cache.clear();
+        cache.set(addr, null);
+        return null;
+      }
       // DB-IP's records are flat (country_code, city, latitude...), not MaxMind's nested shape the typings describe.
       const rec = (await reader(isIP(addr) === 6)).get(addr) as DbIpCityRecord | null;
       const loc: GeoLocation | null =

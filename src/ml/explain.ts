@@ -58,23 +58,51 @@ export function percentileOf(grid: readonly number[], value: number): number {
  * `contributions` (same order), when given, are its path attributions.
  */
 export function explainRow(features: readonly FeatureSpec[], row: ArrayLike<number>, top: number, contributions?: ArrayLike<number> | null): FeatureContribution[] {
-  const all: FeatureContribution[] = [];
-  for (let i = 0; i < features.length; i++) {
-    const spec = features[i] as FeatureSpec;
-    const value = row[i] as number;
-    const p = percentileOf(spec.benign.percentiles, value);
-    const unusual = Math.min(1, Math.abs(p - 50) / 50);
-    const std = spec.benign.std;
-    all.push({
-      name: spec.name,
-      value,
-      unit: spec.unit,
-      benignPercentile: Math.round(p * 10) / 10,
-      zScore: std > 0 ? Math.round(((value - spec.benign.mean) / std) * 100) / 100 : null,
-      importance: spec.importance,
-      contribution: contributions ? Math.round((contributions[i] as number) * 1e4) / 1e4 : spec.importance * unusual,
-    });
+  if (contributions) {
+    // Ranked by attribution alone: describe only the `top` features (the percentiles are the costly part).
+    const picked = topIndices(features.length, top, (i) => Math.round((contributions[i] as number) * 1e4) / 1e4);
+    if (picked) return picked.map((i) => describe(features[i] as FeatureSpec, row[i] as number, Math.round((contributions[i] as number) * 1e4) / 1e4));
   }
+  const all: FeatureContribution[] = [];
+  for (let i = 0; i < features.length; i++) all.push(describe(features[i] as FeatureSpec, row[i] as number, contributions ? Math.round((contributions[i] as number) * 1e4) / 1e4 : null));
   all.sort((x, y) => y.contribution - x.contribution);
   return all.slice(0, top);
+}
+
+/** One feature's entry; `contribution` null: the heuristic (importance times how unusual the value is). */
+function describe(spec: FeatureSpec, value: number, contribution: number | null): FeatureContribution {
+  const p = percentileOf(spec.benign.percentiles, value);
+  const std = spec.benign.std;
+  return {
+    name: spec.name,
+    value,
+    unit: spec.unit,
+    benignPercentile: Math.round(p * 10) / 10,
+    zScore: std > 0 ? Math.round(((value - spec.benign.mean) / std) * 100) / 100 : null,
+    importance: spec.importance,
+    contribution: contribution ?? spec.importance * Math.min(1, Math.abs(p - 50) / 50),
+  };
+}
+
+/**
+ * Indices of the `k` largest `key(i)` for i in 0..n, largest first, equal keys in index order (what a stable
+ * descending sort keeps); null when a key is NaN (no consistent order: the caller sorts everything as before).
+ */
+export function topIndices(n: number, k: number, key: (i: number) => number): number[] | null {
+  const out: number[] = [];
+  const keys: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = key(i);
+    if (Number.isNaN(v)) return null;
+    if (out.length === k && v <= (keys[k - 1] as number)) continue;
+    let at = out.length;
+    while (at > 0 && v > (keys[at - 1] as number)) at--;
+    out.splice(at, 0, i);
+    keys.splice(at, 0, v);
+    if (out.length > k) {
+      out.pop();
+      keys.pop();
+    }
+  }
+  return out;
 }

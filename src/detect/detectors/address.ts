@@ -73,3 +73,17 @@ export function addressPairKey(c: FlowColumns, k1: number, k2: number, a = 0, b 
     b,
   );
 }
+
+const quad = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/** The address text of an {@link addressKey} (what `c.ip(k)` returned). */
+export function addressOfKey(key: string): string {
+  return key.charCodeAt(0) === 1 ? quad(key.charCodeAt(1), key.charCodeAt(2)) : key.slice(1, key.indexOf('\u0000'));
+}
+
+/** The two address texts of an {@link addressPairKey}. */
+export function addressesOfPairKey(key: string): [string, string] {
+  if (key.charCodeAt(0) === 1) return [quad(key.charCodeAt(1), key.charCodeAt(2)), quad(key.charCodeAt(3), key.charCodeAt(4))];
+  const a = key.indexOf('\u0000');
+  return [key.slice(1, a), key.slice(a + 1, key.indexOf('\u0000', a + 1))];
+}

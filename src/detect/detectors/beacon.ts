@@ -9,15 +9,19 @@ import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flo
 import type { FlowRecord } from '../../native/flow-record.js';
 import { capMap, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { coefficientOfVariation } from './brute-force.js';
-import { addressPairKey, isGroupAddressAt } from './address.js';
+import { addressesOfPairKey, addressPairKey, isGroupAddressAt } from './address.js';
 
 const PERIODIC_BY_DESIGN = new Set([53, 67, 68, 123, 137, 138, 1900, 5353, 5355]);
 
 interface BeaconState {
+  /** (source, destination, port, protocol): the addresses are read back from it for a finding. */
   key: string;
   starts: number[];
   unreported: number;
-  f: FlowIdentity;
+  /** The first flow's source port. */
+  srcPort: number;
+  dstPort: number;
+  protocol: number;
 }
 
 const MAX_STARTS = 64;
@@ -41,7 +45,7 @@ export class BeaconDetector implements Detector {
       if (PERIODIC_BY_DESIGN.has(dstPort) || isGroupAddressAt(c, n + i)) continue;
       const key = addressPairKey(c, i, n + i, dstPort, protocol);
       let state = this.series.get(key);
-      if (!state) state = { key, starts: [], unreported: 0, f: { srcIp: c.ip(i), srcPort: cols[C.srcPort * n + i] as number, dstIp: c.ip(n + i), dstPort, protocol } };
+      if (!state) state = { key, starts: [], unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol };
       if (key !== newest) touch(this.series, key, state);
       newest = key;
       const last = state.starts[state.starts.length - 1];
@@ -68,7 +72,8 @@ export class BeaconDetector implements Detector {
       if (mean < this.config.minIntervalSec || jitter > this.config.maxJitter) continue;
       const fresh = state.unreported;
       state.unreported = 0;
-      const f = state.f;
+      const [srcIp, dstIp] = addressesOfPairKey(state.key);
+      const f: FlowIdentity = { srcIp, srcPort: state.srcPort, dstIp, dstPort: state.dstPort, protocol: state.protocol };
       out.push({
         category: 'beaconing',
         source: 'rule',

@@ -8,7 +8,7 @@
 import type { BruteForceConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { addressPairKey } from './address.js';
+import { addressesOfPairKey, addressPairKey } from './address.js';
 import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
 
 /**
@@ -29,10 +29,9 @@ interface Attempt {
 }
 
 interface ServiceState {
+  /** (source, destination, port): the addresses are read back from it for a finding. */
   key: string;
   attempts: Attempt[];
-  src: string;
-  dst: string;
   port: number;
 }
 
@@ -68,7 +67,7 @@ export class BruteForceDetector implements Detector {
       const port = cols[C.dstPort * n + i] as number;
       const key = addressPairKey(c, i, n + i, port);
       let state = this.services.get(key);
-      if (!state) state = { key, attempts: [], src: c.ip(i), dst: c.ip(n + i), port };
+      if (!state) state = { key, attempts: [], port };
       touch(this.services, key, state);
       state.attempts.push({ t: c.firstSeenMs(i), end: c.lastSeenMs(i), bytes: fwd + bwd, reported: false });
       touched.add(state);
@@ -94,6 +93,7 @@ export class BruteForceDetector implements Detector {
         if (a.t < first) first = a.t;
         if (a.end > last) last = a.end;
       }
+      const [src, dst] = addressesOfPairKey(state.key);
       out.push({
         category: 'brute_force',
         source: 'rule',
@@ -105,15 +105,15 @@ export class BruteForceDetector implements Detector {
             ? 'high'
             : 'medium',
         score: ruleScore(n, this.config.minAttempts),
-        srcIp: state.src,
+        srcIp: src,
         srcPort: null,
-        dstIp: state.dst,
+        dstIp: dst,
         dstPort: state.port,
         protocol: 6,
-        target: `${state.dst}:${state.port}/6`,
-        threatIp: state.src,
-        title: `Brute force against ${state.dst}:${state.port} from ${state.src}`,
-        description: `${state.src} made ${n} short, alike connections to ${state.dst}:${state.port} within ${this.config.windowSec} s (size variation ${cv.toFixed(2)}).`,
+        target: `${dst}:${state.port}/6`,
+        threatIp: src,
+        title: `Brute force against ${dst}:${state.port} from ${src}`,
+        description: `${src} made ${n} short, alike connections to ${dst}:${state.port} within ${this.config.windowSec} s (size variation ${cv.toFixed(2)}).`,
         count: fresh.length,
         firstSeenMs: first,
         lastSeenMs: last,

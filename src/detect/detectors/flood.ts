@@ -11,20 +11,25 @@ import { FLOW_COLUMN as C, flowColumns, type FlowColumns } from '../../native/fl
 import type { FlowRecord } from '../../native/flow-record.js';
 import { capMap, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
-import { addressKey, addressPairKey, isGroupAddressAt, isUnspecifiedIpv4At } from './address.js';
+import { addressesOfPairKey, addressKey, addressOfKey, addressPairKey, isGroupAddressAt, isUnspecifiedIpv4At } from './address.js';
 
 interface Event {
   t: number;
   sent: number;
   replies: number;
+  /** Source address key (address.ts `addressKey`). */
   src: string;
   reported: boolean;
 }
 
 interface KeyState {
+  /** Pairs: (source, destination, protocol); victims: (destination, protocol); SYN: (destination, port). */
   key: string;
   events: Event[];
-  first: FlowIdentity;
+  /** Ports of the first flow. */
+  srcPort: number;
+  dstPort: number;
+  protocol: number;
 }
 
 function evict(events: Event[], windowMs: number): Event[] {
@@ -48,10 +53,10 @@ const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 5
 /** Distinct senders that make a distributed flood. */
 export const DDOS_MIN_SOURCES = 10;
 
-/** The identity of flow `i` of a batch (plain copies: the state outlives the batch). */
-function identityAt(c: FlowColumns, i: number): FlowIdentity {
+/** A new state for `key`, first seen in flow `i` of a batch. */
+function newState(key: string, c: FlowColumns, i: number): KeyState {
   const { cols, n } = c;
-  return { srcIp: c.ip(i), srcPort: cols[C.srcPort * n + i] as number, dstIp: c.ip(n + i), dstPort: cols[C.dstPort * n + i] as number, protocol: cols[C.protocol * n + i] as number };
+  return { key, events: [], srcPort: cols[C.srcPort * n + i] as number, dstPort: cols[C.dstPort * n + i] as number, protocol: cols[C.protocol * n + i] as number };
 }
 
 function floodLabel(protocol: number): { kind: string; label: string } {
@@ -87,21 +92,21 @@ export class PacketFloodDetector implements Detector {
       const sent = d.fwdPackets * scale;
       const replies = d.bwdPackets * scale;
       const t = c.lastSeenMs(i);
-      const srcIp = c.ip(i);
+      const src = addressKey(c, i);
       const key = addressPairKey(c, i, n + i, protocol);
       let state = this.pairs.get(key);
-      if (!state) state = { key, events: [], first: identityAt(c, i) };
+      if (!state) state = newState(key, c, i);
       if (key !== newestPair) touch(this.pairs, key, state);
       newestPair = key;
-      state.events.push({ t, sent, replies, src: srcIp, reported: false });
+      state.events.push({ t, sent, replies, src, reported: false });
       touched.add(state);
       if (!isGroupAddressAt(c, n + i) && !isUnspecifiedIpv4At(c, n + i)) {
         const vkey = addressKey(c, n + i, protocol);
         let victim = this.victims.get(vkey);
-        if (!victim) victim = { key: vkey, events: [], first: identityAt(c, i) };
+        if (!victim) victim = newState(vkey, c, i);
         if (vkey !== newestVictim) touch(this.victims, vkey, victim);
         newestVictim = vkey;
-        victim.events.push({ t, sent, replies, src: srcIp, reported: false });
+        victim.events.push({ t, sent, replies, src, reported: false });
         touchedVictims.add(victim);
       }
     }
@@ -122,7 +127,8 @@ export class PacketFloodDetector implements Detector {
       if (fresh.length === 0) continue;
       for (const e of fresh) e.reported = true;
       const freshPackets = Math.round(fresh.reduce((a, e) => a + e.sent, 0));
-      const f = state.first;
+      const [srcIp, dstIp] = addressesOfPairKey(state.key);
+      const f: FlowIdentity = { srcIp, srcPort: state.srcPort, dstIp, dstPort: state.dstPort, protocol: state.protocol };
       const { kind, label } = floodLabel(f.protocol);
       const { first, last } = span(fresh);
       out.push({
@@ -180,10 +186,11 @@ function distributedFindings(config: FloodConfig, victims: Map<string, KeyState>
     let topCount = -1;
     for (const [src, n] of bySource) if (n > topCount) [top, topCount] = [src, n];
     if (topCount >= sent / 2) continue; // one sender dominates: the single-source flood reports it
+    top = addressOfKey(top);
     const fresh = state.events.filter((e) => !e.reported);
     if (fresh.length === 0) continue;
     for (const e of fresh) e.reported = true;
-    const f = state.first;
+    const f = { dstIp: addressOfKey(state.key), protocol: state.protocol };
     const { kind, label } = floodLabel(f.protocol);
     const { first, last } = span(fresh);
     out.push({
@@ -241,10 +248,10 @@ export class SynFloodDetector implements Detector {
       if (d.fwdSyn === 0 || (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) > 0) continue;
       const key = addressKey(c, n + i, cols[C.dstPort * n + i] as number);
       let state = this.services.get(key);
-      if (!state) state = { key, events: [], first: identityAt(c, i) };
+      if (!state) state = newState(key, c, i);
       if (key !== newestService) touch(this.services, key, state);
       newestService = key;
-      state.events.push({ t: c.lastSeenMs(i), sent: d.fwdSyn, replies: 0, src: c.ip(i), reported: false });
+      state.events.push({ t: c.lastSeenMs(i), sent: d.fwdSyn, replies: 0, src: addressKey(c, i), reported: false });
       touched.add(state);
     }
     capMap(this.services, this.maxTracked);
@@ -265,8 +272,9 @@ export class SynFloodDetector implements Detector {
       let top = '';
       let topCount = -1;
       for (const [src, n] of bySource) if (n > topCount) [top, topCount] = [src, n];
+      top = addressOfKey(top);
       const distributed = bySource.size >= 10;
-      const f = state.first;
+      const f = { dstIp: addressOfKey(state.key), dstPort: state.dstPort };
       const { first, last } = span(fresh);
       out.push({
         category: distributed ? 'ddos' : 'dos',

@@ -5,11 +5,12 @@
 import type { PortScanConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { addressKey } from './address.js';
+import { addressKey, addressOfKey } from './address.js';
 import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
 
 interface Probe {
   t: number;
+  /** Destination address key (address.ts `addressKey`). */
   dst: string;
   port: number;
   protocol: number;
@@ -19,10 +20,13 @@ interface Probe {
 }
 
 interface SourceState {
+  /** Source address key (address.ts `addressKey`). */
   key: string;
-  src: string;
   probes: Probe[];
 }
+
+/** One number per (port, protocol). */
+const serviceKey = (p: Probe): number => p.port * 256 + p.protocol;
 
 export class PortScanDetector implements Detector {
   readonly name = 'port_scan';
@@ -48,12 +52,12 @@ export class PortScanDetector implements Detector {
       if (col(C.endReason, i) === SNAPSHOT_REASON || (protocol === 6 ? col(C.fwdSyn, i) === 0 : protocol !== 17)) continue;
       const key = addressKey(c, i);
       let state = this.sources.get(key);
-      if (!state) state = { key, src: c.ip(i), probes: [] };
+      if (!state) state = { key, probes: [] };
       if (key !== newest) touch(this.sources, key, state);
       newest = key;
       state.probes.push({
         t: c.firstSeenMs(i),
-        dst: c.ip(n + i),
+        dst: addressKey(c, n + i),
         port: col(C.dstPort, i),
         protocol,
         // No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply.
@@ -70,7 +74,7 @@ export class PortScanDetector implements Detector {
     // same probes remain: trimming is monotone in the newest probe time).
     const least = Math.min(this.config.minPorts, this.config.minHosts);
     for (const state of touched) {
-      if (state.probes.length >= least && this.sources.get(state.key) === state) findings.push(...this.evaluate(state.src, state));
+      if (state.probes.length >= least && this.sources.get(state.key) === state) findings.push(...this.evaluate(addressOfKey(state.key), state));
     }
     return findings;
   }
@@ -82,21 +86,21 @@ export class PortScanDetector implements Detector {
     state.probes = state.probes.filter((p) => p.t >= latest - windowMs);
 
     const byHost = new Map<string, Probe[]>();
-    const byPort = new Map<string, Probe[]>();
+    const byPort = new Map<number, Probe[]>();
     for (const p of state.probes) {
       (byHost.get(p.dst) ?? byHost.set(p.dst, []).get(p.dst))?.push(p);
-      const pk = `${p.port}/${p.protocol}`;
+      const pk = serviceKey(p);
       (byPort.get(pk) ?? byPort.set(pk, []).get(pk))?.push(p);
     }
     const out: Finding[] = [];
     for (const [dst, probes] of byHost) {
-      const ports = new Set(probes.map((p) => `${p.port}/${p.protocol}`));
+      const ports = new Set(probes.map(serviceKey));
       const unanswered = probes.filter((p) => p.unanswered).length;
       if (ports.size < this.config.minPorts || unanswered / probes.length < this.config.minUnansweredRatio) continue;
       const fresh = probes.filter((p) => !p.reportedVertical);
       if (fresh.length === 0) continue;
       for (const p of fresh) p.reportedVertical = true;
-      out.push(this.finding(src, dst, null, probes, fresh, ports.size, 'ports'));
+      out.push(this.finding(src, addressOfKey(dst), null, probes, fresh, ports.size, 'ports'));
     }
     for (const [pk, probes] of byPort) {
       const hosts = new Set(probes.map((p) => p.dst));
@@ -105,7 +109,8 @@ export class PortScanDetector implements Detector {
       const fresh = probes.filter((p) => !p.reportedHorizontal);
       if (fresh.length === 0) continue;
       for (const p of fresh) p.reportedHorizontal = true;
-      const [port, proto] = pk.split('/').map(Number) as [number, number];
+      const port = Math.floor(pk / 256);
+      const proto = pk % 256;
       out.push(this.finding(src, null, { port, proto }, probes, fresh, hosts.size, 'hosts'));
     }
     return out;

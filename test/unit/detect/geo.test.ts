@@ -21,7 +21,8 @@ describe('detect/geo', function () {
   });
 
   it('gives private, loopback, link-local, multicast and unspecified addresses no location', async () => {
-    for (const ip of ['10.1.2.3', '172.16.0.8', '192.168.56.1', '127.0.0.1', '169.254.10.1', '100.64.0.1', '::1', 'fe80::1', 'fd00::5', 'ff02::1', '224.0.0.251', '0.0.0.0', '255.255.255.255', '2001:db8::1', 'not-an-ip']) {
+    const ips = ['10.1.2.3', '172.16.0.8', '192.168.56.1', '127.0.0.1', '169.254.10.1', '100.64.0.1', '::1', 'fe80::1', 'fd00::5', 'ff02::1', '224.0.0.251', '0.0.0.0', '255.255.255.255', '2001:db8::1', 'not-an-ip'];
+    for (const ip of [...ips, ...ips]) { // the second round is answered from the locator's cache
       expect(await geo.lookup(ip), ip).to.equal(null);
       expect(isGlobalAddress(ip), ip).to.equal(false);
     }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { FEATURE_EXTRACTORS, FeatureMatrixBuilder } from '../../../src/ml/features.js';
-import { percentileOf, explainRow } from '../../../src/ml/explain.js';
+import { percentileOf, explainRow, topIndices } from '../../../src/ml/explain.js';
 import type { FeatureSpec } from '../../../src/ml/model.js';
 import { makeFlow } from '../detect/flow-factory.js';
 
@@ -54,6 +54,33 @@ describe('ml/explain', () => {
     expect(top.map((t) => t.name)).to.deep.equal(['b', 'c']);
     expect(top[0]).to.include({ value: 1000, benignPercentile: 100, zScore: 5 });
     expect(top[0]!.contribution).to.be.closeTo(0.3, 1e-9);
+  });
+
+  it('explainRow() with attributions: the top features by contribution, ties in feature order, as a full stable sort gives', () => {
+    const spec = (i: number): FeatureSpec => ({ index: i, name: `f${i}`, cicColumn: `f${i}`, unit: 'u', derivation: '', importance: 1 / 12, benign: { mean: 500, std: i % 3 === 0 ? 0 : 100, percentiles: grid } });
+    const features = Array.from({ length: 12 }, (_, i) => spec(i));
+    let seed = 7;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let trial = 0; trial < 300; trial++) {
+      const row = features.map(() => Math.round(rnd() * 1200) - 100);
+      // Few distinct values (ties after rounding to 1e-4), negatives included.
+      const contributions = Float64Array.from(features, () => Math.round(rnd() * 6 - 2) / 10 + (rnd() < 0.3 ? 0.00001 : 0));
+      const k = 1 + (trial % 5);
+      const reference = features
+        .map((f, i) => ({ ...explainRow([f], [row[i] as number], 1, [contributions[i] as number])[0]!, i }))
+        .sort((a, b) => b.contribution - a.contribution)
+        .slice(0, k)
+        .map(({ i: _i, ...rest }) => rest);
+      expect(explainRow(features, row, k, contributions), `trial ${trial}`).to.deep.equal(reference);
+    }
+  });
+
+  it('topIndices(): largest keys first, equal keys in index order, null on NaN', () => {
+    const keys = [0.2, 0.5, 0.2, 0.5, -1, 0.5];
+    expect(topIndices(keys.length, 2, (i) => keys[i] as number)).to.deep.equal([1, 3]);
+    expect(topIndices(keys.length, 4, (i) => keys[i] as number)).to.deep.equal([1, 3, 5, 0]);
+    expect(topIndices(keys.length, 10, (i) => keys[i] as number)).to.deep.equal([1, 3, 5, 0, 2, 4]);
+    expect(topIndices(3, 2, (i) => (i === 1 ? Number.NaN : i))).to.equal(null);
   });
 });
 
