@@ -168,7 +168,7 @@ function sqliteStatements(h: SqliteDatabase.Database): SqliteStatements {
   let st = statementsByHandle.get(h);
   if (st === undefined) {
     const set = 'count = @count, last_seen = @last_seen, updated_at = @updated_at, severity = @severity, score = @score, details = @details';
-    const threatSet = THREAT_COLUMNS.filter((c) => c !== 'ip' && c !== 'first_seen').map((c) => `${c} = excluded.${c}`).join(', ');
+    const threatSet = THREAT_COLUMNS.filter((c) => c !== 'ip').map((c) => (c === 'first_seen' ? 'first_seen = case when excluded.first_seen < threats.first_seen then excluded.first_seen else threats.first_seen end' : `${c} = excluded.${c}`)).join(', ');
     st = {
       findOpen: h.prepare('select * from alerts where aggregation_key = ? and last_seen >= ? order by id desc limit 1'),
       update: h.prepare(`update alerts set ${set} where id = @id returning *`),

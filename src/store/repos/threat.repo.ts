@@ -1,14 +1,15 @@
 /** Threat persistence: detection upserts one row per threatening IP; the API reads them for the map. */
+import { sql } from 'kysely';
 import type { Db } from '../database.js';
 import type { NewThreat, ThreatRow } from '../tables/threat.table.js';
 
-/** Inserts or fully replaces the threat row of `row.ip`; returns the stored row. */
+/** Inserts or replaces the threat row of `row.ip`, keeping the earlier first_seen; returns the stored row. */
 export async function upsertThreat(db: Db, row: NewThreat): Promise<ThreatRow> {
   const { ip: _ip, first_seen: _first, ...update } = row;
   return db
     .insertInto('threats')
     .values(row)
-    .onConflict((oc) => oc.column('ip').doUpdateSet(update))
+    .onConflict((oc) => oc.column('ip').doUpdateSet({ ...update, first_seen: sql<string>`case when excluded.first_seen < threats.first_seen then excluded.first_seen else threats.first_seen end` }))
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -51,6 +51,14 @@ describe('detect/alerts.service: AlertsService#record()', function () {
     expect(threat).to.include({ ip: '64.13.134.52', alerts: 1, severity: 'high', score: 0.9, category: 'port_scan' });
   });
 
+  it('moves a threat\'s first_seen back when a later finding started earlier (regression: the upsert kept the old value)', async () => {
+    const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null });
+    await svc.record([finding({ firstSeenMs: T0 + 60_000, lastSeenMs: T0 + 61_000 })]);
+    await svc.record([finding({ category: 'dos', firstSeenMs: T0, lastSeenMs: T0 + 500 })]);
+    const threat = await store.selectFrom('threats').selectAll().executeTakeFirstOrThrow();
+    expect(threat).to.include({ alerts: 2, first_seen: new Date(T0).toISOString(), last_seen: new Date(T0 + 61_000).toISOString() });
+  });
+
   it('opens a new alert after the window, and for another category or target', async () => {
     const svc = new AlertsService({ store, config: loadDetectionConfig({ VIGIL_DETECT_ALERT_WINDOW_SEC: '60' }), events, geo: null });
     await svc.record([finding()]);

@@ -36,6 +36,8 @@ describe('store/repos/threat.repo', () => {
     expect((await listThreats(db)).length).to.equal(1);
     expect((await getThreat(db, '198.51.100.7'))?.city).to.equal('Berlin');
     expect(await getThreat(db, '192.0.2.1')).to.equal(undefined);
+    const earlier = await upsertThreat(db, threat({ first_seen: '2025-12-31T00:00:00.000Z' }));
+    expect(earlier.first_seen, 'an earlier first_seen moves it back').to.equal('2025-12-31T00:00:00.000Z');
   });
 
   it('listThreats() orders by last_seen desc; countOpenThreats() counts recent ones', async () => {
