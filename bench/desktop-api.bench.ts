@@ -31,6 +31,11 @@ const ALERTS = Number(arg('alerts', '100000'));
 const PCAP = path.resolve(arg('pcap', SAMPLE_CAPTURE));
 const SPEED = arg('speed', '10');
 const log = (message: string): void => void process.stderr.write(`desktop-api bench: ${message}\n`);
+/**
+ * Request headers of the load generator: it offers gzip, as the mobile app's HTTP stack (OkHttp, URLSession) and
+ * browsers do. One extra round of the alert list without it (`alertsLimit50Identity`) shows the uncompressed case.
+ */
+const CLIENT_HEADERS: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br' };
 
 interface LoadResult {
   requestsPerSec: number;
@@ -41,28 +46,28 @@ interface LoadResult {
   non2xx: number;
   /** CPU time of this (server) process per request, µs: less sensitive to other load on the machine than requests/s. */
   serverCpuUsPerRequest: number;
-  /** Mean response body size, bytes. */
+  /** Mean response size on the wire (status line, headers and body, as sent: gzip-encoded when negotiated), bytes. */
   bodyBytes: number;
 }
 
 /** One autocannon run in a child process, with this process's CPU time measured around it. */
-async function load(url: string): Promise<LoadResult> {
+async function load(url: string, headers: Record<string, string> = CLIENT_HEADERS): Promise<LoadResult> {
   const cpu = process.cpuUsage();
-  const r = await loadOnly(url);
+  const r = await loadOnly(url, headers);
   const used = process.cpuUsage(cpu);
   return { ...r, serverCpuUsPerRequest: Math.round(((used.user + used.system) / Math.max(1, r.requests)) * 10) / 10 };
 }
 
-function loadOnly(url: string): Promise<Omit<LoadResult, 'serverCpuUsPerRequest'>> {
+function loadOnly(url: string, headers: Record<string, string>): Promise<Omit<LoadResult, 'serverCpuUsPerRequest'>> {
   const code = `
     const autocannon = require('autocannon');
-    autocannon({ url: process.argv[1], duration: ${DURATION_SEC}, connections: ${CONNECTIONS}, pipelining: 1 }, (err, r) => {
+    autocannon({ url: process.argv[1], headers: JSON.parse(process.argv[2]), duration: ${DURATION_SEC}, connections: ${CONNECTIONS}, pipelining: 1 }, (err, r) => {
       if (err) { console.error(err); process.exit(1); }
       process.stdout.write(JSON.stringify({ requestsPerSec: r.requests.average, p99Ms: r.latency.p99, p50Ms: r.latency.p50,
         requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx, bodyBytes: Math.round(r.throughput.total / Math.max(1, r.requests.total)) }));
     });`;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', code, url], { cwd: process.cwd(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
+    execFile(process.execPath, ['-e', code, url, JSON.stringify(headers)], { cwd: process.cwd(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
       if (err) reject(err);
       else resolve(JSON.parse(stdout) as Omit<LoadResult, 'serverCpuUsPerRequest'>);
     });
@@ -143,13 +148,15 @@ async function main(): Promise<void> {
     // the loop (store writes, detection) or from CPU contention on the machine.
     const loopDelay = monitorEventLoopDelay({ resolution: 5 });
     loopDelay.enable();
-    const runs: Record<'bare' | 'dashboard' | 'alerts', LoadResult[]> = { bare: [], dashboard: [], alerts: [] };
+    const runs: Record<'bare' | 'dashboard' | 'alerts' | 'alertsIdentity', LoadResult[]> = { bare: [], dashboard: [], alerts: [], alertsIdentity: [] };
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}`);
       runs.bare.push(await load(bareUrl));
       runs.dashboard.push(await load(`${running.url}/api/dashboard/stats`));
       runs.alerts.push(await load(`${running.url}/api/alerts?limit=50`));
     }
+    log('alert list without Accept-Encoding');
+    runs.alertsIdentity.push(await load(`${running.url}/api/alerts?limit=50`, {}));
     loopDelay.disable();
     const packetsReplayed = running.monitoring.totals().packets;
     const flowsStored = running.pipeline.counters.storedFlows;
@@ -159,6 +166,7 @@ async function main(): Promise<void> {
     const b = summarise(runs.bare);
     const d = summarise(runs.dashboard);
     const a = summarise(runs.alerts);
+    const ai = summarise(runs.alertsIdentity);
     const ratio = (x: LoadResult): number => Math.round((x.requestsPerSec / b.requestsPerSec) * 1000) / 1000;
     const result = {
       connections: CONNECTIONS,
@@ -168,7 +176,9 @@ async function main(): Promise<void> {
       replay: { file: path.basename(PCAP), speed: SPEED, packetsDuringRun: packetsReplayed, flowsStored },
       bare: b,
       dashboardStats: { ...d, ratioToBare: ratio(d) },
+      clientHeaders: CLIENT_HEADERS,
       alertsLimit50: { ...a, ratioToBare: ratio(a) },
+      alertsLimit50Identity: { ...ai, ratioToBare: ratio(ai) },
       eventLoopDelayMs: { p50: Math.round(loopDelay.percentile(50) / 1e4) / 100, p99: Math.round(loopDelay.percentile(99) / 1e4) / 100, max: Math.round(loopDelay.max / 1e4) / 100 },
       machine: { cpus: cpus().length, loadAverage1m: Math.round(loadavg()[0] * 100) / 100 },
       targets: { minRatioToBare: 0.5, maxP99Ms: 20 },

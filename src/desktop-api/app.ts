@@ -1,8 +1,8 @@
 /**
  * `createDesktopApp(deps)`: the desktop REST API as a Koa application. It never listens; `vigil start` (or a test)
- * calls `app.callback()` / `app.listen()`. Middleware order: problem+json errors -> helmet headers (computed once) ->
- * CORS -> rate limit (per client IP, one shared in-memory store) -> access control (pairing token) -> JSON body ->
- * routes -> 404.
+ * calls `app.callback()` / `app.listen()`. Middleware order: problem+json errors and 404s -> helmet headers (computed
+ * once; with CORS's when any origin is allowed) -> CORS -> rate limit (per client IP, one shared in-memory store) ->
+ * access control (pairing token) -> JSON body -> routes.
  */
 import { readFileSync } from 'node:fs';
 import { bodyParser } from '@koa/bodyparser';
@@ -15,8 +15,8 @@ import type { DetectionEngine } from '../detect/types.js';
 import { AppError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
-import { notFoundMiddleware, problemMiddleware } from '../http/problem.js';
-import { securityHeaders } from '../http/security-headers.js';
+import { problemMiddleware } from '../http/problem.js';
+import { recordedHeaders, securityHeaders } from '../http/security-headers.js';
 import type { Store } from '../store/database.js';
 import { accessControl, clientAddress } from './middleware/access.js';
 import { OPENAPI_FILE } from './openapi.js';
@@ -111,22 +111,28 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   const origins = new Set(deps.config.corsOrigins);
 
   app.use(problemMiddleware(deps.log ? { log: deps.log } : {}));
-  app.use(securityHeaders());
-  app.use(
-    cors({
-      // A constant '*' spares @koa/cors an awaited origin callback per request.
-      origin: anyOrigin
-        ? '*'
-        : (ctx) => {
-            const origin = ctx.get('Origin');
-            return origins.has(origin) ? origin : '';
-          },
-      allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
-      allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
-      exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
-      maxAge: 600,
-    }),
-  );
+  const corsMiddleware = cors({
+    // A constant '*' spares @koa/cors an awaited origin callback per request.
+    origin: anyOrigin
+      ? '*'
+      : (ctx) => {
+          const origin = ctx.get('Origin');
+          return origins.has(origin) ? origin : '';
+        },
+    allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
+    allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
+    exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    maxAge: 600,
+  });
+  if (anyOrigin) {
+    // With the constant '*' origin, @koa/cors sets the same three headers on every request but a preflight: they are
+    // recorded once and set with helmet's, and only preflights (OPTIONS) run @koa/cors itself.
+    app.use(securityHeaders({}, recordedHeaders(corsMiddleware)));
+    app.use((ctx, next) => (ctx.method === 'OPTIONS' ? corsMiddleware(ctx, next) : next()));
+  } else {
+    app.use(securityHeaders());
+    app.use(corsMiddleware);
+  }
   app.use(
     ratelimit({
       driver: 'memory',
@@ -141,7 +147,6 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8', parsedMethods: [...BODY_METHODS] });
   // Only requests that may carry a body enter the (async) parser; the others skip a promise.
   app.use((ctx, next) => (BODY_METHODS.has(ctx.method) ? parseJson(ctx, next) : next()));
-  app.use(notFoundMiddleware());
   app.use(router.routes());
   app.use(
     router.allowedMethods({

@@ -68,7 +68,10 @@ function foreignClientError(err: unknown): { status: number; code: string; detai
   return { status, code: status === 404 ? 'not_found' : 'bad_request', detail };
 }
 
-/** Koa middleware: catches everything downstream and answers with a problem body. Mount it first. */
+/**
+ * Koa middleware: catches everything downstream and answers with a problem body; a request nothing answered becomes
+ * a 404 `route_not_found` problem (405 handling is left to the router). Mount it first.
+ */
 export function problemMiddleware(options: ProblemOptions = {}): Middleware {
   const log = options.log ?? ((message: string, err: unknown) => console.error(message, err));
   return async (ctx: Context, next: Next) => {
@@ -89,6 +92,10 @@ export function problemMiddleware(options: ProblemOptions = {}): Middleware {
       const requestId = randomUUID();
       log(`[${requestId}] ${ctx.method} ${ctx.path} failed`, err);
       sendProblem(ctx, 500, 'internal_error', `An unexpected error occurred (request id ${requestId}).`, { requestId });
+      return;
+    }
+    if (ctx.status === 404 && ctx.body === undefined) {
+      sendProblem(ctx, 404, 'route_not_found', `No route matches ${ctx.method} ${ctx.path}.`);
     }
   };
 }
@@ -98,14 +105,4 @@ function headersOf(err: AppError): Record<string, string> {
   const headers = (err as AppError & { headers?: unknown }).headers;
   if (headers && typeof headers === 'object') return headers as Record<string, string>;
   return {};
-}
-
-/** Terminal middleware: anything no route answered is a 404 problem (405 handling is left to the router). */
-export function notFoundMiddleware(): Middleware {
-  return async (ctx: Context, next: Next) => {
-    await next();
-    if (ctx.status === 404 && ctx.body === undefined) {
-      sendProblem(ctx, 404, 'route_not_found', `No route matches ${ctx.method} ${ctx.path}.`);
-    }
-  };
 }

@@ -4,7 +4,9 @@
  * koa-helmet middleware runs once against a recording response at startup and each request replays the recorded
  * header set.
  */
-import type { Context, Middleware, Next } from 'koa';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
 import helmet from 'koa-helmet';
 
 /** helmet's options (`contentSecurityPolicy`, `strictTransportSecurity`, ...). */
@@ -45,11 +47,37 @@ export function securityHeaderSet(options: SecurityHeaderOptions = {}): Security
   return { set, removed };
 }
 
-/** Koa middleware setting koa-helmet's headers (computed once by {@link securityHeaderSet}) on every response. */
-export function securityHeaders(options: SecurityHeaderOptions = {}): Middleware {
+/**
+ * The headers `middleware` sets synchronously (before it awaits anything) on a plain `method` request without
+ * request headers, recorded once against a throw-away Koa context. For middleware whose output on such requests is
+ * constant, such as @koa/cors with a fixed origin on everything but preflights.
+ */
+export function recordedHeaders(middleware: Middleware, method = 'GET'): Array<readonly [string, string]> {
+  const req = new IncomingMessage(new Socket());
+  req.method = method;
+  req.url = '/';
+  const res = new ServerResponse(req);
+  // The last value set under each name, with the name as the middleware spelled it.
+  const recorded = new Map<string, readonly [string, string]>();
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]) => {
+    recorded.set(name.toLowerCase(), [name, String(value)]);
+    return setHeader(name, value);
+  };
+  const ctx = new Koa().createContext(req, res);
+  void Promise.resolve(middleware(ctx, () => Promise.resolve())).catch(() => undefined);
+  return [...recorded.values()];
+}
+
+/**
+ * Koa middleware setting koa-helmet's headers (computed once by {@link securityHeaderSet}), then `extra` constant
+ * headers, on every response.
+ */
+export function securityHeaders(options: SecurityHeaderOptions = {}, extra: ReadonlyArray<readonly [string, string]> = []): Middleware {
   const { set, removed } = securityHeaderSet(options);
-  const names = set.map(([name]) => name);
-  const values = set.map(([, value]) => value);
+  const all = [...set, ...extra];
+  const names = all.map(([name]) => name);
+  const values = all.map(([, value]) => value);
   return (ctx: Context, next: Next) => {
     const res = ctx.res;
     for (let i = 0; i < names.length; i++) res.setHeader(names[i], values[i]);

@@ -9,7 +9,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { WebConfig } from '../config/web.js';
-import { notFoundMiddleware, problemMiddleware } from '../http/problem.js';
+import { problemMiddleware } from '../http/problem.js';
 import { securityHeaders } from '../http/security-headers.js';
 import { type AuthState, requireBearer } from './auth/auth.middleware.js';
 import type { AccessTokenVerifier } from './auth/jwt-verifier.js';
@@ -147,7 +147,6 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
     );
   }
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '16kb' }));
-  app.use(notFoundMiddleware());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

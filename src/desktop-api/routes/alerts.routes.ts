@@ -1,5 +1,6 @@
 /** `GET /api/alerts`, `POST /api/alerts/:id/acknowledge`, `DELETE /api/alerts/:id`. */
 import type Router from '@koa/router';
+import { sendJsonPage } from '../../http/json-page.js';
 import { parseInput, queryParser } from '../../http/validate.js';
 import { alertListQuery } from '../schemas/alert.schema.js';
 import { idParams } from '../schemas/common.schema.js';
@@ -9,8 +10,7 @@ export function register(router: Router, deps: RouteDeps): void {
   const listQuery = queryParser(alertListQuery);
   router.get('/api/alerts', async (ctx) => {
     const q = listQuery(ctx);
-    ctx.set('Content-Type', 'application/json; charset=utf-8'); // = ctx.type 'application/json', without a mime lookup
-    ctx.body = deps.alerts.cachedListJson(q) ?? (await deps.alerts.listJson(q));
+    sendJsonPage(ctx, deps.alerts.cachedListPage(q) ?? (await deps.alerts.listPage(q)));
   });
   router.get('/api/alerts/:id', async (ctx) => {
     const { id } = parseInput(idParams, ctx.params, 'params');

@@ -1,10 +1,9 @@
 /** `GET /api/dashboard/stats`, `GET /api/traffic/stats`, `GET /api/ml/stats`. */
 import type Router from '@koa/router';
 import type { MlStats } from '../../detect/types.js';
+import { JSON_CONTENT_TYPE } from '../../http/json-page.js';
 import type { RouteDeps } from './deps.js';
 
-/** What koa's `ctx.type = 'application/json'` sets, without its per-request mime lookup. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** `/api/ml/stats` before a model is loaded (or without detection): zero counters, no error. */
 const NO_MODEL: MlStats = Object.freeze({
@@ -20,7 +19,7 @@ const NO_MODEL: MlStats = Object.freeze({
 
 export function register(router: Router, deps: RouteDeps): void {
   router.get('/api/dashboard/stats', async (ctx) => {
-    ctx.set('Content-Type', JSON_TYPE);
+    ctx.set('Content-Type', JSON_CONTENT_TYPE);
     ctx.body = deps.stats.cachedDashboardJson() ?? (await deps.stats.dashboardJson());
   });
   router.get('/api/traffic/stats', (ctx) => {

@@ -1,5 +1,6 @@
 /** Alerts as the API shows them: row -> domain mapping, listing, acknowledgement and deletion (with events). */
 import { NotFoundError } from '../../errors.js';
+import { JsonPage } from '../../http/json-page.js';
 import type { EventBus } from '../../events.js';
 import { toAlertView } from '../../detect/alert-view.js';
 import type { Store } from '../../store/database.js';
@@ -25,7 +26,7 @@ const LIST_CACHE_SIZE = 64;
 /** Alert use cases of the desktop API. */
 export class AlertsService {
   /** Serialised list pages by query, valid while the store's change token is unchanged (polling clients, the app). */
-  private readonly listCache = new Map<string, { token: string; json: Buffer }>();
+  private readonly listCache = new Map<string, { token: string; page: JsonPage }>();
   private readonly cacheToken: ListCacheToken;
 
   constructor(
@@ -47,26 +48,26 @@ export class AlertsService {
    * the store has changed (checked per request with {@link listCacheToken}: writes of this process at once, other
    * processes' commits within 100 ms), so repeated polling costs one tiny query and no serialisation.
    */
-  async listJson(query: AlertQuery): Promise<Buffer> {
+  async listPage(query: AlertQuery): Promise<JsonPage> {
     const key = listKey(query);
     const token = await this.cacheToken();
     const hit = this.listCache.get(key);
-    if (token !== null && hit?.token === token) return hit.json;
-    const json = Buffer.from(JSON.stringify(await this.list(query)));
+    if (token !== null && hit?.token === token) return hit.page;
+    const page = JsonPage.of(await this.list(query));
     if (token !== null) {
       this.listCache.delete(key);
-      this.listCache.set(key, { token, json });
+      this.listCache.set(key, { token, page });
       if (this.listCache.size > LIST_CACHE_SIZE) this.listCache.delete(this.listCache.keys().next().value as string);
     }
-    return json;
+    return page;
   }
 
-  /** {@link listJson}'s cached page when it is valid and the token is known without waiting, else null. */
-  cachedListJson(query: AlertQuery): Buffer | null {
+  /** {@link listPage}'s cached page when it is valid and the token is known without waiting, else null. */
+  cachedListPage(query: AlertQuery): JsonPage | null {
     const token = this.cacheToken();
     if (typeof token !== 'string') return null;
     const hit = this.listCache.get(listKey(query));
-    return hit?.token === token ? hit.json : null;
+    return hit?.token === token ? hit.page : null;
   }
 
   async get(id: number): Promise<Alert> {

@@ -3,6 +3,8 @@
  * replaying fixture captures through the pipeline and detection. Bodies are checked against the documented schemas
  * (the same zod schemas the OpenAPI document is generated from) and their values against the replayed traffic.
  */
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import type { ZodType } from 'zod';
 import { RESPONSE_COMPONENTS, ROUTES } from '../../../src/desktop-api/openapi.js';
@@ -132,6 +134,33 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     expect(crit.alerts.map((a) => a.title)).to.deep.equal(['t5', 't3', 't1']);
     const acked = (await ctx.request<{ total: number }>('GET', '/api/alerts?acknowledged=true')).body;
     expect(acked.total).to.equal(0);
+  });
+
+  it('GET /api/alerts is gzip-encoded for clients that prefer it, identical once decoded, and plain otherwise', async () => {
+    const raw = (acceptEncoding: string | undefined) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const req = http.get(`${ctx.url}/api/alerts?limit=500`, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject);
+      });
+    const plain = await raw(undefined);
+    expect(plain.headers['content-encoding']).to.equal(undefined);
+    expect(plain.body.length).to.be.greaterThan(1400); // large enough to be worth compressing
+    const list = JSON.parse(plain.body.toString()) as { total: number };
+    expect(list.total).to.be.greaterThan(7);
+    const zipped = await raw('gzip, deflate, br');
+    expect(zipped.headers['content-encoding']).to.equal('gzip');
+    expect(zipped.headers.vary).to.match(/Accept-Encoding/);
+    expect(zipped.headers['content-type']).to.equal('application/json; charset=utf-8');
+    expect(Number(zipped.headers['content-length'])).to.equal(zipped.body.length);
+    expect(zipped.body.length).to.be.lessThan(plain.body.length / 2);
+    expect(gunzipSync(zipped.body).toString()).to.equal(plain.body.toString());
+    // Refused or not offered: identity.
+    expect((await raw('gzip;q=0, identity')).headers['content-encoding']).to.equal(undefined);
+    expect((await raw('br')).headers['content-encoding']).to.equal(undefined);
   });
 
   it('POST /api/alerts/:id/acknowledge is idempotent and keeps the first acknowledgedAt; GET /api/alerts/:id shows it', async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { NotFoundError, ValidationError } from '../../../src/errors.js';
-import { notFoundMiddleware, problemMiddleware } from '../../../src/http/problem.js';
+import { problemMiddleware } from '../../../src/http/problem.js';
 
 async function serve(app: Koa): Promise<{ url: string; close: () => Promise<void> }> {
   const server = app.listen(0, '127.0.0.1');
@@ -39,7 +39,6 @@ describe('problemMiddleware()', () => {
     const app = new Koa();
     const logged: unknown[] = [];
     app.use(problemMiddleware({ log: (_m, e) => logged.push(e) }));
-    app.use(notFoundMiddleware());
     app.use(async (ctx) => {
       if (ctx.path === '/boom') throw new Error('secret internals at /etc/passwd');
     });

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import helmet from 'koa-helmet';
 import type { AddressInfo } from 'node:net';
-import { securityHeaderSet, securityHeaders, type SecurityHeaderOptions } from '../../../src/http/security-headers.js';
+import cors from '@koa/cors';
+import { recordedHeaders, securityHeaderSet, securityHeaders, type SecurityHeaderOptions } from '../../../src/http/security-headers.js';
 
 /** The response headers of one GET against an app with `middleware` and a JSON body, without transport headers. */
 async function headersWith(middleware: Koa.Middleware): Promise<Record<string, string>> {
@@ -52,5 +53,17 @@ describe('securityHeaders()', () => {
 
   it('passes invalid helmet options through as helmet errors', () => {
     expect(() => securityHeaderSet({ contentSecurityPolicy: { directives: { defaultSrc: ['self'] } } })).to.throw(/should be quoted/);
+  });
+
+  it('recordedHeaders(): @koa/cors with a constant origin, recorded once, equals @koa/cors run per request', async () => {
+    const corsAny = cors({ origin: '*', exposeHeaders: ['Retry-After', 'X-RateLimit-Limit'] });
+    const recorded = recordedHeaders(corsAny);
+    expect(recorded).to.deep.equal([
+      ['Vary', 'Origin'],
+      ['Access-Control-Allow-Origin', '*'],
+      ['Access-Control-Expose-Headers', 'Retry-After,X-RateLimit-Limit'],
+    ]);
+    const combined = await headersWith(securityHeaders({}, recorded));
+    expect(combined).to.deep.equal({ ...(await headersWith(helmet())), ...(await headersWith(corsAny)) });
   });
 });

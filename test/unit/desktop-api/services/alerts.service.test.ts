@@ -25,19 +25,19 @@ describe('desktop-api/services/AlertsService', () => {
   });
   afterEach(async () => closeStore(store));
 
-  it('listJson() serves repeated queries from cache but never stale data after any write', async () => {
+  it('listPage() serves repeated queries from cache but never stale data after any write', async () => {
     await insertAlert(store, row(1));
-    const first = await svc.listJson({ limit: 50 });
-    const a = JSON.parse(first.toString()) as { total: number };
+    const first = await svc.listPage({ limit: 50 });
+    const a = JSON.parse(first.json.toString()) as { total: number };
     expect(a.total).to.equal(1);
-    const second = await svc.listJson({ limit: 50 });
-    expect(second).to.equal(first); // the same cached buffer
-    expect(svc.cachedListJson({ limit: 50 })).to.equal(first);
-    expect(svc.cachedListJson({ limit: 20 })).to.equal(null); // never listed
-    expect(second.toString()).to.equal(JSON.stringify(await svc.list({ limit: 50 })));
+    const second = await svc.listPage({ limit: 50 });
+    expect(second).to.equal(first); // the same cached page
+    expect(svc.cachedListPage({ limit: 50 })).to.equal(first);
+    expect(svc.cachedListPage({ limit: 20 })).to.equal(null); // never listed
+    expect(second.json.toString()).to.equal(JSON.stringify(await svc.list({ limit: 50 })));
     await insertAlert(store, row(2));
-    expect(svc.cachedListJson({ limit: 50 })).to.equal(null);
-    const b = JSON.parse((await svc.listJson({ limit: 50 })).toString()) as { total: number; alerts: Array<{ title: string }> };
+    expect(svc.cachedListPage({ limit: 50 })).to.equal(null);
+    const b = JSON.parse((await svc.listPage({ limit: 50 })).json.toString()) as { total: number; alerts: Array<{ title: string }> };
     expect(b.total).to.equal(2);
     expect(b.alerts.map((x) => x.title)).to.deep.equal(['a2', 'a1']);
   });
