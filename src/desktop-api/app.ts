@@ -5,7 +5,6 @@
  * access control (pairing token) -> JSON body -> routes.
  */
 import { readFileSync } from 'node:fs';
-import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -15,6 +14,7 @@ import type { DetectionEngine } from '../detect/types.js';
 import { AppError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
+import { jsonBody } from '../http/json-body.js';
 import { problemMiddleware } from '../http/problem.js';
 import { recordedHeaders, securityHeaders } from '../http/security-headers.js';
 import type { Store } from '../store/database.js';
@@ -35,9 +35,6 @@ import { HealthService } from './services/health.service.js';
 import type { MonitoringService } from './services/monitoring.service.js';
 import type { StatsService } from './services/stats.service.js';
 import { ThreatsService } from './services/threats.service.js';
-
-/** Methods whose JSON body is parsed (@koa/bodyparser's default set). */
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Exact body of a rate-limited response. */
 export const RATE_LIMIT_MESSAGE = 'Too many requests from this IP';
@@ -144,9 +141,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     }),
   );
   app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted }));
-  const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8', parsedMethods: [...BODY_METHODS] });
-  // Only requests that may carry a body enter the (async) parser; the others skip a promise.
-  app.use((ctx, next) => (BODY_METHODS.has(ctx.method) ? parseJson(ctx, next) : next()));
+  app.use(jsonBody({ limit: 16 * 1024 }));
   app.use(router.routes());
   app.use(
     router.allowedMethods({

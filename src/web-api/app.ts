@@ -5,10 +5,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import cors from '@koa/cors';
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { WebConfig } from '../config/web.js';
+import { jsonBody } from '../http/json-body.js';
 import { problemMiddleware } from '../http/problem.js';
 import { securityHeaders } from '../http/security-headers.js';
 import { type AuthState, requireBearer } from './auth/auth.middleware.js';
@@ -146,7 +146,7 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
       }),
     );
   }
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '16kb' }));
+  app.use(jsonBody({ limit: 16 * 1024 }));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

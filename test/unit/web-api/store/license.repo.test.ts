@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConflictError } from '../../../../src/errors.js';
 import type { WebDatabaseConfig } from '../../../../src/config/web.js';
 import { openWebStore, type WebStore } from '../../../../src/web-api/store/database.js';
-import { countActiveLicenses, findLicenseByKeyHash, insertLicense, type LicenseRow } from '../../../../src/web-api/store/repos/license.repo.js';
+import { countActiveLicenses, findLicenseByKeyHash, findLicenseByKeyHashSqlite, insertLicense, type LicenseRow } from '../../../../src/web-api/store/repos/license.repo.js';
 import { insertUserIfAbsent } from '../../../../src/web-api/store/repos/user.repo.js';
 import { createPgDatabase, TEST_PG_URL, TEST_WEB_DATABASE } from '../../../integration/web-api/test-context.js';
 import { tempDir } from '../../../helpers/setup.js';
@@ -46,6 +46,17 @@ describe('web-api store: license.repo', () => {
     expect(thrown).to.be.instanceOf(ConflictError);
     expect((thrown as ConflictError).code).to.equal('license_key_conflict');
     expect((await findLicenseByKeyHash(store.db, 'hash-a'))?.id).to.equal('a');
+  });
+
+  it('finds a license by key hash through kysely and straight on the SQLite connection alike', async () => {
+    await insertLicense(store.db, license('a', { key_hash: 'hash-a', plan: 'pro' }));
+    await insertLicense(store.db, license('b', { key_hash: 'hash-b' }));
+    expect(store.sqlite).to.not.equal(undefined);
+    const direct = findLicenseByKeyHashSqlite(store.db, store.sqlite!, 'hash-a');
+    expect(direct).to.deep.equal(await findLicenseByKeyHash(store.db, 'hash-a'));
+    expect(direct).to.include({ id: 'a', plan: 'pro', key_hash: 'hash-a' });
+    expect(findLicenseByKeyHashSqlite(store.db, store.sqlite!, 'hash-b')?.id).to.equal('b');
+    expect(findLicenseByKeyHashSqlite(store.db, store.sqlite!, 'hash-x')).to.equal(undefined);
   });
 
   it('counts only active, unexpired licenses', async () => {
