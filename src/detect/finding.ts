@@ -63,22 +63,6 @@ export function ruleScore(value: number, threshold: number): number {
   return Math.round(Math.min(0.99, 0.6 + 0.1 * Math.log2(ratio)) * 1000) / 1000;
 }
 
-/** Evicts the oldest keys of a Map (insertion order) beyond `max`. */
-export function capMap<K, V>(map: Map<K, V>, max: number): void {
-  if (map.size <= max) return;
-  let excess = map.size - max;
-  for (const key of map.keys()) {
-    if (excess-- <= 0) break;
-    map.delete(key);
-  }
-}
-
-/** Moves `key` to the newest position of an insertion-ordered Map (LRU touch). */
-export function touch<K, V>(map: Map<K, V>, key: K, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-}
-
 /**
  * A flow's identity as a finding reports it. Detectors never keep records (a record keeps its whole batch alive): they
  * keep compact keys and numbers, and rebuild this for a finding.

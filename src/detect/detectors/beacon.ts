@@ -7,7 +7,8 @@
 import type { BeaconConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { capMap, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
+import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
+import { LruMap } from '../lru-map.js';
 import { coefficientOfVariation } from './brute-force.js';
 import { addressesOfPairKey, addressPairKey, isGroupAddressAt } from './address.js';
 
@@ -29,7 +30,7 @@ const MAX_STARTS = 64;
 export class BeaconDetector implements Detector {
   readonly name = 'beaconing';
   /** By (source, destination, port, protocol) key (address.ts `addressPairKey`). */
-  private readonly series = new Map<string, BeaconState>();
+  private readonly series = new LruMap<string, BeaconState>();
 
   constructor(private readonly config: BeaconConfig, private readonly maxTracked: number) {}
 
@@ -37,26 +38,29 @@ export class BeaconDetector implements Detector {
     const touched = new Set<BeaconState>();
     const c = flowColumns(flows);
     const { cols, n } = c;
-    let newest: string | undefined; // the key touch() made newest last: touching it again changes nothing
     for (let i = 0; i < n; i++) {
       const protocol = cols[C.protocol * n + i] as number;
       if (cols[C.endReason * n + i] === SNAPSHOT_REASON || (protocol !== 6 && protocol !== 17)) continue;
       const dstPort = cols[C.dstPort * n + i] as number;
       if (PERIODIC_BY_DESIGN.has(dstPort) || isGroupAddressAt(c, n + i)) continue;
       const key = addressPairKey(c, i, n + i, dstPort, protocol);
-      let state = this.series.get(key);
-      if (!state) state = { key, starts: [], unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol };
-      if (key !== newest) touch(this.series, key, state);
-      newest = key;
-      const last = state.starts[state.starts.length - 1];
+      let state = this.series.use(key);
+      if (!state) {
+        state = { key, starts: [], unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol };
+        this.series.set(key, state);
+      }
+      // Kept sorted: flows arrive in end order, so a start can be earlier than the last one (insert it in place).
       const t = c.firstSeenMs(i);
-      state.starts.push(t);
-      if (last !== undefined && t < last) state.starts.sort((a, b) => a - b);
+      const starts = state.starts;
+      let at = starts.length;
+      while (at > 0 && (starts[at - 1] as number) > t) at--;
+      if (at === starts.length) starts.push(t);
+      else starts.splice(at, 0, t);
       state.unreported++;
       if (state.starts.length > MAX_STARTS) state.starts.splice(0, state.starts.length - MAX_STARTS);
       touched.add(state);
     }
-    capMap(this.series, this.maxTracked);
+    this.series.cap(this.maxTracked);
     const out: Finding[] = [];
     const windowMs = this.config.windowSec * 1000;
     for (const state of touched) {

@@ -9,7 +9,8 @@ import type { BruteForceConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressesOfPairKey, addressPairKey } from './address.js';
-import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
+import { ruleScore, type Detector, type Finding } from '../finding.js';
+import { LruMap } from '../lru-map.js';
 
 /**
  * Services whose main job is authenticating someone (FTP, SSH, Telnet, SMTP submission, POP3/IMAP, LDAP, SMB, MSSQL,
@@ -47,7 +48,7 @@ export function coefficientOfVariation(values: readonly number[]): number {
 export class BruteForceDetector implements Detector {
   readonly name = 'brute_force';
   /** By (source, destination, port) key (address.ts `addressPairKey`). */
-  private readonly services = new Map<string, ServiceState>();
+  private readonly services = new LruMap<string, ServiceState>();
 
   constructor(private readonly config: BruteForceConfig, private readonly maxTracked: number) {}
 
@@ -66,13 +67,15 @@ export class BruteForceDetector implements Detector {
       if (bwd > fwd * this.config.maxReplyRatio) continue;
       const port = cols[C.dstPort * n + i] as number;
       const key = addressPairKey(c, i, n + i, port);
-      let state = this.services.get(key);
-      if (!state) state = { key, attempts: [], port };
-      touch(this.services, key, state);
+      let state = this.services.use(key);
+      if (!state) {
+        state = { key, attempts: [], port };
+        this.services.set(key, state);
+      }
       state.attempts.push({ t: c.firstSeenMs(i), end: c.lastSeenMs(i), bytes: fwd + bwd, reported: false });
       touched.add(state);
     }
-    capMap(this.services, this.maxTracked);
+    this.services.cap(this.maxTracked);
     const out: Finding[] = [];
     const windowMs = this.config.windowSec * 1000;
     for (const state of touched) {

@@ -9,7 +9,8 @@
 import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { capMap, ruleScore, touch, type Detector, type Finding, type FlowIdentity } from '../finding.js';
+import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
+import { LruMap } from '../lru-map.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
 import { addressesOfPairKey, addressKey, addressOfKey, addressPairKey, isGroupAddressAt, isUnspecifiedIpv4At } from './address.js';
 
@@ -67,8 +68,8 @@ function floodLabel(protocol: number): { kind: string; label: string } {
 /** See the module comment. */
 export class PacketFloodDetector implements Detector {
   readonly name = 'flood';
-  private readonly pairs = new Map<string, KeyState>();
-  private readonly victims = new Map<string, KeyState>();
+  private readonly pairs = new LruMap<string, KeyState>();
+  private readonly victims = new LruMap<string, KeyState>();
   private readonly deltas: SnapshotDeltas;
 
   constructor(private readonly config: FloodConfig, private readonly maxTracked: number) {
@@ -79,8 +80,6 @@ export class PacketFloodDetector implements Detector {
     const windowUs = this.config.windowSec * 1e6;
     const touched = new Set<KeyState>();
     const touchedVictims = new Set<KeyState>();
-    let newestPair: string | undefined; // the key touch() made newest last: touching it again changes nothing
-    let newestVictim: string | undefined;
     const c = flowColumns(flows);
     const { cols, n } = c;
     for (let i = 0; i < n; i++) {
@@ -94,24 +93,26 @@ export class PacketFloodDetector implements Detector {
       const t = c.lastSeenMs(i);
       const src = addressKey(c, i);
       const key = addressPairKey(c, i, n + i, protocol);
-      let state = this.pairs.get(key);
-      if (!state) state = newState(key, c, i);
-      if (key !== newestPair) touch(this.pairs, key, state);
-      newestPair = key;
+      let state = this.pairs.use(key);
+      if (!state) {
+        state = newState(key, c, i);
+        this.pairs.set(key, state);
+      }
       state.events.push({ t, sent, replies, src, reported: false });
       touched.add(state);
       if (!isGroupAddressAt(c, n + i) && !isUnspecifiedIpv4At(c, n + i)) {
         const vkey = addressKey(c, n + i, protocol);
-        let victim = this.victims.get(vkey);
-        if (!victim) victim = newState(vkey, c, i);
-        if (vkey !== newestVictim) touch(this.victims, vkey, victim);
-        newestVictim = vkey;
+        let victim = this.victims.use(vkey);
+        if (!victim) {
+          victim = newState(vkey, c, i);
+          this.victims.set(vkey, victim);
+        }
         victim.events.push({ t, sent, replies, src, reported: false });
         touchedVictims.add(victim);
       }
     }
-    capMap(this.pairs, this.maxTracked);
-    capMap(this.victims, this.maxTracked);
+    this.pairs.cap(this.maxTracked);
+    this.victims.cap(this.maxTracked);
     const out: Finding[] = [...this.distributed(touchedVictims)];
     for (const state of touched) {
       if (this.pairs.get(state.key) !== state) continue;
@@ -168,7 +169,7 @@ export class PacketFloodDetector implements Detector {
 }
 
 /** Many senders, one unicast receiver: the distributed case of the packet flood. */
-function distributedFindings(config: FloodConfig, victims: Map<string, KeyState>, touched: Set<KeyState>): Finding[] {
+function distributedFindings(config: FloodConfig, victims: LruMap<string, KeyState>, touched: Set<KeyState>): Finding[] {
   const out: Finding[] = [];
   for (const state of touched) {
     if (victims.get(state.key) !== state) continue;
@@ -229,7 +230,7 @@ function distributedFindings(config: FloodConfig, victims: Map<string, KeyState>
 /** SYN flood; see the module comment. */
 export class SynFloodDetector implements Detector {
   readonly name = 'syn_flood';
-  private readonly services = new Map<string, KeyState>();
+  private readonly services = new LruMap<string, KeyState>();
   private readonly deltas: SnapshotDeltas;
 
   constructor(private readonly config: SynFloodConfig, private readonly maxTracked: number) {
@@ -238,7 +239,6 @@ export class SynFloodDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const touched = new Set<KeyState>();
-    let newestService: string | undefined; // see PacketFloodDetector.observe
     const c = flowColumns(flows);
     const { cols, n } = c;
     for (let i = 0; i < n; i++) {
@@ -247,14 +247,15 @@ export class SynFloodDetector implements Detector {
       // Half-open: the initiator sent SYNs and no payload went either way.
       if (d.fwdSyn === 0 || (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) > 0) continue;
       const key = addressKey(c, n + i, cols[C.dstPort * n + i] as number);
-      let state = this.services.get(key);
-      if (!state) state = newState(key, c, i);
-      if (key !== newestService) touch(this.services, key, state);
-      newestService = key;
+      let state = this.services.use(key);
+      if (!state) {
+        state = newState(key, c, i);
+        this.services.set(key, state);
+      }
       state.events.push({ t: c.lastSeenMs(i), sent: d.fwdSyn, replies: 0, src: addressKey(c, i), reported: false });
       touched.add(state);
     }
-    capMap(this.services, this.maxTracked);
+    this.services.cap(this.maxTracked);
     const out: Finding[] = [];
     for (const state of touched) {
       if (this.services.get(state.key) !== state) continue;

@@ -6,7 +6,8 @@ import type { PortScanConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressKey, addressOfKey } from './address.js';
-import { capMap, ruleScore, touch, type Detector, type Finding } from '../finding.js';
+import { ruleScore, type Detector, type Finding } from '../finding.js';
+import { LruMap } from '../lru-map.js';
 
 interface Probe {
   t: number;
@@ -31,7 +32,7 @@ const serviceKey = (p: Probe): number => p.port * 256 + p.protocol;
 export class PortScanDetector implements Detector {
   readonly name = 'port_scan';
   /** By source address key (address.ts `addressKey`). */
-  private readonly sources = new Map<string, SourceState>();
+  private readonly sources = new LruMap<string, SourceState>();
 
   constructor(
     private readonly config: PortScanConfig,
@@ -45,16 +46,16 @@ export class PortScanDetector implements Detector {
     const c = flowColumns(flows);
     const { cols, n } = c;
     const col = (k: number, i: number): number => cols[k * n + i] as number;
-    let newest: string | undefined; // the key touch() made newest last: touching it again changes nothing
     for (let i = 0; i < n; i++) {
       // A probe: a TCP connection attempt (initiator sent SYN) or any UDP flow, not a snapshot.
       const protocol = col(C.protocol, i);
       if (col(C.endReason, i) === SNAPSHOT_REASON || (protocol === 6 ? col(C.fwdSyn, i) === 0 : protocol !== 17)) continue;
       const key = addressKey(c, i);
-      let state = this.sources.get(key);
-      if (!state) state = { key, probes: [] };
-      if (key !== newest) touch(this.sources, key, state);
-      newest = key;
+      let state = this.sources.use(key);
+      if (!state) {
+        state = { key, probes: [] };
+        this.sources.set(key, state);
+      }
       state.probes.push({
         t: c.firstSeenMs(i),
         dst: addressKey(c, n + i),
@@ -68,7 +69,7 @@ export class PortScanDetector implements Detector {
       if (state.probes.length > this.maxProbesPerSource) state.probes.splice(0, state.probes.length - this.maxProbesPerSource);
       touched.add(state);
     }
-    capMap(this.sources, this.maxTracked);
+    this.sources.cap(this.maxTracked);
     const findings: Finding[] = [];
     // Fewer probes than either threshold cannot make a finding; their window is trimmed at a later evaluation (the
     // same probes remain: trimming is monotone in the newest probe time).

@@ -3,7 +3,7 @@
  * increase since the previous record of the same flow. Bounded: the least recently updated flows are forgotten.
  */
 import { FLOW_COLUMN as C, type FlowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
-import { touch } from '../finding.js';
+import { LruMap } from '../lru-map.js';
 
 /** Counter increases of one record over the previous record of the same flow. */
 export interface FlowDelta {
@@ -24,11 +24,12 @@ interface Seen {
 
 export class SnapshotDeltas {
   /** Keyed by flow id and start time: ids restart with a new capture session. */
-  private readonly seen = new Map<string, Seen>();
+  private readonly seen = new LruMap<string, Seen>();
   /** Entries of `seen` per flow id: a finished record whose id has none had no snapshot (no key to build). */
   private readonly ids = new Map<number, number>();
 
   private readonly out: FlowDelta = { fwdPackets: 0, bwdPackets: 0, fwdSyn: 0, spanUs: 0 };
+  private readonly evicted = (_key: string, entry: Seen): void => this.forgetId(entry.id);
 
   constructor(private readonly max: number) {}
 
@@ -60,24 +61,13 @@ export class SnapshotDeltas {
     }
     if (snapshot) {
       if (!prev) this.ids.set(id, (this.ids.get(id) ?? 0) + 1);
-      touch(this.seen, key, { id, fwdPackets, bwdPackets, fwdSyn, lastSeenMs });
-      this.cap();
+      this.seen.set(key, { id, fwdPackets, bwdPackets, fwdSyn, lastSeenMs });
+      this.seen.cap(this.max, this.evicted);
     } else if (prev) {
       this.seen.delete(key);
       this.forgetId(prev.id);
     }
     return d;
-  }
-
-  /** capMap(this.seen, this.max), keeping `ids` in step. */
-  private cap(): void {
-    if (this.seen.size <= this.max) return;
-    let excess = this.seen.size - this.max;
-    for (const [key, entry] of this.seen) {
-      if (excess-- <= 0) break;
-      this.seen.delete(key);
-      this.forgetId(entry.id);
-    }
   }
 
   private forgetId(id: number): void {
