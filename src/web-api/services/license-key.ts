@@ -11,25 +11,30 @@ const PREFIX = 'VIGIL';
 const RANDOM_SYMBOLS = 23;
 const CHECK_SYMBOLS = 2;
 const MODULUS = 1021;
-const DECODE = new Map<string, number>();
-for (let i = 0; i < ALPHABET.length; i++) DECODE.set(ALPHABET[i], i);
-DECODE.set('I', 1);
-DECODE.set('L', 1);
-DECODE.set('O', 0);
+/** Symbol value by (upper-case) character code, -1 for characters that are not symbols. */
+const DECODE = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
+DECODE['I'.charCodeAt(0)] = 1;
+DECODE['L'.charCodeAt(0)] = 1;
+DECODE['O'.charCodeAt(0)] = 0;
+const SEPARATORS = /[\s-]+/g;
+const KEY_SYMBOLS = RANDOM_SYMBOLS + CHECK_SYMBOLS;
 
 /** Bits of randomness in a key. */
 export const LICENSE_KEY_RANDOM_BITS = RANDOM_SYMBOLS * 5;
 
-function checksum(values: readonly number[]): number {
+/** Check value of the first `count` symbols. */
+function checksum(values: readonly number[], count = values.length): number {
   let sum = 0;
-  for (let i = 0; i < values.length; i++) sum = (sum + (i + 1) * values[i]) % MODULUS;
+  for (let i = 0; i < count; i++) sum = (sum + (i + 1) * values[i]) % MODULUS;
   return sum;
 }
 
+/** `VIGIL-` and the symbols in groups of five. */
 function format(values: readonly number[]): string {
-  const body = values.map((v) => ALPHABET[v]).join('');
-  const groups = body.match(/.{5}/g) ?? [];
-  return [PREFIX, ...groups].join('-');
+  let key = PREFIX;
+  for (let i = 0; i < values.length; i++) key += i % 5 === 0 ? `-${ALPHABET[values[i]]}` : ALPHABET[values[i]];
+  return key;
 }
 
 /** A new random key in canonical form. Shown to its owner once; only {@link hashLicenseKey} of it is stored. */
@@ -43,18 +48,18 @@ export function generateLicenseKey(): string {
 
 /** The canonical form of `input` (`VIGIL-` + 5 groups, upper case), or null when it is malformed or its check fails. */
 export function normalizeLicenseKey(input: string): string | null {
-  let compact = input.toUpperCase().replace(/[\s-]+/g, '');
+  let compact = input.toUpperCase().replace(SEPARATORS, '');
   if (compact.startsWith(PREFIX)) compact = compact.slice(PREFIX.length);
-  if (compact.length !== RANDOM_SYMBOLS + CHECK_SYMBOLS) return null;
-  const values: number[] = [];
-  for (const ch of compact) {
-    const v = DECODE.get(ch);
-    if (v === undefined) return null;
-    values.push(v);
+  if (compact.length !== KEY_SYMBOLS) return null;
+  const values = new Array<number>(KEY_SYMBOLS);
+  for (let i = 0; i < KEY_SYMBOLS; i++) {
+    const code = compact.charCodeAt(i);
+    const v = code < 128 ? DECODE[code] : -1;
+    if (v < 0) return null;
+    values[i] = v;
   }
-  const random = values.slice(0, RANDOM_SYMBOLS);
   const check = values[RANDOM_SYMBOLS] * 32 + values[RANDOM_SYMBOLS + 1];
-  if (check !== checksum(random)) return null;
+  if (check !== checksum(values, RANDOM_SYMBOLS)) return null;
   return format(values);
 }
 
