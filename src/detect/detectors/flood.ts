@@ -11,42 +11,18 @@ import { FLOW_COLUMN as C, flowColumns, type FlowColumns } from '../../native/fl
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { LruMap } from '../lru-map.js';
+import { EventWindow } from './event-window.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
 import { addressesOfPairKey, addressKey, addressOfKey, addressPairKey, isGroupAddressAt, isUnspecifiedIpv4At } from './address.js';
-
-interface Event {
-  t: number;
-  sent: number;
-  replies: number;
-  /** Source address key (address.ts `addressKey`). */
-  src: string;
-  reported: boolean;
-}
 
 interface KeyState {
   /** Pairs: (source, destination, protocol); victims: (destination, protocol); SYN: (destination, port). */
   key: string;
-  events: Event[];
+  events: EventWindow;
   /** Ports of the first flow. */
   srcPort: number;
   dstPort: number;
   protocol: number;
-}
-
-function evict(events: Event[], windowMs: number): Event[] {
-  let latest = -Infinity;
-  for (const e of events) if (e.t > latest) latest = e.t;
-  return events.filter((e) => e.t >= latest - windowMs);
-}
-
-function span(events: Event[]): { first: number; last: number } {
-  let first = Infinity;
-  let last = -Infinity;
-  for (const e of events) {
-    if (e.t < first) first = e.t;
-    if (e.t > last) last = e.t;
-  }
-  return { first, last };
 }
 
 const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 58: 'icmp_flood' };
@@ -57,7 +33,7 @@ export const DDOS_MIN_SOURCES = 10;
 /** A new state for `key`, first seen in flow `i` of a batch. */
 function newState(key: string, c: FlowColumns, i: number): KeyState {
   const { cols, n } = c;
-  return { key, events: [], srcPort: cols[C.srcPort * n + i] as number, dstPort: cols[C.dstPort * n + i] as number, protocol: cols[C.protocol * n + i] as number };
+  return { key, events: new EventWindow(), srcPort: cols[C.srcPort * n + i] as number, dstPort: cols[C.dstPort * n + i] as number, protocol: cols[C.protocol * n + i] as number };
 }
 
 function floodLabel(protocol: number): { kind: string; label: string } {
@@ -98,7 +74,7 @@ export class PacketFloodDetector implements Detector {
         state = newState(key, c, i);
         this.pairs.set(key, state);
       }
-      state.events.push({ t, sent, replies, src, reported: false });
+      state.events.push(t, sent, replies, src);
       touched.add(state);
       if (!isGroupAddressAt(c, n + i) && !isUnspecifiedIpv4At(c, n + i)) {
         const vkey = addressKey(c, n + i, protocol);
@@ -107,7 +83,7 @@ export class PacketFloodDetector implements Detector {
           victim = newState(vkey, c, i);
           this.victims.set(vkey, victim);
         }
-        victim.events.push({ t, sent, replies, src, reported: false });
+        victim.events.push(t, sent, replies, src);
         touchedVictims.add(victim);
       }
     }
@@ -116,22 +92,17 @@ export class PacketFloodDetector implements Detector {
     const out: Finding[] = [...this.distributed(touchedVictims)];
     for (const state of touched) {
       if (this.pairs.get(state.key) !== state) continue;
-      state.events = evict(state.events, this.config.windowSec * 1000);
-      let sent = 0;
-      let replies = 0;
-      for (const e of state.events) {
-        sent += e.sent;
-        replies += e.replies;
-      }
+      state.events.evict(this.config.windowSec * 1000);
+      const sent = state.events.sentInWindow;
+      const replies = state.events.repliesInWindow;
       if (sent < this.config.minPackets || replies > sent * this.config.maxReplyRatio) continue;
-      const fresh = state.events.filter((e) => !e.reported);
-      if (fresh.length === 0) continue;
-      for (const e of fresh) e.reported = true;
-      const freshPackets = Math.round(fresh.reduce((a, e) => a + e.sent, 0));
+      const fresh = state.events.takeFresh();
+      if (!fresh) continue;
+      const freshPackets = Math.round(fresh.sent);
       const [srcIp, dstIp] = addressesOfPairKey(state.key);
       const f: FlowIdentity = { srcIp, srcPort: state.srcPort, dstIp, dstPort: state.dstPort, protocol: state.protocol };
       const { kind, label } = floodLabel(f.protocol);
-      const { first, last } = span(fresh);
+      const { first, last } = fresh;
       out.push({
         category: 'dos',
         source: 'rule',
@@ -173,27 +144,22 @@ function distributedFindings(config: FloodConfig, victims: LruMap<string, KeySta
   const out: Finding[] = [];
   for (const state of touched) {
     if (victims.get(state.key) !== state) continue;
-    state.events = evict(state.events, config.windowSec * 1000);
-    let sent = 0;
-    let replies = 0;
-    const bySource = new Map<string, number>();
-    for (const e of state.events) {
-      sent += e.sent;
-      replies += e.replies;
-      bySource.set(e.src, (bySource.get(e.src) ?? 0) + e.sent);
-    }
-    if (sent < config.minPackets || replies > sent * config.maxReplyRatio || bySource.size < DDOS_MIN_SOURCES) continue;
+    state.events.evict(config.windowSec * 1000);
+    const sent = state.events.sentInWindow;
+    const replies = state.events.repliesInWindow;
+    if (sent < config.minPackets || replies > sent * config.maxReplyRatio) continue;
+    const bySource = state.events.bySource();
+    if (bySource.size < DDOS_MIN_SOURCES) continue;
     let top = '';
     let topCount = -1;
     for (const [src, n] of bySource) if (n > topCount) [top, topCount] = [src, n];
     if (topCount >= sent / 2) continue; // one sender dominates: the single-source flood reports it
     top = addressOfKey(top);
-    const fresh = state.events.filter((e) => !e.reported);
-    if (fresh.length === 0) continue;
-    for (const e of fresh) e.reported = true;
+    const fresh = state.events.takeFresh();
+    if (!fresh) continue;
     const f = { dstIp: addressOfKey(state.key), protocol: state.protocol };
     const { kind, label } = floodLabel(f.protocol);
-    const { first, last } = span(fresh);
+    const { first, last } = fresh;
     out.push({
       category: 'ddos',
       source: 'rule',
@@ -208,7 +174,7 @@ function distributedFindings(config: FloodConfig, victims: LruMap<string, KeySta
       threatIp: top,
       title: `Distributed ${label} flood against ${f.dstIp} from ${bySource.size} sources`,
       description: `${bySource.size} senders pushed ${Math.round(sent)} ${label} packets to ${f.dstIp} within ${config.windowSec} s and got ${Math.round(replies)} back; most from ${top} (${Math.round(topCount)}).`,
-      count: Math.max(1, Math.round(fresh.reduce((a, e) => a + e.sent, 0))),
+      count: Math.max(1, Math.round(fresh.sent)),
       firstSeenMs: first,
       lastSeenMs: last,
       details: {
@@ -252,31 +218,26 @@ export class SynFloodDetector implements Detector {
         state = newState(key, c, i);
         this.services.set(key, state);
       }
-      state.events.push({ t: c.lastSeenMs(i), sent: d.fwdSyn, replies: 0, src: addressKey(c, i), reported: false });
+      state.events.push(c.lastSeenMs(i), d.fwdSyn, 0, addressKey(c, i));
       touched.add(state);
     }
     this.services.cap(this.maxTracked);
     const out: Finding[] = [];
     for (const state of touched) {
       if (this.services.get(state.key) !== state) continue;
-      state.events = evict(state.events, this.config.windowSec * 1000);
-      const bySource = new Map<string, number>();
-      let syn = 0;
-      for (const e of state.events) {
-        syn += e.sent;
-        bySource.set(e.src, (bySource.get(e.src) ?? 0) + e.sent);
-      }
+      state.events.evict(this.config.windowSec * 1000);
+      const syn = state.events.sentInWindow;
       if (syn < this.config.minSyn) continue;
-      const fresh = state.events.filter((e) => !e.reported);
-      if (fresh.length === 0) continue;
-      for (const e of fresh) e.reported = true;
+      const fresh = state.events.takeFresh();
+      if (!fresh) continue;
+      const bySource = state.events.bySource();
       let top = '';
       let topCount = -1;
       for (const [src, n] of bySource) if (n > topCount) [top, topCount] = [src, n];
       top = addressOfKey(top);
       const distributed = bySource.size >= 10;
       const f = { dstIp: addressOfKey(state.key), dstPort: state.dstPort };
-      const { first, last } = span(fresh);
+      const { first, last } = fresh;
       out.push({
         category: distributed ? 'ddos' : 'dos',
         source: 'rule',
@@ -291,7 +252,7 @@ export class SynFloodDetector implements Detector {
         threatIp: top,
         title: distributed ? `SYN flood against ${f.dstIp}:${f.dstPort} from ${bySource.size} sources` : `SYN flood against ${f.dstIp}:${f.dstPort} from ${top}`,
         description: `${syn} SYNs without a session to ${f.dstIp}:${f.dstPort} within ${this.config.windowSec} s from ${bySource.size} source(s); most from ${top} (${topCount}).`,
-        count: Math.max(1, fresh.reduce((a, e) => a + e.sent, 0)),
+        count: Math.max(1, fresh.sent),
         firstSeenMs: first,
         lastSeenMs: last,
         details: {
