@@ -8,26 +8,20 @@ import type { FlowRecord } from '../../native/flow-record.js';
 import { addressKey, addressOfKey } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { LruMap } from '../lru-map.js';
+import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, UNANSWERED } from './probe-window.js';
 
-interface Probe {
-  t: number;
-  /** Destination address key (address.ts `addressKey`). */
-  dst: string;
-  port: number;
-  protocol: number;
-  unanswered: boolean;
-  reportedVertical: boolean;
-  reportedHorizontal: boolean;
+/** Probes among `indices` with `flag` set. */
+function countFlag(w: ProbeWindow, indices: readonly number[], flag: number): number {
+  let k = 0;
+  for (const i of indices) if ((w.flags[i] as number) & flag) k++;
+  return k;
 }
 
 interface SourceState {
   /** Source address key (address.ts `addressKey`). */
   key: string;
-  probes: Probe[];
+  probes: ProbeWindow;
 }
-
-/** One number per (port, protocol). */
-const serviceKey = (p: Probe): number => p.port * 256 + p.protocol;
 
 export class PortScanDetector implements Detector {
   readonly name = 'port_scan';
@@ -53,20 +47,13 @@ export class PortScanDetector implements Detector {
       const key = addressKey(c, i);
       let state = this.sources.use(key);
       if (!state) {
-        state = { key, probes: [] };
+        state = { key, probes: new ProbeWindow() };
         this.sources.set(key, state);
       }
-      state.probes.push({
-        t: c.firstSeenMs(i),
-        dst: addressKey(c, n + i),
-        port: col(C.dstPort, i),
-        protocol,
-        // No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply.
-        unanswered: protocol === 6 ? col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0 : col(C.bwdPackets, i) === 0,
-        reportedVertical: false,
-        reportedHorizontal: false,
-      });
-      if (state.probes.length > this.maxProbesPerSource) state.probes.splice(0, state.probes.length - this.maxProbesPerSource);
+      // No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply.
+      const unanswered = protocol === 6 ? col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0 : col(C.bwdPackets, i) === 0;
+      state.probes.push(c.firstSeenMs(i), addressKey(c, n + i), col(C.dstPort, i) * 256 + protocol, unanswered);
+      state.probes.trimTo(this.maxProbesPerSource);
       touched.add(state);
     }
     this.sources.cap(this.maxTracked);
@@ -75,44 +62,51 @@ export class PortScanDetector implements Detector {
     // same probes remain: trimming is monotone in the newest probe time).
     const least = Math.min(this.config.minPorts, this.config.minHosts);
     for (const state of touched) {
-      if (state.probes.length >= least && this.sources.get(state.key) === state) findings.push(...this.evaluate(addressOfKey(state.key), state));
+      if (state.probes.length >= least && this.sources.get(state.key) === state) findings.push(...this.evaluate(state.key, state.probes));
     }
     return findings;
   }
 
-  private evaluate(src: string, state: SourceState): Finding[] {
-    const windowMs = this.config.windowSec * 1000;
-    let latest = -Infinity;
-    for (const p of state.probes) if (p.t > latest) latest = p.t;
-    state.probes = state.probes.filter((p) => p.t >= latest - windowMs);
+  /** True when some destination or service of the window passes its thresholds (before looking at what is new). */
+  private anyCandidate(w: ProbeWindow): boolean {
+    const { minPorts, minHosts, minUnansweredRatio } = this.config;
+    const { byHost, byService } = w.tallies();
+    for (const h of byHost.values()) if (h.distinct.size >= minPorts && !(h.unanswered / h.probes < minUnansweredRatio)) return true;
+    for (const s of byService.values()) if (s.distinct.size >= minHosts && !(s.unanswered / s.probes < minUnansweredRatio)) return true;
+    return false;
+  }
 
-    const byHost = new Map<string, Probe[]>();
-    const byPort = new Map<number, Probe[]>();
-    for (const p of state.probes) {
-      (byHost.get(p.dst) ?? byHost.set(p.dst, []).get(p.dst))?.push(p);
-      const pk = serviceKey(p);
-      (byPort.get(pk) ?? byPort.set(pk, []).get(pk))?.push(p);
+  private evaluate(srcKey: string, w: ProbeWindow): Finding[] {
+    w.evict(this.config.windowSec * 1000);
+    if (!this.anyCandidate(w)) return [];
+    const src = addressOfKey(srcKey);
+    // Destinations and services in order of their first probe in the window, each with its probes (indices).
+    const byHost = new Map<string, number[]>();
+    const byPort = new Map<number, number[]>();
+    for (let i = 0; i < w.length; i++) {
+      const dst = w.dst[i] as string;
+      const svc = w.service[i] as number;
+      (byHost.get(dst) ?? byHost.set(dst, []).get(dst))?.push(i);
+      (byPort.get(svc) ?? byPort.set(svc, []).get(svc))?.push(i);
     }
     const out: Finding[] = [];
     for (const [dst, probes] of byHost) {
-      const ports = new Set(probes.map(serviceKey));
-      const unanswered = probes.filter((p) => p.unanswered).length;
+      const ports = new Set(probes.map((i) => w.service[i] as number));
+      const unanswered = countFlag(w, probes, UNANSWERED);
       if (ports.size < this.config.minPorts || unanswered / probes.length < this.config.minUnansweredRatio) continue;
-      const fresh = probes.filter((p) => !p.reportedVertical);
+      const fresh = probes.filter((i) => !((w.flags[i] as number) & REPORTED_VERTICAL));
       if (fresh.length === 0) continue;
-      for (const p of fresh) p.reportedVertical = true;
-      out.push(this.finding(src, addressOfKey(dst), null, probes, fresh, ports.size, 'ports'));
+      for (const i of fresh) w.flags[i] = (w.flags[i] as number) | REPORTED_VERTICAL;
+      out.push(this.finding(src, addressOfKey(dst), null, w, probes, fresh, ports.size, 'ports'));
     }
-    for (const [pk, probes] of byPort) {
-      const hosts = new Set(probes.map((p) => p.dst));
-      const unanswered = probes.filter((p) => p.unanswered).length;
+    for (const [svc, probes] of byPort) {
+      const hosts = new Set(probes.map((i) => w.dst[i] as string));
+      const unanswered = countFlag(w, probes, UNANSWERED);
       if (hosts.size < this.config.minHosts || unanswered / probes.length < this.config.minUnansweredRatio) continue;
-      const fresh = probes.filter((p) => !p.reportedHorizontal);
+      const fresh = probes.filter((i) => !((w.flags[i] as number) & REPORTED_HORIZONTAL));
       if (fresh.length === 0) continue;
-      for (const p of fresh) p.reportedHorizontal = true;
-      const port = Math.floor(pk / 256);
-      const proto = pk % 256;
-      out.push(this.finding(src, null, { port, proto }, probes, fresh, hosts.size, 'hosts'));
+      for (const i of fresh) w.flags[i] = (w.flags[i] as number) | REPORTED_HORIZONTAL;
+      out.push(this.finding(src, null, { port: Math.floor(svc / 256), proto: svc % 256 }, w, probes, fresh, hosts.size, 'hosts'));
     }
     return out;
   }
@@ -121,20 +115,22 @@ export class PortScanDetector implements Detector {
     src: string,
     dst: string | null,
     service: { port: number; proto: number } | null,
-    window: Probe[],
-    fresh: Probe[],
+    w: ProbeWindow,
+    window: number[],
+    fresh: number[],
     distinct: number,
     kind: 'ports' | 'hosts',
   ): Finding {
     const threshold = kind === 'ports' ? this.config.minPorts : this.config.minHosts;
-    const unanswered = window.filter((p) => p.unanswered).length;
+    const unanswered = countFlag(w, window, UNANSWERED);
     let first = Infinity;
     let last = -Infinity;
-    for (const p of fresh) {
-      if (p.t < first) first = p.t;
-      if (p.t > last) last = p.t;
+    for (const i of fresh) {
+      const t = w.t[i] as number;
+      if (t < first) first = t;
+      if (t > last) last = t;
     }
-    const protocols = [...new Set(window.map((p) => p.protocol))];
+    const protocols = [...new Set(window.map((i) => (w.service[i] as number) % 256))];
     const vertical = kind === 'ports';
     return {
       category: 'port_scan',

@@ -1,0 +1,126 @@
+/**
+ * The probes of one port-scan source within its sliding window: parallel arrays in arrival order (no object per
+ * probe) and, once the source has enough probes to matter, per-destination and per-service tallies kept up to date as
+ * probes arrive and leave, so the detector can tell without a pass over the window that no host or service can make
+ * a finding.
+ */
+
+/** Probe flags. */
+export const UNANSWERED = 1;
+export const REPORTED_VERTICAL = 2;
+export const REPORTED_HORIZONTAL = 4;
+
+/** In-window probes of one destination (or one service): how many, how many unanswered, and per other side. */
+export interface Tally<K> {
+  probes: number;
+  unanswered: number;
+  /** Probes per service (for a destination) or per destination (for a service). */
+  distinct: Map<K, number>;
+}
+
+function add<K>(m: Map<K, number>, k: K, by: number): void {
+  const v = (m.get(k) ?? 0) + by;
+  if (v === 0) m.delete(k);
+  else m.set(k, v);
+}
+
+export class ProbeWindow {
+  /** First-seen time (epoch ms) of each probe, in arrival order. */
+  readonly t: number[] = [];
+  /** Destination address key (address.ts `addressKey`). */
+  readonly dst: string[] = [];
+  /** `port * 256 + protocol`. */
+  readonly service: number[] = [];
+  readonly flags: number[] = [];
+  private newest = -Infinity;
+  private oldest = Infinity;
+  /** Null until {@link tallies} is first asked for. */
+  private byHost: Map<string, Tally<number>> | null = null;
+  private byService: Map<number, Tally<string>> | null = null;
+
+  get length(): number {
+    return this.t.length;
+  }
+
+  push(t: number, dst: string, service: number, unanswered: boolean): void {
+    this.t.push(t);
+    this.dst.push(dst);
+    this.service.push(service);
+    this.flags.push(unanswered ? UNANSWERED : 0);
+    if (t > this.newest) this.newest = t;
+    if (t < this.oldest) this.oldest = t;
+    if (this.byHost) this.count(this.t.length - 1, 1);
+  }
+
+  /** Keeps the `max` latest arrivals. */
+  trimTo(max: number): void {
+    const drop = this.t.length - max;
+    if (drop <= 0) return;
+    if (this.byHost) for (let i = 0; i < drop; i++) this.count(i, -1);
+    this.t.splice(0, drop);
+    this.dst.splice(0, drop);
+    this.service.splice(0, drop);
+    this.flags.splice(0, drop);
+    this.newest = -Infinity;
+    this.oldest = Infinity;
+    for (const ti of this.t) {
+      if (ti > this.newest) this.newest = ti;
+      if (ti < this.oldest) this.oldest = ti;
+    }
+  }
+
+  /** Drops the probes older than the newest one minus `windowMs` (order kept). */
+  evict(windowMs: number): void {
+    const cutoff = this.newest - windowMs;
+    if (!(this.oldest < cutoff)) return;
+    const { t, dst, service, flags } = this;
+    let kept = 0;
+    let oldest = Infinity;
+    for (let i = 0; i < t.length; i++) {
+      const ti = t[i] as number;
+      if (ti < cutoff) {
+        if (this.byHost) this.count(i, -1);
+        continue;
+      }
+      t[kept] = ti;
+      dst[kept] = dst[i] as string;
+      service[kept] = service[i] as number;
+      flags[kept] = flags[i] as number;
+      if (ti < oldest) oldest = ti;
+      kept++;
+    }
+    t.length = kept;
+    dst.length = kept;
+    service.length = kept;
+    flags.length = kept;
+    this.oldest = oldest;
+  }
+
+  /** Per-destination and per-service tallies of the probes in the window (built on first use, then kept). */
+  tallies(): { byHost: Map<string, Tally<number>>; byService: Map<number, Tally<string>> } {
+    if (!this.byHost || !this.byService) {
+      this.byHost = new Map();
+      this.byService = new Map();
+      for (let i = 0; i < this.t.length; i++) this.count(i, 1);
+    }
+    return { byHost: this.byHost, byService: this.byService };
+  }
+
+  private count(i: number, by: 1 | -1): void {
+    const dst = this.dst[i] as string;
+    const svc = this.service[i] as number;
+    const unanswered = (this.flags[i] as number) & UNANSWERED ? by : 0;
+    let h = (this.byHost as Map<string, Tally<number>>).get(dst);
+    if (!h) (this.byHost as Map<string, Tally<number>>).set(dst, (h = { probes: 0, unanswered: 0, distinct: new Map() }));
+    h.probes += by;
+    h.unanswered += unanswered;
+    add(h.distinct, svc, by);
+    if (h.probes === 0) (this.byHost as Map<string, Tally<number>>).delete(dst);
+    let s = (this.byService as Map<number, Tally<string>>).get(svc);
+    if (!s) (this.byService as Map<number, Tally<string>>).set(svc, (s = { probes: 0, unanswered: 0, distinct: new Map() }));
+    s.probes += by;
+    s.unanswered += unanswered;
+    add(s.distinct, dst, by);
+    if (s.probes === 0) (this.byService as Map<number, Tally<string>>).delete(svc);
+  }
+}
