@@ -7,6 +7,24 @@
  * minus the window and summing the rest from the first: totals are summed in that order (recomputed after a removal),
  * so they are the same floating-point numbers.
  */
+/**
+ * Parallel arrays whose first holds times: removes, in place and keeping the order, the entries with a time below
+ * `cutoff`, calling `dropped(i)` for each (index before the move) while its values are still in place.
+ */
+export function dropOlder(columns: readonly [number[], ...unknown[][]], cutoff: number, dropped: (i: number) => void): void {
+  const t = columns[0];
+  let kept = 0;
+  for (let i = 0; i < t.length; i++) {
+    if ((t[i] as number) < cutoff) {
+      dropped(i);
+      continue;
+    }
+    if (kept !== i) for (const col of columns) col[kept] = col[i];
+    kept++;
+  }
+  for (const col of columns) col.length = kept;
+}
+
 export class EventWindow {
   /** Capture time (epoch ms) of each event, in arrival order. */
   readonly t: number[] = [];
@@ -53,33 +71,19 @@ export class EventWindow {
   evict(windowMs: number): void {
     const cutoff = this.newest - windowMs;
     if (!(this.oldest < cutoff)) return;
-    const { t, sent, replies, src } = this;
-    let kept = 0;
-    let reported = 0;
-    let oldest = Infinity;
-    let sentTotal = 0;
-    let repliesTotal = 0;
-    for (let i = 0; i < t.length; i++) {
-      const ti = t[i] as number;
-      if (ti < cutoff) continue;
-      if (i < this.reported) reported++;
-      t[kept] = ti;
-      sent[kept] = sent[i] as number;
-      replies[kept] = replies[i] as number;
-      src[kept] = src[i] as string;
-      if (ti < oldest) oldest = ti;
-      sentTotal += sent[kept] as number;
-      repliesTotal += replies[kept] as number;
-      kept++;
+    let reportedDropped = 0;
+    dropOlder([this.t, this.sent, this.replies, this.src], cutoff, (i) => {
+      if (i < this.reported) reportedDropped++;
+    });
+    this.reported -= reportedDropped;
+    this.oldest = Infinity;
+    this.sentTotal = 0;
+    this.repliesTotal = 0;
+    for (let i = 0; i < this.t.length; i++) {
+      if ((this.t[i] as number) < this.oldest) this.oldest = this.t[i] as number;
+      this.sentTotal += this.sent[i] as number;
+      this.repliesTotal += this.replies[i] as number;
     }
-    t.length = kept;
-    sent.length = kept;
-    replies.length = kept;
-    src.length = kept;
-    this.reported = reported;
-    this.oldest = oldest;
-    this.sentTotal = sentTotal;
-    this.repliesTotal = repliesTotal;
   }
 
   /** Packets sent per source within the window, sources in order of their first event. */

@@ -4,6 +4,7 @@
  * probes arrive and leave, so the detector can tell without a pass over the window that no host or service can make
  * a finding.
  */
+import { dropOlder } from './event-window.js';
 
 /** Probe flags. */
 export const UNANSWERED = 1;
@@ -16,12 +17,6 @@ export interface Tally<K> {
   unanswered: number;
   /** Probes per service (for a destination) or per destination (for a service). */
   distinct: Map<K, number>;
-}
-
-function add<K>(m: Map<K, number>, k: K, by: number): void {
-  const v = (m.get(k) ?? 0) + by;
-  if (v === 0) m.delete(k);
-  else m.set(k, v);
 }
 
 export class ProbeWindow {
@@ -73,27 +68,11 @@ export class ProbeWindow {
   evict(windowMs: number): void {
     const cutoff = this.newest - windowMs;
     if (!(this.oldest < cutoff)) return;
-    const { t, dst, service, flags } = this;
-    let kept = 0;
-    let oldest = Infinity;
-    for (let i = 0; i < t.length; i++) {
-      const ti = t[i] as number;
-      if (ti < cutoff) {
-        if (this.byHost) this.count(i, -1);
-        continue;
-      }
-      t[kept] = ti;
-      dst[kept] = dst[i] as string;
-      service[kept] = service[i] as number;
-      flags[kept] = flags[i] as number;
-      if (ti < oldest) oldest = ti;
-      kept++;
-    }
-    t.length = kept;
-    dst.length = kept;
-    service.length = kept;
-    flags.length = kept;
-    this.oldest = oldest;
+    dropOlder([this.t, this.dst, this.service, this.flags], cutoff, (i) => {
+      if (this.byHost) this.count(i, -1);
+    });
+    this.oldest = Infinity;
+    for (const ti of this.t) if (ti < this.oldest) this.oldest = ti;
   }
 
   /** Per-destination and per-service tallies of the probes in the window (built on first use, then kept). */
@@ -107,20 +86,20 @@ export class ProbeWindow {
   }
 
   private count(i: number, by: 1 | -1): void {
-    const dst = this.dst[i] as string;
-    const svc = this.service[i] as number;
     const unanswered = (this.flags[i] as number) & UNANSWERED ? by : 0;
-    let h = (this.byHost as Map<string, Tally<number>>).get(dst);
-    if (!h) (this.byHost as Map<string, Tally<number>>).set(dst, (h = { probes: 0, unanswered: 0, distinct: new Map() }));
-    h.probes += by;
-    h.unanswered += unanswered;
-    add(h.distinct, svc, by);
-    if (h.probes === 0) (this.byHost as Map<string, Tally<number>>).delete(dst);
-    let s = (this.byService as Map<number, Tally<string>>).get(svc);
-    if (!s) (this.byService as Map<number, Tally<string>>).set(svc, (s = { probes: 0, unanswered: 0, distinct: new Map() }));
-    s.probes += by;
-    s.unanswered += unanswered;
-    add(s.distinct, dst, by);
-    if (s.probes === 0) (this.byService as Map<number, Tally<string>>).delete(svc);
+    tally(this.byHost as Map<string, Tally<number>>, this.dst[i] as string, this.service[i] as number, by, unanswered);
+    tally(this.byService as Map<number, Tally<string>>, this.service[i] as number, this.dst[i] as string, by, unanswered);
   }
+}
+
+/** Adds (`by` 1) or removes (-1) one probe of `key` towards `other` in `tallies`. */
+function tally<K, O>(tallies: Map<K, Tally<O>>, key: K, other: O, by: 1 | -1, unanswered: number): void {
+  let e = tallies.get(key);
+  if (!e) tallies.set(key, (e = { probes: 0, unanswered: 0, distinct: new Map() }));
+  e.probes += by;
+  e.unanswered += unanswered;
+  const v = (e.distinct.get(other) ?? 0) + by;
+  if (v === 0) e.distinct.delete(other);
+  else e.distinct.set(other, v);
+  if (e.probes === 0) tallies.delete(key);
 }

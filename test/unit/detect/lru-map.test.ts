@@ -1,5 +1,6 @@
 /** src/detect/lru-map.ts against the Map-based LRU it replaces (delete + set on use, evict from the front). */
 import { expect } from 'chai';
+import { seededRandom } from '../../helpers/random.js';
 import { LruMap } from '../../../src/detect/lru-map.js';
 
 /** The reference: a Map used as an LRU (what the detectors did before LruMap). */
@@ -17,11 +18,7 @@ function capMap<K, V>(map: Map<K, V>, max: number): void {
 
 describe('detect/lru-map: LruMap', () => {
   it('keeps the same entries in the same order as a Map with touch() and capMap(), through random operations', () => {
-    let seed = 99;
-    const rnd = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
+    const rnd = seededRandom(99);
     for (const max of [1, 3, 10, 50]) {
       const lru = new LruMap<string, number>();
       const ref = new Map<string, number>();

@@ -3,6 +3,7 @@
  * address text they replace (random IPv4, IPv4-mapped and IPv6 addresses, column batches and plain-record batches).
  */
 import { expect } from 'chai';
+import { seededRandom } from '../../../helpers/random.js';
 import {
   addressesOfPairKey,
   addressKey,
@@ -15,11 +16,7 @@ import {
 import { flowColumns, formatAddress, type FlowColumns } from '../../../../src/native/flow-batch.js';
 import { makeFlow } from '../flow-factory.js';
 
-let seed = 12345;
-const rnd = (n: number): number => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31;
-  return seed % n;
-};
+const rnd = seededRandom(12345);
 
 /** A random 16-byte address: mostly IPv4-mapped from a small pool (repeats), some IPv6, some special ones. */
 function randomAddress(): number[] {

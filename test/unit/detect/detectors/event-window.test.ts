@@ -1,5 +1,6 @@
 /** src/detect/detectors/event-window.ts against the array-of-events code it replaces (filter, sum, mark reported). */
 import { expect } from 'chai';
+import { seededRandom } from '../../../helpers/random.js';
 import { EventWindow } from '../../../../src/detect/detectors/event-window.js';
 
 interface Event {
@@ -12,11 +13,7 @@ interface Event {
 
 describe('detect/detectors/event-window: EventWindow', () => {
   it('gives the totals, per-source sums and fresh events the filtered array gave, bit for bit', () => {
-    let seed = 4242;
-    const rnd = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return Math.floor((seed / 2 ** 31) * n);
-    };
+    const rnd = seededRandom(4242);
     for (let run = 0; run < 40; run++) {
       const windowMs = 1000 * (1 + rnd(10));
       const w = new EventWindow();

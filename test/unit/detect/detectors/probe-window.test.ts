@@ -1,5 +1,6 @@
 /** src/detect/detectors/probe-window.ts: the window and its tallies against a recount of the probes it holds. */
 import { expect } from 'chai';
+import { seededRandom } from '../../../helpers/random.js';
 import { ProbeWindow, UNANSWERED } from '../../../../src/detect/detectors/probe-window.js';
 
 interface Probe {
@@ -11,11 +12,7 @@ interface Probe {
 
 describe('detect/detectors/probe-window: ProbeWindow', () => {
   it('keeps the probes the old filter and splice kept, and tallies that match a recount', () => {
-    let seed = 777;
-    const rnd = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return Math.floor((seed / 2 ** 31) * n);
-    };
+    const rnd = seededRandom(777);
     for (let run = 0; run < 30; run++) {
       const windowMs = 500 * (1 + rnd(8));
       const max = 5 + rnd(60);
