@@ -44,18 +44,20 @@ export class BeaconDetector implements Detector {
       const dstPort = cols[C.dstPort * n + i] as number;
       if (PERIODIC_BY_DESIGN.has(dstPort) || isGroupAddressAt(c, n + i)) continue;
       const key = addressPairKey(c, i, n + i, dstPort, protocol);
+      const t = c.firstSeenMs(i);
       let state = this.series.use(key);
       if (!state) {
-        state = { key, starts: [], unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol };
+        // A one-element literal: most series never get a second start (a first push() onto [] reserves 17 slots).
+        state = { key, starts: [t], unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol };
         this.series.set(key, state);
+      } else {
+        // Kept sorted: flows arrive in end order, so a start can be earlier than the last one (insert it in place).
+        const starts = state.starts;
+        let at = starts.length;
+        while (at > 0 && (starts[at - 1] as number) > t) at--;
+        if (at === starts.length) starts.push(t);
+        else starts.splice(at, 0, t);
       }
-      // Kept sorted: flows arrive in end order, so a start can be earlier than the last one (insert it in place).
-      const t = c.firstSeenMs(i);
-      const starts = state.starts;
-      let at = starts.length;
-      while (at > 0 && (starts[at - 1] as number) > t) at--;
-      if (at === starts.length) starts.push(t);
-      else starts.splice(at, 0, t);
       state.unreported++;
       if (state.starts.length > MAX_STARTS) state.starts.splice(0, state.starts.length - MAX_STARTS);
       touched.add(state);

@@ -26,12 +26,14 @@ export function dropOlder(columns: readonly [number[], ...unknown[][]], cutoff: 
 }
 
 export class EventWindow {
+  // Arrays start as one-element literals on the first push (a first push() onto [] reserves 17 slots; most keys see
+  // one or two events).
   /** Capture time (epoch ms) of each event, in arrival order. */
-  readonly t: number[] = [];
-  readonly sent: number[] = [];
-  readonly replies: number[] = [];
+  private t: number[] = [];
+  private sent: number[] = [];
+  private replies: number[] = [];
   /** Source address key of each event. */
-  readonly src: string[] = [];
+  private src: string[] = [];
   /**
    * Events `[0, reported)` have been reported. Reporting marks every event of the window and later ones are appended,
    * so the reported events are always a prefix.
@@ -57,10 +59,17 @@ export class EventWindow {
   }
 
   push(t: number, sent: number, replies: number, src: string): void {
-    this.t.push(t);
-    this.sent.push(sent);
-    this.replies.push(replies);
-    this.src.push(src);
+    if (this.t.length === 0) {
+      this.t = [t];
+      this.sent = [sent];
+      this.replies = [replies];
+      this.src = [src];
+    } else {
+      this.t.push(t);
+      this.sent.push(sent);
+      this.replies.push(replies);
+      this.src.push(src);
+    }
     if (t > this.newest) this.newest = t;
     if (t < this.oldest) this.oldest = t;
     this.sentTotal += sent;

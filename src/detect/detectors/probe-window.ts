@@ -20,13 +20,14 @@ export interface Tally<K> {
 }
 
 export class ProbeWindow {
+  // Arrays start as one-element literals on the first push (see EventWindow).
   /** First-seen time (epoch ms) of each probe, in arrival order. */
-  readonly t: number[] = [];
+  t: number[] = [];
   /** Destination address key (address.ts `addressKey`). */
-  readonly dst: string[] = [];
+  dst: string[] = [];
   /** `port * 256 + protocol`. */
-  readonly service: number[] = [];
-  readonly flags: number[] = [];
+  service: number[] = [];
+  flags: number[] = [];
   private newest = -Infinity;
   private oldest = Infinity;
   /** Null until {@link tallies} is first asked for. */
@@ -38,10 +39,18 @@ export class ProbeWindow {
   }
 
   push(t: number, dst: string, service: number, unanswered: boolean): void {
-    this.t.push(t);
-    this.dst.push(dst);
-    this.service.push(service);
-    this.flags.push(unanswered ? UNANSWERED : 0);
+    const flags = unanswered ? UNANSWERED : 0;
+    if (this.t.length === 0) {
+      this.t = [t];
+      this.dst = [dst];
+      this.service = [service];
+      this.flags = [flags];
+    } else {
+      this.t.push(t);
+      this.dst.push(dst);
+      this.service.push(service);
+      this.flags.push(flags);
+    }
     if (t > this.newest) this.newest = t;
     if (t < this.oldest) this.oldest = t;
     if (this.byHost) this.count(this.t.length - 1, 1);
