@@ -5,14 +5,15 @@
  * - pipeline: the benchmark capture replayed through the sensor (file source, as fast as possible) into the detection
  *   engine (detectors, scoring, aggregated alerts and threats stored in a real SQLite file), open to the last batch
  *   stored, against libpcap's read floor (`build/read_floor`, pcap_next_ex only) measured in the same run.
- *   Target: pipeline within 3x the read floor. Medians over 3 interleaved repetitions.
+ *   Target: pipeline within 3x the read floor. Medians over 3 interleaved repetitions. Also the JS thread's CPU time
+ *   per pipeline run (Linux), which varies far less than wall time on a shared machine.
  * Options: --pcap FILE (pipeline input; default: the capture bench's generated input, 12 copies of
  * ../shared/data/pcaps/bench_ndpi_merged_ethernet_mixed.pcap = 1,077,852 packets, built by ./input.ts into .cache/;
  * without the shared capture, a fixture capture), --copies N (copies in the generated input, default 12),
  * --seconds N (time per scoring size, default 2). Scoring uses the first 200,000 flow records of the input.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../src/config/detection.js';
@@ -97,6 +98,21 @@ async function replayOnly(file: string, event: 'flows' | 'columnFlows' = 'flows'
   return { seconds: (performance.now() - t) / 1000, flows };
 }
 
+/**
+ * CPU time (s) of this process's JS thread so far, from /proc (Linux; null elsewhere). The pipeline's JS-thread work
+ * is what has to shrink for it to keep up with the capture thread, and unlike wall time it hardly depends on what
+ * else runs on the machine.
+ */
+function jsThreadCpuSeconds(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
+  } catch {
+    return null;
+  }
+}
+
 async function pipeline(file: string, model: FlowModel): Promise<Record<string, number>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'vigil-bench-detect-'));
   try {
@@ -117,15 +133,18 @@ async function pipeline(file: string, model: FlowModel): Promise<Record<string, 
     });
     const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
     const t = performance.now();
+    const cpu0 = jsThreadCpuSeconds();
     await sensor.start({ kind: 'file', path: file });
     await ended;
     await chain;
     const seconds = (performance.now() - t) / 1000;
+    const cpu1 = jsThreadCpuSeconds();
+    const jsCpuSeconds = cpu0 === null || cpu1 === null ? Number.NaN : cpu1 - cpu0;
     const stats = engine.mlStats();
     const stored = await store.selectFrom('alerts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     await engine.close();
     await closeStore(store);
-    return { seconds, flows, flowsScored: stats.flowsScored, skipped: stats.skipped, alertChanges: alerts, alertsStored: Number(stored.n) };
+    return { seconds, jsCpuSeconds, flows, flowsScored: stats.flowsScored, skipped: stats.skipped, alertChanges: alerts, alertsStored: Number(stored.n) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -159,7 +178,7 @@ async function main(): Promise<void> {
     replay.push((await replayOnly(input)).seconds);
     replayColumns.push((await replayOnly(input, 'columnFlows')).seconds);
     pipe.push(await pipeline(input, model));
-    log(`  rep ${i + 1}: floor ${f === null ? 'n/a' : round(f, 4)} s, replay ${round(replay[i] as number, 4)} s (column records ${round(replayColumns[i] as number, 4)} s), pipeline ${round(pipe[i]!.seconds as number, 4)} s`);
+    log(`  rep ${i + 1}: floor ${f === null ? 'n/a' : round(f, 4)} s, replay ${round(replay[i] as number, 4)} s (column records ${round(replayColumns[i] as number, 4)} s), pipeline ${round(pipe[i]!.seconds as number, 4)} s (JS thread CPU ${round(pipe[i]!.jsCpuSeconds as number, 3)} s)`);
   }
   const pipeSec = median(pipe.map((p) => p.seconds as number));
   const floorSec = floor.length > 0 ? median(floor) : null;
@@ -170,7 +189,7 @@ async function main(): Promise<void> {
   const result = {
     machine: { cpus: cpus().length, loadAverage1m: round(loadavg()[0] as number, 2), note: 'shared machine: figures scale with the load of other processes' },
     model: { name: model.info.name, version: model.info.version, sha256: model.info.sha256, features: model.width },
-    scoring: { what: 'FlowScorer.score(): features + one session.run + explanations, 1 intra-op thread', ...score },
+    scoring: { what: 'FlowScorer.score(): features + one session.run (on the model worker thread, 1 intra-op thread) + explanations', ...score },
     pipeline: {
       file: input,
       what: 'sensor file replay -> detectors + scoring + aggregated alerts/threats stored in SQLite; open to last batch stored',
@@ -179,6 +198,8 @@ async function main(): Promise<void> {
       skipped: p0.skipped,
       alertsStored: p0.alertsStored,
       seconds: round(pipeSec, 4),
+      jsThreadCpuSeconds: round(median(pipe.map((p) => p.jsCpuSeconds as number)), 3),
+      jsThreadCpuWhat: 'CPU time of the JS thread during the pipeline run (median): detectors, alert storage, feature matrices, GC; inference runs on the model worker',
       flowsPerSec: Math.round((p0.flows as number) / pipeSec),
       replayOnlySeconds: round(replaySec, 4),
       replayOnlyWhat: 'sensor replay, every batch decoded into plain FlowRecord objects (the `flows` event), nothing else',
@@ -187,6 +208,7 @@ async function main(): Promise<void> {
       readFloorSeconds: floorSec === null ? null : round(floorSec, 4),
       readFloor: existsSync(READ_FLOOR) ? 'build/read_floor (libpcap pcap_next_ex only)' : 'build/read_floor not built: ratio unavailable',
       runs: pipe.map((p) => round(p.seconds as number, 4)),
+      jsThreadCpuRuns: pipe.map((p) => round(p.jsCpuSeconds as number, 3)),
     },
     ratios: {
       pipelineVsReadFloor: floorSec === null ? null : round(pipeSec / floorSec, 2),
