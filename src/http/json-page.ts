@@ -51,6 +51,13 @@ export function acceptsGzip(ctx: Context): boolean {
   return accepted;
 }
 
+/** The Vary value `current` plus Accept-Encoding (koa's ctx.vary, without parsing the header on every response). */
+function withAcceptEncoding(current: string): string {
+  if (current === '') return 'Accept-Encoding';
+  if (current === '*' || /(?:^|,)\s*accept-encoding\s*(?:,|$)/i.test(current)) return current;
+  return `${current}, Accept-Encoding`;
+}
+
 /** Answers with `page`: gzip-encoded when it is large enough and the client prefers gzip. */
 export function sendJsonPage(ctx: Context, page: JsonPage): void {
   ctx.set('Content-Type', JSON_CONTENT_TYPE);
@@ -58,7 +65,8 @@ export function sendJsonPage(ctx: Context, page: JsonPage): void {
     ctx.body = page.json;
     return;
   }
-  ctx.vary('Accept-Encoding');
+  const vary = ctx.res.getHeader('Vary');
+  ctx.res.setHeader('Vary', withAcceptEncoding(vary === undefined ? '' : String(vary)));
   if (acceptsGzip(ctx)) {
     ctx.set('Content-Encoding', 'gzip');
     ctx.body = page.gzip();

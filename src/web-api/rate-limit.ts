@@ -49,7 +49,7 @@ export function rateLimit(store: RateLimitStore, rule: RateLimitRule, onStoreErr
       return;
     }
     const limited = (ctx.state as { rateLimit?: unknown }).rateLimit !== undefined && ctx.status === 429;
-    const rawReset = Number(ctx.response.get('RateLimit-Reset'));
+    const rawReset = Number(ctx.res.getHeader('RateLimit-Reset')); // (koa's ctx.response.get copies every header)
     // Seconds since the epoch (memory driver) or milliseconds (Redis driver): anything past year 5000 in seconds is ms.
     const resetSec = rawReset > 1e11 ? rawReset / 1000 : rawReset;
     if (Number.isFinite(resetSec) && resetSec > 0) ctx.set('RateLimit-Reset', String(Math.max(0, Math.ceil(resetSec - Date.now() / 1000))));

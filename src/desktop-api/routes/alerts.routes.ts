@@ -8,9 +8,15 @@ import type { RouteDeps } from './deps.js';
 
 export function register(router: Router, deps: RouteDeps): void {
   const listQuery = queryParser(alertListQuery);
-  router.get('/api/alerts', async (ctx) => {
+  // Not async: the common case (a valid cached page) is answered without a promise.
+  router.get('/api/alerts', (ctx) => {
     const q = listQuery(ctx);
-    sendJsonPage(ctx, deps.alerts.cachedListPage(q) ?? (await deps.alerts.listPage(q)));
+    const cached = deps.alerts.cachedListPage(q);
+    if (cached !== null) {
+      sendJsonPage(ctx, cached);
+      return undefined;
+    }
+    return deps.alerts.listPage(q).then((page) => sendJsonPage(ctx, page));
   });
   router.get('/api/alerts/:id', async (ctx) => {
     const { id } = parseInput(idParams, ctx.params, 'params');

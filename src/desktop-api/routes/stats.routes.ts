@@ -18,9 +18,17 @@ const NO_MODEL: MlStats = Object.freeze({
 });
 
 export function register(router: Router, deps: RouteDeps): void {
-  router.get('/api/dashboard/stats', async (ctx) => {
+  // Not async: the common case (a fresh cached page) is answered without a promise.
+  router.get('/api/dashboard/stats', (ctx) => {
     ctx.set('Content-Type', JSON_CONTENT_TYPE);
-    ctx.body = deps.stats.cachedDashboardJson() ?? (await deps.stats.dashboardJson());
+    const cached = deps.stats.cachedDashboardJson();
+    if (cached !== null) {
+      ctx.body = cached;
+      return undefined;
+    }
+    return deps.stats.dashboardJson().then((json) => {
+      ctx.body = json;
+    });
   });
   router.get('/api/traffic/stats', (ctx) => {
     ctx.body = deps.stats.traffic();
