@@ -48,13 +48,19 @@ describe('web-api store: license.repo', () => {
     expect((await findLicenseByKeyHash(store.db, 'hash-a'))?.id).to.equal('a');
   });
 
-  it('finds a license by key hash through kysely and straight on the SQLite connection alike', async () => {
+  it('finds a license by key hash through kysely, and on SQLite straight on the connection alike', async () => {
     await insertLicense(store.db, license('a', { key_hash: 'hash-a', plan: 'pro' }));
     await insertLicense(store.db, license('b', { key_hash: 'hash-b' }));
+    const viaKysely = await findLicenseByKeyHash(store.db, 'hash-a');
+    expect(viaKysely).to.include({ id: 'a', plan: 'pro', key_hash: 'hash-a' });
+    expect(await findLicenseByKeyHash(store.db, 'hash-x')).to.equal(undefined);
+    if (store.kind !== 'sqlite') {
+      expect(store.sqlite).to.equal(undefined); // PostgreSQL: kysely only
+      return;
+    }
     expect(store.sqlite).to.not.equal(undefined);
     const direct = findLicenseByKeyHashSqlite(store.db, store.sqlite!, 'hash-a');
-    expect(direct).to.deep.equal(await findLicenseByKeyHash(store.db, 'hash-a'));
-    expect(direct).to.include({ id: 'a', plan: 'pro', key_hash: 'hash-a' });
+    expect(direct).to.deep.equal(viaKysely);
     expect(findLicenseByKeyHashSqlite(store.db, store.sqlite!, 'hash-b')?.id).to.equal('b');
     expect(findLicenseByKeyHashSqlite(store.db, store.sqlite!, 'hash-x')).to.equal(undefined);
   });
