@@ -8,7 +8,6 @@
  * --alerts N (default 100000), --pcap FILE (default: the bundled sample), --speed X (replay multiplier or max, default 10).
  * Progress goes to stderr; the last stdout line is the JSON result.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -17,6 +16,7 @@ import path from 'node:path';
 import Koa from 'koa';
 import { SAMPLE_CAPTURE, startDesktop } from '../src/cli/commands/start.js';
 import { closeStore, openStore } from '../src/store/database.js';
+import { load, type LoadResult } from './http-load.js';
 import type { NewAlert } from '../src/store/tables/alert.table.js';
 
 function arg(name: string, fallback: string): string {
@@ -37,41 +37,9 @@ const log = (message: string): void => void process.stderr.write(`desktop-api be
  */
 const CLIENT_HEADERS: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br' };
 
-interface LoadResult {
-  requestsPerSec: number;
-  p99Ms: number;
-  p50Ms: number;
-  requests: number;
-  errors: number;
-  non2xx: number;
-  /** CPU time of this (server) process per request, µs: less sensitive to other load on the machine than requests/s. */
-  serverCpuUsPerRequest: number;
-  /** Mean response size on the wire (status line, headers and body, as sent: gzip-encoded when negotiated), bytes. */
-  bodyBytes: number;
-}
-
-/** One autocannon run in a child process, with this process's CPU time measured around it. */
-async function load(url: string, headers: Record<string, string> = CLIENT_HEADERS): Promise<LoadResult> {
-  const cpu = process.cpuUsage();
-  const r = await loadOnly(url, headers);
-  const used = process.cpuUsage(cpu);
-  return { ...r, serverCpuUsPerRequest: Math.round(((used.user + used.system) / Math.max(1, r.requests)) * 10) / 10 };
-}
-
-function loadOnly(url: string, headers: Record<string, string>): Promise<Omit<LoadResult, 'serverCpuUsPerRequest'>> {
-  const code = `
-    const autocannon = require('autocannon');
-    autocannon({ url: process.argv[1], headers: JSON.parse(process.argv[2]), duration: ${DURATION_SEC}, connections: ${CONNECTIONS}, pipelining: 1 }, (err, r) => {
-      if (err) { console.error(err); process.exit(1); }
-      process.stdout.write(JSON.stringify({ requestsPerSec: r.requests.average, p99Ms: r.latency.p99, p50Ms: r.latency.p50,
-        requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx, bodyBytes: Math.round(r.throughput.total / Math.max(1, r.requests.total)) }));
-    });`;
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', code, url, JSON.stringify(headers)], { cwd: process.cwd(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
-      if (err) reject(err);
-      else resolve(JSON.parse(stdout) as Omit<LoadResult, 'serverCpuUsPerRequest'>);
-    });
-  });
+/** One run against `url` with this bench's load settings. */
+function loadUrl(url: string, headers: Record<string, string> = CLIENT_HEADERS): Promise<LoadResult> {
+  return load({ url, headers, duration: DURATION_SEC, connections: CONNECTIONS });
 }
 
 /** Mean of requests/s and worst p99 over the rounds. */
@@ -151,12 +119,12 @@ async function main(): Promise<void> {
     const runs: Record<'bare' | 'dashboard' | 'alerts' | 'alertsIdentity', LoadResult[]> = { bare: [], dashboard: [], alerts: [], alertsIdentity: [] };
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}`);
-      runs.bare.push(await load(bareUrl));
-      runs.dashboard.push(await load(`${running.url}/api/dashboard/stats`));
-      runs.alerts.push(await load(`${running.url}/api/alerts?limit=50`));
+      runs.bare.push(await loadUrl(bareUrl));
+      runs.dashboard.push(await loadUrl(`${running.url}/api/dashboard/stats`));
+      runs.alerts.push(await loadUrl(`${running.url}/api/alerts?limit=50`));
     }
     log('alert list without Accept-Encoding');
-    runs.alertsIdentity.push(await load(`${running.url}/api/alerts?limit=50`, {}));
+    runs.alertsIdentity.push(await loadUrl(`${running.url}/api/alerts?limit=50`, {}));
     loopDelay.disable();
     const packetsReplayed = running.monitoring.totals().packets;
     const flowsStored = running.pipeline.counters.storedFlows;

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +22,7 @@ import { startWebServer } from '../src/cli/commands/web.js';
 import { loadWebConfig } from '../src/config/web.js';
 import { generateLicenseKey, hashLicenseKey } from '../src/web-api/services/license-key.js';
 import { startTestIdentityProvider } from '../test/helpers/oidc-provider.js';
+import { load, type LoadResult } from './http-load.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -36,37 +37,6 @@ const ROUNDS = arg('rounds', 3);
 const CONNECTIONS = arg('connections', 10);
 const LICENSES = arg('licenses', 100_000);
 const log = (message: string): void => void process.stderr.write(`web-api bench: ${message}\n`);
-
-interface LoadResult {
-  requestsPerSec: number;
-  p99Ms: number;
-  p50Ms: number;
-  requests: number;
-  errors: number;
-  non2xx: number;
-  /** Server-process CPU microseconds per request. */
-  serverCpuUsPerRequest?: number;
-}
-
-/**
- * Runs autocannon in a child process against one endpoint (a separate process rather than a worker thread: the load
- * generator must not share the servers' event loop, and autocannon returns raw histograms inside worker threads).
- */
-function load(opts: { url: string; method: string; body?: string; headers?: Record<string, string>; duration: number }): Promise<LoadResult> {
-  const code = `
-    const autocannon = require('autocannon');
-    autocannon({ ...JSON.parse(process.argv[1]), connections: ${CONNECTIONS}, pipelining: 1 }, (err, r) => {
-      if (err) { console.error(err); process.exit(1); }
-      process.stdout.write(JSON.stringify({ requestsPerSec: r.requests.average, p99Ms: r.latency.p99, p50Ms: r.latency.p50,
-        requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx }));
-    });`;
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', code, JSON.stringify(opts)], { cwd: ROOT }, (err, stdout) => {
-      if (err) reject(err);
-      else resolve(JSON.parse(stdout) as LoadResult);
-    });
-  });
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -83,19 +53,15 @@ function combine(rounds: LoadResult[]): LoadResult & { rounds: number[] } {
     requests: rounds.reduce((n, r) => n + r.requests, 0),
     errors: rounds.reduce((n, r) => n + r.errors, 0),
     non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
-    serverCpuUsPerRequest: median(rounds.map((r) => r.serverCpuUsPerRequest ?? 0)),
+    serverCpuUsPerRequest: median(rounds.map((r) => r.serverCpuUsPerRequest)),
+    bodyBytes: median(rounds.map((r) => r.bodyBytes)),
     rounds: rounds.map((r) => Math.round(r.requestsPerSec)),
   };
 }
 
 async function measure(name: string, opts: { url: string; method: string; body?: string; headers?: Record<string, string> }): Promise<LoadResult> {
-  await load({ ...opts, duration: 1 }); // warm-up (JIT, SQLite page cache, JWKS cache)
-  const cpu = process.cpuUsage();
-  const r = await load({ ...opts, duration: DURATION_SEC });
-  const used = process.cpuUsage(cpu);
-  // Server CPU time per request (user + system, this process only): unlike requests/s, it barely moves when other
-  // processes compete for the cores.
-  r.serverCpuUsPerRequest = Number(((used.user + used.system) / Math.max(1, r.requests)).toFixed(1));
+  await load({ ...opts, duration: 1, connections: CONNECTIONS }); // warm-up (JIT, SQLite page cache, JWKS cache)
+  const r = await load({ ...opts, duration: DURATION_SEC, connections: CONNECTIONS });
   log(`${name}: ${r.requestsPerSec.toFixed(0)} req/s, p99 ${r.p99Ms} ms, ${r.serverCpuUsPerRequest} us CPU/request, non-2xx ${r.non2xx}, errors ${r.errors}`);
   return r;
 }

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import type { Context } from 'koa';
 
 /** Bytes below which a page is sent as it is: it fits one Ethernet frame's TCP payload either way. */
-export const GZIP_MIN_BYTES = 1400;
+const GZIP_MIN_BYTES = 1400;
 
 /** What koa's `ctx.type = 'application/json'` sets, without its per-request mime lookup. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -39,7 +39,7 @@ const gzipAcceptance = new Map<string, boolean>();
 const GZIP_ACCEPTANCE_ENTRIES = 64;
 
 /** Whether the request's Accept-Encoding makes gzip the better choice (koa's negotiation, memoised per value). */
-export function acceptsGzip(ctx: Context): boolean {
+function acceptsGzip(ctx: Context): boolean {
   const header = ctx.get('Accept-Encoding');
   if (header === '') return false;
   let accepted = gzipAcceptance.get(header);

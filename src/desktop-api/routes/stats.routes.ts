@@ -1,21 +1,8 @@
 /** `GET /api/dashboard/stats`, `GET /api/traffic/stats`, `GET /api/ml/stats`. */
 import type Router from '@koa/router';
-import type { MlStats } from '../../detect/types.js';
 import { JSON_CONTENT_TYPE } from '../../http/json-page.js';
+import { emptyMlStats } from '../../ml/scorer.js';
 import type { RouteDeps } from './deps.js';
-
-
-/** `/api/ml/stats` before a model is loaded (or without detection): zero counters, no error. */
-const NO_MODEL: MlStats = Object.freeze({
-  model: null,
-  flowsScored: 0,
-  batches: 0,
-  flagged: {},
-  latencyMs: { mean: 0, p50: 0, p95: 0, p99: 0 },
-  flowsPerSecond: 0,
-  lastScoredAt: null,
-  skipped: 0,
-});
 
 export function register(router: Router, deps: RouteDeps): void {
   // Not async: the common case (a fresh cached page) is answered without a promise.
@@ -34,6 +21,6 @@ export function register(router: Router, deps: RouteDeps): void {
     ctx.body = deps.stats.traffic();
   });
   router.get('/api/ml/stats', (ctx) => {
-    ctx.body = deps.detection?.mlStats() ?? NO_MODEL;
+    ctx.body = deps.detection?.mlStats() ?? emptyMlStats(); // before a model is loaded: zero counters, no error
   });
 }

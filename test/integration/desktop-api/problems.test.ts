@@ -1,16 +1,9 @@
 /** One error model: every bad input answers application/problem+json with a stable code and a detail naming the field. */
 import { expect } from 'chai';
+import type { ProblemBody } from '../../../src/http/problem.js';
 import { createTestContext, type TestContext, type TestResponse } from './context.js';
 
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  code: string;
-  errors?: Array<{ path: string; message: string }>;
-}
+type Problem = ProblemBody & { errors?: Array<{ path: string; message: string }> };
 
 function expectProblem(r: TestResponse<Problem>, status: number, code: string, path: string): void {
   expect(r.status).to.equal(status);
