@@ -57,3 +57,10 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
   const used = process.cpuUsage(cpu);
   return { ...r, serverCpuUsPerRequest: Math.round(((used.user + used.system) / Math.max(1, r.requests)) * 10) / 10 };
 }
+
+/** Median of `values` (mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

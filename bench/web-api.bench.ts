@@ -4,7 +4,8 @@
  * Koa hello-world served by the same process in the same run. autocannon runs in a child process so the load generator
  * does not share the servers' event loop, and so does the identity provider: oidc-provider uses AsyncLocalStorage,
  * which would put async hooks on every promise of the measured process. Target: validation >= 50% of the bare
- * server's requests/s.
+ * server's requests/s. Each round also measures the stack reference (./stack-reference.ts): the same POST answered with
+ * a constant by the prescribed middleware alone, what the stack itself costs.
  * `validate` runs with the default certificate reuse (VIGIL_WEB_CERT_REUSE_SEC=60: the probe key's certificate is signed
  * once per minute); `validateFreshCertificate` turns reuse off, so every request signs an Ed25519 JWS.
  * Options: --duration SEC per round (default 4), --rounds N (default 3), --connections N (default 10), --licenses N
@@ -22,7 +23,8 @@ import { startWebServer } from '../src/cli/commands/web.js';
 import { loadWebConfig } from '../src/config/web.js';
 import { generateLicenseKey, hashLicenseKey } from '../src/web-api/services/license-key.js';
 import { startTestIdentityProvider } from '../test/helpers/oidc-provider.js';
-import { load, type LoadResult } from './http-load.js';
+import { load, median, type LoadResult } from './http-load.js';
+import { stackReferenceApp } from './stack-reference.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -37,12 +39,6 @@ const ROUNDS = arg('rounds', 3);
 const CONNECTIONS = arg('connections', 10);
 const LICENSES = arg('licenses', 100_000);
 const log = (message: string): void => void process.stderr.write(`web-api bench: ${message}\n`);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 /** Rounds of one endpoint summarised: median requests/s and p99, summed counts. */
 function combine(rounds: LoadResult[]): LoadResult & { rounds: number[] } {
@@ -124,8 +120,12 @@ async function main(): Promise<void> {
     ctx.body = 'Hello World';
   });
   const bare = bareApp.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => bare.once('listening', () => resolve()));
+  // The prescribed middleware (helmet headers, koa-ratelimit, an 8-route router, the JSON body reader) in front of a
+  // constant answer to the same POST: what the stack alone costs (./stack-reference.ts).
+  const reference = stackReferenceApp({ routes: 8, cors: false, method: 'POST' }).listen(0, '127.0.0.1');
+  await Promise.all([bare, reference].map((s) => new Promise<void>((resolve) => s.once('listening', () => resolve()))));
   const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
+  const referenceUrl = `http://127.0.0.1:${(reference.address() as AddressInfo).port}/reference`;
 
   try {
     log(`storing ${LICENSES} licenses`);
@@ -166,13 +166,17 @@ async function main(): Promise<void> {
       body: JSON.stringify({ key: probeKey }),
     };
     const bareRounds: LoadResult[] = [];
+    const referenceRounds: LoadResult[] = [];
     const validateRounds: LoadResult[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       bareRounds.push(await measure(`bare koa (round ${round + 1})`, { url: bareUrl, method: 'GET' }));
+      referenceRounds.push(await measure(`stack reference (round ${round + 1})`, { ...validateTarget, url: referenceUrl }));
       validateRounds.push(await measure(`validate (round ${round + 1})`, validateTarget));
     }
     const roundRatios = bareRounds.map((b, i) => validateRounds[i].requestsPerSec / b.requestsPerSec);
+    const referenceRatios = bareRounds.map((b, i) => referenceRounds[i].requestsPerSec / b.requestsPerSec);
     const bareResult = combine(bareRounds);
+    const referenceResult = combine(referenceRounds);
     const validate = combine(validateRounds);
 
     // Same store, certificate reuse off: every validation signs a fresh EdDSA certificate.
@@ -192,6 +196,12 @@ async function main(): Promise<void> {
         durationSec: DURATION_SEC,
         connections: CONNECTIONS,
         bare: bareResult,
+        stackReference: {
+          what: 'POST of the same body to the prescribed middleware (helmet headers, koa-ratelimit, @koa/router with 8 routes, JSON body reader) answering a constant: what the stack alone costs',
+          ...referenceResult,
+          ratioToBare: Number(median(referenceRatios).toFixed(3)),
+          roundRatios: referenceRatios.map((r) => Number(r.toFixed(3))),
+        },
         validate,
         certificateReuseSec: config.certificateReuseSec,
         validateFreshCertificate: validateSigning,
@@ -207,6 +217,7 @@ async function main(): Promise<void> {
     if (validate.non2xx > 0 || user.non2xx > 0) process.exitCode = 1;
   } finally {
     await new Promise<void>((resolve) => bare.close(() => resolve()));
+    await new Promise<void>((resolve) => reference.close(() => resolve()));
     await web.close();
     await idp.close();
     rmSync(dir, { recursive: true, force: true });
