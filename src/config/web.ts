@@ -30,6 +30,11 @@ export interface WebJwtConfig {
   readonly fetchTimeoutMs: number;
   /** Minimum time between two JWKS refetches triggered by an unknown `kid`, in milliseconds (rotation latency vs. load on the provider). */
   readonly jwksCooldownMs: number;
+  /**
+   * Age after which cached provider keys are refetched before use, in milliseconds. While the provider cannot be
+   * reached, the last keys fetched stay in use however old they are.
+   */
+  readonly jwksMaxAgeMs: number;
 }
 
 /** Rate limits (sliding windows of `windowMs`). */
@@ -134,7 +139,8 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
       algorithms: Object.freeze(algorithms),
       clockToleranceSec: int(env, 'VIGIL_JWT_CLOCK_TOLERANCE_SEC', 30, 0, 300),
       fetchTimeoutMs: int(env, 'VIGIL_JWT_FETCH_TIMEOUT_MS', 5000, 100, 60000),
-      jwksCooldownMs: int(env, 'VIGIL_JWT_JWKS_COOLDOWN_MS', 30000, 0, 3600000),
+      jwksCooldownMs: int(env, 'VIGIL_JWT_JWKS_COOLDOWN_MS', 5000, 0, 3600000),
+      jwksMaxAgeMs: int(env, 'VIGIL_JWT_JWKS_MAX_AGE_MS', 600000, 0, 86400000),
     });
   }
 

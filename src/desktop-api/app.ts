@@ -11,9 +11,9 @@ import Koa from 'koa';
 import ratelimit from 'koa-ratelimit';
 import type { DesktopConfig } from '../config/desktop.js';
 import type { DetectionEngine } from '../detect/types.js';
-import { AppError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
+import { allowedMethods } from '../http/allowed-methods.js';
 import { jsonBody } from '../http/json-body.js';
 import { problemMiddleware } from '../http/problem.js';
 import { recordedHeaders, securityHeaders } from '../http/security-headers.js';
@@ -143,12 +143,6 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted }));
   app.use(jsonBody({ limit: 16 * 1024 }));
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new AppError('method_not_allowed', 405, 'This route does not support that method.'),
-      notImplemented: () => new AppError('not_implemented', 501, 'This method is not supported.'),
-    }),
-  );
+  app.use(allowedMethods(router));
   return app;
 }

@@ -28,6 +28,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 };
 
@@ -53,19 +54,25 @@ export interface ProblemOptions {
   log?: (message: string, err: unknown) => void;
 }
 
-/** Status codes of errors thrown by Koa helpers and body parsers that we pass through as client errors. */
+/** Stable codes of foreign errors by status (the rest of 4xx is `bad_request`). */
+const FOREIGN_CODES: Record<number, string> = { 404: 'not_found', 405: 'method_not_allowed', 501: 'not_implemented' };
+
+/**
+ * Status codes of errors thrown by Koa helpers and body parsers that we pass through as client errors (501, "method
+ * not implemented", is about the request too).
+ */
 function foreignClientError(err: unknown): { status: number; code: string; detail: string } | null {
   if (typeof err !== 'object' || err === null) return null;
   const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; message?: unknown; expose?: unknown };
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
-  if (status === undefined || status < 400 || status >= 500) return null;
+  if (status === undefined || status < 400 || (status >= 500 && status !== 501)) return null;
   if (e.type === 'entity.parse.failed' || (status === 400 && /json/i.test(String(e.message)))) {
     return { status: 400, code: 'invalid_json', detail: 'The request body is not valid JSON.' };
   }
   if (status === 413) return { status, code: 'payload_too_large', detail: 'The request body is too large.' };
   if (status === 415) return { status, code: 'unsupported_media_type', detail: 'Send the request body as application/json.' };
   const detail = e.expose === false ? (TITLES[status] ?? 'Client error') : String(e.message ?? TITLES[status] ?? 'Client error');
-  return { status, code: status === 404 ? 'not_found' : 'bad_request', detail };
+  return { status, code: FOREIGN_CODES[status] ?? 'bad_request', detail };
 }
 
 /**

@@ -8,6 +8,7 @@ import cors from '@koa/cors';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { WebConfig } from '../config/web.js';
+import { allowedMethods } from '../http/allowed-methods.js';
 import { jsonBody } from '../http/json-body.js';
 import { problemMiddleware } from '../http/problem.js';
 import { securityHeaders } from '../http/security-headers.js';
@@ -148,6 +149,6 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
   }
   app.use(jsonBody({ limit: 16 * 1024 }));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(allowedMethods(router));
   return app;
 }

@@ -1,11 +1,13 @@
 /**
  * Verification of access tokens from the external identity provider with jose. Keys come from the provider's JWKS
  * (`createRemoteJWKSet`, found through OpenID discovery unless a JWKS URL is configured), so a key rotated at the
- * provider is picked up without a restart: an unknown `kid` triggers a (rate-limited) JWKS refetch.
+ * provider is picked up without a restart: an unknown `kid` triggers a JWKS refetch (at most one per cooldown), and
+ * keys older than the configured maximum age are refetched before use. When such a refetch fails (the provider is
+ * down), the keys fetched last stay in use: an outage of the provider does not lock out tokens it signed before.
  * Foreign errors are translated here: expired -> 401 `token_expired`; any other token defect -> 401 `invalid_token`;
  * the provider unreachable or answering garbage while no usable key is cached -> 503 `idp_unavailable`.
  */
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { WebJwtConfig } from '../../config/web.js';
 import { ServiceUnavailableError } from '../../errors.js';
 import { BearerTokenError } from './errors.js';
@@ -30,13 +32,43 @@ function unavailable(cause: unknown): ServiceUnavailableError {
   return new ServiceUnavailableError('The identity provider is unreachable; try again later.', 'idp_unavailable', { cause });
 }
 
-type KeySet = ReturnType<typeof createRemoteJWKSet>;
+type RemoteKeySet = ReturnType<typeof createRemoteJWKSet>;
+
+/** jose error codes that are about the token or the keys' content, not about reaching the provider. */
+const KEY_SELECTION_FAILURES = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS', 'ERR_JOSE_NOT_SUPPORTED', 'ERR_JWS_INVALID']);
+
+/**
+ * `remote`, except that while the provider cannot be reached (timeout, network or HTTP error, invalid JWKS) the keys
+ * fetched last are used, however old: jose itself refuses them once `cacheMaxAge` has passed. After a failed fetch
+ * the provider is left alone for `retryMs` (requests use the last keys at once instead of each waiting for a fetch).
+ * A token whose key is not among the last keys still fails as the provider failure (503: no cached key), not as 401.
+ */
+function withLastKnownKeys(remote: RemoteKeySet, retryMs: number): JWTVerifyGetKey {
+  let offlineUntil = 0;
+  const fromLastKnown = (header: Parameters<JWTVerifyGetKey>[0], token: Parameters<JWTVerifyGetKey>[1], providerError: unknown) => {
+    const lastKnown = remote.jwks();
+    if (lastKnown === undefined) throw providerError;
+    return createLocalJWKSet(lastKnown)(header, token).catch((err: unknown) => {
+      throw err instanceof errors.JWKSNoMatchingKey ? providerError : err;
+    });
+  };
+  return async (header, token) => {
+    if (Date.now() < offlineUntil) return fromLastKnown(header, token, new errors.JWKSTimeout('the identity provider was unreachable moments ago'));
+    try {
+      return await remote(header, token);
+    } catch (err) {
+      if (err instanceof errors.JOSEError && KEY_SELECTION_FAILURES.has(err.code)) throw err;
+      offlineUntil = Date.now() + retryMs;
+      return fromLastKnown(header, token, err);
+    }
+  };
+}
 
 /** A verifier for `config`. Discovery happens on first use and is retried after a failure. */
 export function createJwtVerifier(config: WebJwtConfig): AccessTokenVerifier {
-  let keySet: Promise<KeySet> | undefined;
+  let keySet: Promise<JWTVerifyGetKey> | undefined;
 
-  async function discover(): Promise<KeySet> {
+  async function discover(): Promise<JWTVerifyGetKey> {
     let jwksUrl = config.jwksUrl;
     if (jwksUrl === undefined) {
       const wellKnown = `${config.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
@@ -47,10 +79,11 @@ export function createJwtVerifier(config: WebJwtConfig): AccessTokenVerifier {
       if (typeof metadata.jwks_uri !== 'string') throw new Error('OpenID discovery document has no jwks_uri');
       jwksUrl = metadata.jwks_uri;
     }
-    return createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: config.fetchTimeoutMs, cooldownDuration: config.jwksCooldownMs, cacheMaxAge: 600_000 });
+    const remote = createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: config.fetchTimeoutMs, cooldownDuration: config.jwksCooldownMs, cacheMaxAge: config.jwksMaxAgeMs });
+    return withLastKnownKeys(remote, Math.max(1000, config.jwksCooldownMs));
   }
 
-  function keys(): Promise<KeySet> {
+  function keys(): Promise<JWTVerifyGetKey> {
     keySet ??= discover().catch((err: unknown) => {
       keySet = undefined;
       throw unavailable(err);

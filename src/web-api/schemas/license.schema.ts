@@ -4,8 +4,11 @@ import { z } from 'zod';
 /** Plans a license can be issued for. */
 export const PLANS = ['standard', 'pro', 'enterprise'] as const;
 
-/** `POST /api/license-key/validate`: any string is accepted here; its format is judged by the service (MALFORMED). */
-export const validateLicenseBody = z.object({ key: z.string().max(200) });
+/**
+ * `POST /api/license-key/validate`: any string is accepted here, whatever its length (the body limit bounds it); its
+ * format is judged by the service (MALFORMED).
+ */
+export const validateLicenseBody = z.object({ key: z.string() });
 export type ValidateLicenseBody = z.infer<typeof validateLicenseBody>;
 
 /** `POST /api/protected/license-key`. */

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { WebStore } from '../store/database.js';
-import { countActiveLicenses, findLicenseByKeyHash, findLicenseByKeyHashSqlite, findLicenseById, insertLicense, type LicenseRow, updateLicense } from '../store/repos/license.repo.js';
+import { countActiveLicenses, findLicenseByKeyHash, findLicenseById, insertLicense, type LicenseRow, updateLicense } from '../store/repos/license.repo.js';
 import type { CertificateSigner } from './certificate.service.js';
 import { generateLicenseKey, hashLicenseKey, normalizeLicenseKey } from './license-key.js';
 
@@ -110,8 +110,7 @@ export class LicenseService {
     const canonical = normalizeLicenseKey(input);
     if (canonical === null) return { valid: false, code: 'MALFORMED', license: null };
     const keyHash = hashLicenseKey(canonical);
-    const { sqlite } = this.store;
-    const row = sqlite !== undefined ? findLicenseByKeyHashSqlite(this.store.db, sqlite, keyHash) : await findLicenseByKeyHash(this.store.db, keyHash);
+    const row = await findLicenseByKeyHash(this.store.db, keyHash);
     if (row === undefined) return { valid: false, code: 'NOT_FOUND', license: null };
     const license = toLicense(row, now);
     if (license.status === 'revoked') return { valid: false, code: 'REVOKED', license };

@@ -24,8 +24,6 @@ export interface WebDatabase {
 export interface WebStore {
   readonly db: Kysely<WebDatabase>;
   readonly kind: WebDatabaseConfig['kind'];
-  /** The better-sqlite3 connection behind `db` on SQLite (for the few synchronous fast paths of the repos), else undefined. */
-  readonly sqlite?: SqliteDatabase.Database;
   /** Resolves true when a trivial query succeeds (for `/health`). */
   ping(): Promise<boolean>;
   /** Closes the connection or pool. */
@@ -59,7 +57,6 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
 /** Opens (creating the SQLite file's directory if needed) and migrates the database to the latest version. */
 export async function openWebStore(config: WebDatabaseConfig): Promise<WebStore> {
   let db: Kysely<WebDatabase>;
-  let sqlite: SqliteDatabase.Database | undefined;
   if (config.kind === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(path.dirname(config.file), { recursive: true });
     const database = new SqliteDatabase(config.file);
@@ -67,7 +64,6 @@ export async function openWebStore(config: WebDatabaseConfig): Promise<WebStore>
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
     db = new Kysely<WebDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-    sqlite = database;
   } else {
     const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5000 });
     // An idle client losing its connection must not crash the process; the next query reports the failure.
@@ -83,7 +79,6 @@ export async function openWebStore(config: WebDatabaseConfig): Promise<WebStore>
   return {
     db,
     kind: config.kind,
-    sqlite,
     async ping() {
       try {
         await sql`select 1`.execute(db);

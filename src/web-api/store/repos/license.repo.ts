@@ -1,5 +1,4 @@
 /** Rows of `licenses`. Queries take ISO timestamps, which compare correctly as text on both dialects. */
-import type SqliteDatabase from 'better-sqlite3';
 import type { CompiledQuery, Kysely, Selectable, Transaction } from 'kysely';
 import type { WebDatabase } from '../database.js';
 import type { LicenseTable } from '../tables/license.table.js';
@@ -32,22 +31,6 @@ export async function findLicenseByKeyHash(db: Db, keyHash: string): Promise<Lic
   }
   const { rows } = await db.executeQuery<LicenseRow>({ ...compiled, parameters: [keyHash] });
   return rows[0];
-}
-
-/** {@link findLicenseByKeyHash}'s query as a better-sqlite3 statement, per connection. */
-const byKeyHashStatements = new WeakMap<SqliteDatabase.Database, SqliteDatabase.Statement<[string], LicenseRow>>();
-
-/**
- * {@link findLicenseByKeyHash} straight on the better-sqlite3 connection behind `db` (synchronous: no connection lock
- * and no promise hops through kysely's driver). The SQL is kysely's own compilation of the same query.
- */
-export function findLicenseByKeyHashSqlite(db: Kysely<WebDatabase>, sqlite: SqliteDatabase.Database, keyHash: string): LicenseRow | undefined {
-  let statement = byKeyHashStatements.get(sqlite);
-  if (statement === undefined) {
-    statement = sqlite.prepare<[string], LicenseRow>(byKeyHashQuery(db, '').compile().sql);
-    byKeyHashStatements.set(sqlite, statement);
-  }
-  return statement.get(keyHash);
 }
 
 /** The license with `id`, or undefined. */
