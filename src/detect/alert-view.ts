@@ -24,7 +24,7 @@ export interface AlertView {
   source: 'ml' | 'rule';
   acknowledged: boolean;
   acknowledgedAt: string | null;
-  /** Occurrences aggregated into this alert (at least 1). */
+  /** Occurrences aggregated into this alert (at least 1), in the unit of `details.countUnit` (the leading origin's). */
   count: number;
   firstSeen: string;
   lastSeen: string;

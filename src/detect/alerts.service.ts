@@ -1,7 +1,8 @@
 /**
  * Alert aggregation: findings become stored alerts, one per (source address, category, target) and window. A
  * finding whose key has an alert last seen within `alertWindowSec` (capture time) folds into it: count grows,
- * last_seen moves, severity and score take the maximum. Every change is published as an `alert` event; each alert
+ * last_seen moves, severity and score take the maximum; a rule finding takes the lead of an alert the model opened
+ * (`foldEvidence`). Every change is published as an `alert` event; each alert
  * also updates its threat (threats.ts). Optional auto-block (`VIGIL_AUTOBLOCK`) blocks a threat address through the
  * firewall service once one of its alerts reaches the configured severity, with an expiry, and records the outcome
  * (blocked, or refused with the firewall's reason, e.g. a protected address) in the alert's details.
@@ -13,7 +14,7 @@ import type { FirewallService } from '../firewall/types.js';
 import type SqliteDatabase from 'better-sqlite3';
 import { sqliteHandleOf, type Db, type Store } from '../store/database.js';
 import { findOpenAlertByKey, insertAlert, updateAlertAggregate, type AlertAggregatePatch } from '../store/repos/alert.repo.js';
-import type { AlertRow, NewAlert } from '../store/tables/alert.table.js';
+import type { AlertRow, AlertSource, NewAlert } from '../store/tables/alert.table.js';
 import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
 import { maxSeverity, SEVERITIES, type Finding, type Severity } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
@@ -46,10 +47,49 @@ export interface RecordedAlert {
   threatIp: string;
 }
 
+/** What an alert (or a finding merged into one) holds: which origin leads, its count and its evidence. */
+interface Evidence {
+  source: AlertSource;
+  /** In the leading origin's unit (`details.countUnit`): the rule's once a rule fired on the key, else flows. */
+  count: number;
+  details: Record<string, unknown>;
+}
+
+const asRecord = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+const flowsFlagged = (ml: Record<string, unknown>): number => (typeof ml['flowsFlagged'] === 'number' ? ml['flowsFlagged'] : 0);
+
+/** An evidence's parts: the rule's details, the model's details and the auto-block note (each may be absent). */
+function splitEvidence(e: Evidence): { rule: Record<string, unknown> | null; ml: Record<string, unknown> | null; autoBlock: unknown } {
+  const { autoBlock, ...rest } = e.details;
+  if (e.source === 'ml') return { rule: null, ml: rest, autoBlock };
+  const { ml, ...rule } = rest;
+  return { rule, ml: asRecord(ml), autoBlock };
+}
+
 /**
- * Merges findings with the same key in one batch. Findings of one origin add up; a rule finding and an ML finding for
- * the same key describe the same flows, so their counts are not added (the larger wins), the rule's text leads
- * (behavioural evidence is easier to read) and the model's evidence is kept under `details.ml`.
+ * Folds the newer evidence `next` into `prev` (an open alert, or an earlier finding of the same batch). A rule and the
+ * model describe the same flows in different units, so they never add up: once a rule fires on a key it leads (source
+ * `rule`, its details on top, `count` in its unit), and the model's evidence sits once under `details.ml`, its latest
+ * explanation with `flowsFlagged` totalled over every ML finding folded in. Evidence of one origin: the newer details
+ * replace the older (window counts grow) and counts add up. The auto-block note is kept. `leads` tells whether `next`
+ * is now the leading evidence (its title and description should show).
+ */
+function foldEvidence(prev: Evidence, next: Evidence): Evidence & { leads: boolean } {
+  const a = splitEvidence(prev);
+  const b = splitEvidence(next);
+  const rule = a.rule && b.rule ? { ...a.rule, ...b.rule } : (b.rule ?? a.rule);
+  const ml = a.ml && b.ml ? { ...a.ml, ...b.ml, flowsFlagged: flowsFlagged(a.ml) + flowsFlagged(b.ml) } : (b.ml ?? a.ml);
+  const autoBlock = a.autoBlock === undefined ? {} : { autoBlock: a.autoBlock };
+  const count = a.rule && !b.rule ? prev.count : b.rule && !a.rule ? next.count : prev.count + next.count;
+  return rule
+    ? { source: 'rule', count, details: { ...rule, ...(ml ? { ml } : {}), ...autoBlock }, leads: b.rule !== null }
+    : { source: 'ml', count, details: { ...ml, ...autoBlock }, leads: true };
+}
+
+/**
+ * Merges findings with the same key in one batch ({@link foldEvidence}). Of two findings of one origin the stronger
+ * one's text and details win; of a rule and an ML finding the rule's text leads (behavioural evidence is easier to
+ * read).
  */
 function mergeBatch(findings: readonly Finding[]): Finding[] {
   const byKey = new Map<string, Finding>();
@@ -60,59 +100,46 @@ function mergeBatch(findings: readonly Finding[]): Finding[] {
       byKey.set(key, { ...f, details: { ...f.details } });
       continue;
     }
-    const sameOrigin = seen.source === f.source;
-    let base: Finding;
-    if (sameOrigin) {
-      const stronger = SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(seen.severity) || (f.score ?? 0) > (seen.score ?? 0);
-      base = stronger ? { ...f, details: { ...f.details } } : seen;
-      base.count = seen.count + f.count;
-    } else {
-      const rule = seen.source === 'rule' ? seen : f;
-      const ml = seen.source === 'rule' ? f : seen;
-      base = { ...rule, details: { ...rule.details, ml: ml.details } };
-      base.count = Math.max(seen.count, f.count);
-    }
-    base.firstSeenMs = Math.min(seen.firstSeenMs, f.firstSeenMs);
-    base.lastSeenMs = Math.max(seen.lastSeenMs, f.lastSeenMs);
-    base.severity = maxSeverity(seen.severity, f.severity);
-    base.score = seen.score === null ? f.score : f.score === null ? seen.score : Math.max(seen.score, f.score);
-    byKey.set(key, base);
+    const weaker = seen.source === f.source && !(SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(seen.severity) || (f.score ?? 0) > (seen.score ?? 0));
+    const [older, newer] = weaker ? [f, seen] : [seen, f];
+    const folded = foldEvidence(older, newer);
+    byKey.set(key, {
+      ...(folded.leads ? newer : older),
+      source: folded.source,
+      count: folded.count,
+      details: folded.details,
+      firstSeenMs: Math.min(seen.firstSeenMs, f.firstSeenMs),
+      lastSeenMs: Math.max(seen.lastSeenMs, f.lastSeenMs),
+      severity: maxSeverity(seen.severity, f.severity),
+      score: seen.score === null ? f.score : f.score === null ? seen.score : Math.max(seen.score, f.score),
+    });
   }
   return [...byKey.values()];
 }
 
+/** An alert update: the aggregate, plus the origin and text when the finding's evidence now leads. */
+type AlertPatch = AlertAggregatePatch & { source?: AlertSource; title?: string };
+
 /** What one finding does to the alerts table: fold into the open alert `id`, or insert a new row. */
-type AlertChange = { action: 'updated'; id: number; patch: AlertAggregatePatch } | { action: 'created'; row: NewAlert };
+type AlertChange = { action: 'updated'; id: number; patch: AlertPatch } | { action: 'created'; row: NewAlert };
 
 /** Pure: the change a finding makes given the open alert of its key (if any). */
 function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: string): AlertChange {
   const firstIso = iso(f.firstSeenMs);
   const lastIso = iso(f.lastSeenMs);
   if (open) {
-    const severity = maxSeverity(open.severity, f.severity);
-    const score = open.score === null ? f.score : f.score === null ? open.score : Math.max(open.score, f.score);
-    const stronger = (f.score ?? 0) > (open.score ?? 0) || SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(open.severity);
-    const prev = parseDetails(open.details);
-    // Same origin: the newer evidence (window counts grow) replaces the old, keeping attached ML evidence and the
-    // auto-block note. Different origin: the model's evidence sits under `ml`, beside the rule's.
-    let details: Record<string, unknown>;
-    if (f.source === open.source) details = { ...prev, ...f.details };
-    else if (f.source === 'ml') details = { ...prev, ml: f.details };
-    else {
-      const { autoBlock, ...mlPrev } = prev;
-      details = { ...f.details, ml: mlPrev, ...(autoBlock ? { autoBlock } : {}) };
-    }
+    const folded = foldEvidence({ source: open.source, count: open.count, details: parseDetails(open.details) }, f);
     return {
       action: 'updated',
       id: open.id,
       patch: {
-        count: open.count + f.count,
+        count: folded.count,
         last_seen: lastIso > open.last_seen ? lastIso : open.last_seen,
         updated_at: nowIso,
-        severity,
-        score,
-        ...(stronger || f.source === open.source ? { description: f.description } : {}),
-        details: JSON.stringify(details),
+        severity: maxSeverity(open.severity, f.severity),
+        score: open.score === null ? f.score : f.score === null ? open.score : Math.max(open.score, f.score),
+        ...(folded.leads ? { source: folded.source, title: f.title, description: f.description } : {}),
+        details: JSON.stringify(folded.details),
       },
     };
   }
@@ -143,6 +170,14 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
   };
 }
 
+/**
+ * {@link updateAlertAggregate} that may also set the origin and text ({@link AlertPatch}); the Kysely twin of the
+ * fast path's `updateWithText` statement.
+ */
+function updateAlert(db: Db, id: number, patch: AlertPatch): Promise<AlertRow> {
+  return db.updateTable('alerts').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
 function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action']): ThreatUpdate {
   return { ip: f.threatIp, severity: row.severity, score: row.score, category: row.category, newAlert: action === 'created', firstSeen: iso(f.firstSeenMs), lastSeen: iso(f.lastSeenMs) };
 }
@@ -157,7 +192,7 @@ const THREAT_COLUMNS = ['ip', 'severity', 'score', 'category', 'alerts', 'first_
 interface SqliteStatements {
   findOpen: SqliteDatabase.Statement<[string, string], AlertRow>;
   update: SqliteDatabase.Statement<[Record<string, unknown>], AlertRow>;
-  updateWithDescription: SqliteDatabase.Statement<[Record<string, unknown>], AlertRow>;
+  updateWithText: SqliteDatabase.Statement<[Record<string, unknown>], AlertRow>;
   insert: SqliteDatabase.Statement<[NewAlert], AlertRow>;
   getThreat: SqliteDatabase.Statement<[string], ThreatRow>;
   upsertThreat: SqliteDatabase.Statement<[NewThreat], ThreatRow>;
@@ -172,7 +207,7 @@ function sqliteStatements(h: SqliteDatabase.Database): SqliteStatements {
     st = {
       findOpen: h.prepare('select * from alerts where aggregation_key = ? and last_seen >= ? order by id desc limit 1'),
       update: h.prepare(`update alerts set ${set} where id = @id returning *`),
-      updateWithDescription: h.prepare(`update alerts set ${set}, description = @description where id = @id returning *`),
+      updateWithText: h.prepare(`update alerts set ${set}, source = @source, title = @title, description = @description where id = @id returning *`),
       insert: h.prepare(`insert into alerts (${ALERT_COLUMNS.join(', ')}) values (${ALERT_COLUMNS.map((c) => `@${c}`).join(', ')}) returning *`),
       getThreat: h.prepare('select * from threats where ip = ?'),
       upsertThreat: h.prepare(
@@ -226,7 +261,7 @@ export class AlertsService {
     const key = aggregationKey(f);
     const open = await findOpenAlertByKey(db, key, iso(f.firstSeenMs - windowMs));
     const change = planAlert(open, f, key, nowIso);
-    const row = change.action === 'updated' ? await updateAlertAggregate(db, change.id, change.patch) : await insertAlert(db, change.row);
+    const row = change.action === 'updated' ? await updateAlert(db, change.id, change.patch) : await insertAlert(db, change.row);
     await recordThreat(db, threatUpdate(f, row, change.action), location, nowIso);
     return { action: change.action, row, threatIp: f.threatIp };
   }
@@ -238,8 +273,8 @@ export class AlertsService {
     const change = planAlert(open, f, key, nowIso);
     let row: AlertRow;
     if (change.action === 'updated') {
-      const { description, ...rest } = change.patch;
-      row = description === undefined ? st.update.get({ ...rest, id: change.id })! : st.updateWithDescription.get({ ...rest, description, id: change.id })!;
+      const { source, title, description, ...rest } = change.patch;
+      row = source === undefined ? st.update.get({ ...rest, id: change.id })! : st.updateWithText.get({ ...rest, source, title, description, id: change.id })!;
       if (row === undefined) throw new Error(`alert ${change.id} vanished during its update`);
     } else {
       row = st.insert.get(change.row)!;

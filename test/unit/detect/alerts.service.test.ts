@@ -84,6 +84,47 @@ describe('detect/alerts.service: AlertsService#record()', function () {
     expect(JSON.parse(rows[0]!.details)).to.deep.include({ detector: 'port_scan', ml: { detector: 'ml', explanation: [] } });
   });
 
+  // The service writes through cached better-sqlite3 statements on a store from openStore(), and through Kysely on any
+  // other (a derived Kysely instance has no SQLite handle): both must fold evidence the same way.
+  for (const [via, kyselyOnly] of [['the SQLite fast path', false], ['the Kysely path', true]] as const) {
+    describe(`a rule confirming an alert the model opened (${via})`, () => {
+      const ml = (over: Partial<Finding> = {}): Finding =>
+        finding({
+          category: 'dos', source: 'ml', severity: 'low', score: 0.6, count: 3, title: 'DoS traffic', description: 'model',
+          details: { detector: 'ml', model: { version: '1.0.0' }, explanation: [{ feature: 'Flow Packets/s', value: 9, benignPercentile: 99.9 }], flowsFlagged: 3, countUnit: 'flows' },
+          ...over,
+        });
+      const rule = (k: number): Finding =>
+        finding({
+          category: 'dos', severity: 'high', score: 0.9, count: 1000, title: 'UDP flood', description: `rule ${k}`,
+          firstSeenMs: T0 + k * 1000, lastSeenMs: T0 + k * 1000 + 500, details: { detector: 'flood', packetsInWindow: 1000 * k, countUnit: 'packets' },
+        });
+
+      it('keeps the model evidence once under details.ml, leads with the rule and counts in the rule\'s unit (regression: details nested one level deeper per batch)', async () => {
+        const svc = new AlertsService({ store: kyselyOnly ? store.withoutPlugins() : store, config: loadDetectionConfig({}), events, geo: null });
+        await svc.record([ml()]);
+        for (let k = 1; k <= 3; k++) await svc.record([rule(k)]);
+        await svc.record([ml({ count: 2, score: 0.7, firstSeenMs: T0 + 5000, lastSeenMs: T0 + 5000, details: { ...ml().details, flowsFlagged: 2 } })]);
+        const rows = await store.selectFrom('alerts').selectAll().execute();
+        expect(rows).to.have.length(1);
+        expect(rows[0]).to.include({ source: 'rule', title: 'UDP flood', description: 'rule 3', count: 3000, severity: 'high', score: 0.9 });
+        expect(JSON.parse(rows[0]!.details)).to.deep.equal({
+          detector: 'flood', packetsInWindow: 3000, countUnit: 'packets',
+          ml: { ...ml().details, flowsFlagged: 5 },
+        });
+      });
+
+      it('folds a batch holding both a rule and an ML finding into a rule-led alert the same way', async () => {
+        const svc = new AlertsService({ store: kyselyOnly ? store.withoutPlugins() : store, config: loadDetectionConfig({}), events, geo: null });
+        await svc.record([ml()]);
+        await svc.record([ml({ count: 4, details: { ...ml().details, flowsFlagged: 4 } }), rule(1)]);
+        const rows = await store.selectFrom('alerts').selectAll().execute();
+        expect(rows[0]).to.include({ source: 'rule', count: 1000 });
+        expect(JSON.parse(rows[0]!.details)).to.deep.equal({ detector: 'flood', packetsInWindow: 1000, countUnit: 'packets', ml: { ...ml().details, flowsFlagged: 7 } });
+      });
+    });
+  }
+
   it('stores the location of public threat addresses and null for private ones', async () => {
     const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: createGeoLocator() });
     await svc.record([finding(), finding({ srcIp: '192.168.1.20', threatIp: '192.168.1.20' })]);
