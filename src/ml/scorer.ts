@@ -88,18 +88,21 @@ export class FlowScorer {
         return null;
       }
       this.queuedFlows += n;
+      // Resumes holding the slot of the run that finished (see finally), so no batch arriving meanwhile can take it.
       await new Promise<void>((resolve) => this.waiters.push(resolve));
       this.queuedFlows -= n;
+    } else {
+      this.inFlight++;
     }
-    this.inFlight++;
     const builder = this.builders.pop() as FeatureMatrixBuilder;
     try {
       return await this.run(flows, builder);
     } finally {
       this.builders.push(builder);
-      this.inFlight--;
+      // Hand the slot (and so a builder) straight to the oldest waiting batch; free it only when none waits.
       const next = this.waiters.shift();
       if (next) next();
+      else this.inFlight--;
     }
   }
 

@@ -4,6 +4,7 @@ import { loadFlowModel, type FlowModel } from '../../../src/ml/model.js';
 import { FlowScorer } from '../../../src/ml/scorer.js';
 import path from 'node:path';
 import { replayFile } from '../../../src/native/capture.js';
+import { fakeFlowModel, type FakeFlowModel } from '../../helpers/fake-flow-model.js';
 import { FIXTURES } from '../../helpers/setup.js';
 import { makeFlow, synProbe } from '../detect/flow-factory.js';
 
@@ -61,5 +62,34 @@ describe('ml/scorer: FlowScorer', () => {
     expect(st.flowsScored + st.skipped).to.equal(160);
     expect(st.batches).to.equal(2);
     expect(st.latencyMs.p99).to.be.at.least(st.latencyMs.p50);
+  });
+
+  /** Settles `promises`, letting the fake model's runs finish one at a time as they start. */
+  async function drain<T>(fake: FakeFlowModel, promises: Array<Promise<T>>): Promise<Array<PromiseSettledResult<T>>> {
+    let done = false;
+    const all = Promise.allSettled(promises).finally(() => (done = true));
+    while (!done) {
+      fake.release();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return all;
+  }
+
+  it('hands a finishing run\'s slot to the oldest waiting batch, so a batch arriving meanwhile queues (regression: it took the slot and the waiter ran past maxInFlight without a buffer)', async () => {
+    // A run finishing with a batch waiting; a third batch arrives a few microtasks later, in the gap before the waiter resumes.
+    for (let ticks = 0; ticks <= 4; ticks++) {
+      const fake = fakeFlowModel();
+      const s = new FlowScorer(fake.model, { maxInFlight: 1, maxQueuedFlows: 1000, maxBatch: 1024, explainTop: 1 });
+      const first = s.score(flows(2));
+      const waiting = s.score(flows(2));
+      expect(fake.release(), 'the first batch is running').to.equal(true);
+      let gap = Promise.resolve();
+      for (let k = 0; k < ticks; k++) gap = gap.then(() => {});
+      const arriving = gap.then(() => s.score(flows(2)));
+      const results = await drain(fake, [first, waiting, arriving]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value?.scores.length : String(r.reason))), `arriving after ${ticks} microtask(s)`).to.deep.equal([2, 2, 2]);
+      expect(fake.maxConcurrent, 'runs at once').to.equal(1);
+      expect(s.stats()).to.include({ flowsScored: 6, batches: 3, skipped: 0 });
+    }
   });
 });
