@@ -1,8 +1,10 @@
 /**
  * The sensor pipeline: sensor flow batches -> live statistics (synchronously) -> store (flow summaries, one
  * transaction per batch) -> detection.ingest -> events. Batches are processed one at a time off the request path;
- * when storage/detection fall behind, at most `maxQueuedBatches` wait and further batches are counted as dropped
- * (their statistics are still counted), so memory stays bounded and the capture thread is never blocked.
+ * when storage/detection fall behind, at most `maxQueuedBatches` wait and further batches are dropped, so memory stays
+ * bounded and the capture thread is never blocked. Never silently: a dropped batch's flows are counted here
+ * (`droppedFlows`) and reported to detection (`skip`), whose ML stats count them as `skipped`; live statistics still
+ * see them.
  */
 import type { DetectionEngine } from './detect/types.js';
 import { emitsColumnFlows } from './native/capture.js';
@@ -15,8 +17,8 @@ import type { NewFlow } from './store/tables/flow.table.js';
 export interface PipelineDeps {
   sensor: Pick<Sensor, 'on' | 'off'>;
   store: Store;
-  /** Null when detection is not running. */
-  detection: Pick<DetectionEngine, 'ingest'> | null;
+  /** Null when detection is not running. `skip` is told the size of every batch dropped (see the module comment). */
+  detection: (Pick<DetectionEngine, 'ingest'> & Partial<Pick<DetectionEngine, 'skip'>>) | null;
   /** Called synchronously with every batch (live statistics). */
   onFlows?: (flows: readonly FlowRecord[]) => void;
   /** Epoch ms now. */
@@ -35,7 +37,9 @@ export interface PipelineCounters {
   batches: number;
   flows: number;
   storedFlows: number;
+  /** Batches dropped because `maxQueuedBatches` were waiting, and their flows (neither stored, detected nor scored). */
   droppedBatches: number;
+  droppedFlows: number;
   errors: number;
 }
 
@@ -59,7 +63,7 @@ export function toFlowRow(f: FlowRecord, storedAtMs: number): NewFlow {
 }
 
 export class SensorPipeline {
-  readonly counters: PipelineCounters = { batches: 0, flows: 0, storedFlows: 0, droppedBatches: 0, errors: 0 };
+  readonly counters: PipelineCounters = { batches: 0, flows: 0, storedFlows: 0, droppedBatches: 0, droppedFlows: 0, errors: 0 };
   private readonly deps: PipelineDeps;
   private readonly queue: FlowRecord[][] = [];
   private draining: Promise<void> | null = null;
@@ -117,6 +121,8 @@ export class SensorPipeline {
     }
     if (this.queue.length >= (this.deps.maxQueuedBatches ?? 64)) {
       this.counters.droppedBatches++;
+      this.counters.droppedFlows += flows.length;
+      this.deps.detection?.skip?.(flows.length);
       return;
     }
     this.queue.push(flows);

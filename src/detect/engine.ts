@@ -147,6 +147,9 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
         pending.delete(work);
       }
     },
+    skip(flowCount: number): void {
+      scorer?.skip(flowCount);
+    },
     mlStats(): MlStats {
       return scorer ? scorer.stats() : emptyMlStats();
     },

@@ -24,13 +24,18 @@ export interface MlStats {
   latencyMs: { mean: number; p50: number; p95: number; p99: number };
   flowsPerSecond: number;
   lastScoredAt: string | null;
-  /** Flows not scored because the scorer was saturated (counted, never silent). */
+  /**
+   * Flows delivered but not scored, counted, never silent: the scorer was saturated, or the pipeline dropped their
+   * batch because storage and detection were behind. With a model, flowsScored + skipped = flows delivered.
+   */
   skipped: number;
 }
 
 /** What the pipeline calls for every flow batch; resolves when the batch has been scored, detected and stored. */
 export interface DetectionEngine {
   ingest(flows: FlowRecord[]): Promise<void>;
+  /** Counts `flowCount` delivered flows the caller could not hand to `ingest` (reported as `skipped`). */
+  skip(flowCount: number): void;
   mlStats(): MlStats;
   close(): Promise<void>;
 }

@@ -5,7 +5,8 @@
  *
  * Backpressure: at most `maxInFlight` runs at once; later batches wait in a FIFO while fewer than `maxQueuedFlows`
  * flows are waiting. A batch that would exceed that is not scored: `score()` resolves to null and its flows are
- * added to `skipped`. Nothing is dropped silently: flowsScored + skipped = flows handed to `score()`.
+ * added to `skipped`, as are flows the caller could not even hand over (`skip()`). Nothing is dropped silently:
+ * flowsScored + skipped = flows handed to `score()` or `skip()`.
  */
 import { FLOW_COLUMN as C, flowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
@@ -183,7 +184,12 @@ export class FlowScorer {
     };
   }
 
-  /** Flows not scored because the scorer was saturated. */
+  /** Counts `flowCount` flows that were delivered but never handed to `score()` (e.g. a batch the pipeline dropped). */
+  skip(flowCount: number): void {
+    this.skipped += flowCount;
+  }
+
+  /** Flows not scored: the scorer was saturated, or they were {@link skip}ped. */
   get skippedFlows(): number {
     return this.skipped;
   }
