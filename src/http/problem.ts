@@ -54,6 +54,9 @@ export interface ProblemOptions {
   log?: (message: string, err: unknown) => void;
 }
 
+/** 5xx answers that are not faults of this server and are not logged: an unimplemented method, a dependency down. */
+const EXPECTED_5XX = new Set([501, 503]);
+
 /** Stable codes of foreign errors by status (the rest of 4xx is `bad_request`). */
 const FOREIGN_CODES: Record<number, string> = { 404: 'not_found', 405: 'method_not_allowed', 501: 'not_implemented' };
 
@@ -83,7 +86,7 @@ export function problemMiddleware(options: ProblemOptions = {}): Middleware {
   const log = options.log ?? ((message: string, err: unknown) => console.error(message, err));
   const fail = (ctx: Context, err: unknown): void => {
     if (err instanceof AppError) {
-      if (err.status >= 500 && err.status !== 503) log(`[${ctx.method} ${ctx.path}] ${err.code}`, err);
+      if (err.status >= 500 && !EXPECTED_5XX.has(err.status)) log(`[${ctx.method} ${ctx.path}] ${err.code}`, err);
       sendProblem(ctx, err.status, err.code, err.message, err.extra);
       for (const [name, value] of Object.entries(headersOf(err))) ctx.set(name, value);
       return;

@@ -46,6 +46,8 @@ export interface TestIdentityProvider {
   signRaw(claims: JWTPayload, key?: ProviderKey): Promise<string>;
   /** Replaces the signing key; the old one disappears from the JWKS. Resolves to the new key. */
   rotate(): Promise<ProviderKey>;
+  /** While `down`, every request to the provider has its connection dropped (an outage as clients see it). */
+  setDown(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,8 @@ export async function startTestIdentityProvider(users: readonly string[] = ['ali
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let key = await newProviderKey();
   let handler: http.RequestListener = () => undefined;
-  server.on('request', (req, res) => handler(req, res));
+  let down = false;
+  server.on('request', (req, res) => (down ? req.socket.destroy() : handler(req, res)));
 
   const build = (signingKey: ProviderKey): void => {
     const provider = new Provider(issuer, {
@@ -124,6 +127,10 @@ export async function startTestIdentityProvider(users: readonly string[] = ['ali
       key = await newProviderKey();
       build(key);
       return key;
+    },
+    setDown(value) {
+      down = value;
+      if (value) server.closeAllConnections();
     },
     async close() {
       server.closeAllConnections();

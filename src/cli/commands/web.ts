@@ -58,7 +58,8 @@ export async function startWebServer(config: WebConfig, options: { log?: (messag
     let rateLimitStore: RateLimitStore = { driver: 'memory', map: new Map() };
     if (config.redisUrl !== undefined) {
       redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
-      redis.on('error', () => undefined); // reconnects on its own; requests meanwhile fail as 500s, logged by problem.ts
+      // ioredis reconnects on its own; meanwhile the limiters let requests through and log once a minute (rate-limit.ts).
+      redis.on('error', () => undefined);
       await redis.connect().catch((err: unknown) => {
         throw new ServiceUnavailableError(`cannot reach Redis at ${redactUrl(config.redisUrl ?? '')}: ${describe(err)}`, 'redis_unavailable', { cause: err });
       });

@@ -192,3 +192,98 @@ describe('Web API authentication when the provider is unreachable', () => {
     }
   });
 });
+
+describe('Web API authentication: key lifetimes, provider outages, clock skew and JWKS URL', function () {
+  this.timeout(60000);
+  let idp: TestIdentityProvider;
+
+  before(async () => {
+    idp = await startTestIdentityProvider();
+  });
+  after(async () => {
+    idp.setDown(false);
+    await idp.close();
+  });
+
+  const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({ iss: idp.issuer, aud: idp.audience, sub: 'alice', iat: nowSec(), exp: nowSec() + 300, ...overrides });
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('keeps using the keys fetched last while the provider is down, past their maximum age; a key it never saw is then 503', async () => {
+    const ctx = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_AUDIENCE: idp.audience, VIGIL_JWT_JWKS_MAX_AGE_MS: '200', VIGIL_JWT_FETCH_TIMEOUT_MS: '500' });
+    try {
+      const token = await idp.token('alice');
+      expect((await ctx.request('GET', '/api/protected/user', { token })).status).to.equal(200);
+      idp.setDown(true);
+      await sleep(300); // the cached keys are now older than their maximum age
+      // The first request tries a refetch, fails and falls back; the second is answered from the last keys at once.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const r = await ctx.request('GET', '/api/protected/user', { token });
+        expect(r.status, r.text).to.equal(200);
+      }
+      const unknown = await ctx.request<Problem>('GET', '/api/protected/user', { token: await idp.signRaw(claims(), await newProviderKey()) });
+      expect(unknown.status, unknown.text).to.equal(503);
+      expect(unknown.body.code).to.equal('idp_unavailable');
+      idp.setDown(false);
+      await sleep(1100); // past the retry pause: the provider is asked again
+      expect((await ctx.request('GET', '/api/protected/user', { token: await idp.token('alice') })).status).to.equal(200);
+      expect(ctx.logged).to.have.length(0);
+    } finally {
+      idp.setDown(false);
+      await ctx.close();
+    }
+  });
+
+  it('with the shipped JWKS cooldown, accepts a token signed with a rotated key once the cooldown has passed, without a restart', async () => {
+    const ctx = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_AUDIENCE: idp.audience, VIGIL_JWT_JWKS_COOLDOWN_MS: undefined });
+    try {
+      const cooldownMs = ctx.config.jwt?.jwksCooldownMs ?? -1;
+      expect(cooldownMs).to.equal(5000);
+      expect((await ctx.request('GET', '/api/protected/user', { token: await idp.token('alice') })).status).to.equal(200);
+      const fetchedAt = Date.now();
+      await idp.rotate();
+      const rotated = await idp.token('alice');
+      let status = 0;
+      while (Date.now() - fetchedAt < cooldownMs + 3000) {
+        status = (await ctx.request('GET', '/api/protected/user', { token: rotated })).status;
+        if (status === 200) break;
+        expect(status).to.equal(401); // inside the cooldown the new kid is unknown
+        await sleep(250);
+      }
+      expect(status).to.equal(200);
+      expect(Date.now() - fetchedAt).to.be.at.most(cooldownMs + 3000);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('verifies tokens through a configured JWKS URL, without discovery', async () => {
+    const discovery = (await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+    const ctx = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_JWKS_URL: discovery.jwks_uri, VIGIL_JWT_AUDIENCE: idp.audience });
+    try {
+      const r = await ctx.request<{ user: { subject: string } }>('GET', '/api/protected/user', { token: await idp.token('bob') });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body.user.subject).to.equal('bob');
+      const stranger = await ctx.request<Problem>('GET', '/api/protected/user', { token: await idp.signRaw(claims(), await newProviderKey()) });
+      expect(stranger.status).to.equal(401);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('tolerates the configured clock skew (30 s) on exp and nbf, and no more', async () => {
+    const ctx = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_AUDIENCE: idp.audience });
+    try {
+      expect(ctx.config.jwt?.clockToleranceSec).to.equal(30);
+      const status = async (overrides: Record<string, unknown>): Promise<[number, string]> => {
+        const r = await ctx.request<Problem>('GET', '/api/protected/user', { token: await idp.signRaw(claims(overrides)) });
+        return [r.status, r.body.code ?? ''];
+      };
+      expect(await status({ exp: nowSec() - 10 })).to.deep.equal([200, '']);
+      expect(await status({ exp: nowSec() - 60 })).to.deep.equal([401, 'token_expired']);
+      expect(await status({ nbf: nowSec() + 10 })).to.deep.equal([200, '']);
+      expect(await status({ nbf: nowSec() + 60 })).to.deep.equal([401, 'invalid_token']);
+    } finally {
+      await ctx.close();
+    }
+  });
+});

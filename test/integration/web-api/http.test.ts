@@ -79,6 +79,19 @@ describe('Web API HTTP surface', function () {
     expect(r.body).to.include({ code: 'route_not_found', instance: '/api/nope' });
   });
 
+  it('answers a wrong method with a 405 problem and Allow, and a method no route implements with a 501 problem, never a 500', async () => {
+    ctx = await TestContext.start();
+    const wrong = await ctx.request<Problem>('DELETE', '/health');
+    expect(wrong.status).to.equal(405);
+    expect(wrong.headers.get('content-type')).to.match(/^application\/problem\+json/);
+    expect(wrong.body).to.include({ code: 'method_not_allowed', instance: '/health' });
+    expect(wrong.headers.get('allow')).to.contain('GET');
+    const unknown = await ctx.request<Problem>('PROPFIND', '/health');
+    expect(unknown.status).to.equal(501);
+    expect(unknown.body).to.include({ code: 'not_implemented', instance: '/health' });
+    expect(ctx.logged).to.have.length(0);
+  });
+
   it('rate-limits validation per client IP with 429, Retry-After and a problem body', async () => {
     ctx = await TestContext.start({ VIGIL_WEB_RATE_VALIDATE: '3' });
     for (let i = 0; i < 3; i++) {
@@ -139,5 +152,28 @@ describe('Web API HTTP surface', function () {
       headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
     });
     expect(denied.headers.get('access-control-allow-origin')).to.equal(null);
+  });
+
+  it('sets CORS headers on actual requests from configured origins only, and for any origin with *', async () => {
+    ctx = await TestContext.start({ VIGIL_WEB_CORS_ORIGINS: 'https://app.vigil.test' });
+    const allowed = await ctx.request('POST', '/api/license-key/validate', { body: { key: 'x' }, headers: { origin: 'https://app.vigil.test' } });
+    expect(allowed.status).to.equal(200);
+    expect(allowed.headers.get('access-control-allow-origin')).to.equal('https://app.vigil.test');
+    expect(allowed.headers.get('access-control-expose-headers')).to.contain('Retry-After');
+    expect(allowed.headers.get('vary')).to.match(/origin/i);
+    const other = await ctx.request('POST', '/api/license-key/validate', { body: { key: 'x' }, headers: { origin: 'https://evil.example' } });
+    expect(other.status).to.equal(200); // CORS only decides what a browser may read
+    expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+    await ctx.close();
+    ctx = await TestContext.start({ VIGIL_WEB_CORS_ORIGINS: '*' });
+    const any = await ctx.request('GET', '/health', { headers: { origin: 'https://anywhere.example' } });
+    expect(any.headers.get('access-control-allow-origin')).to.equal('*');
+    const none = await TestContext.start();
+    try {
+      const r = await none.request('GET', '/health', { headers: { origin: 'https://app.vigil.test' } });
+      expect(r.headers.get('access-control-allow-origin')).to.equal(null); // no CORS unless configured
+    } finally {
+      await none.close();
+    }
   });
 });

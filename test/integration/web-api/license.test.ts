@@ -90,6 +90,14 @@ describe('Web API license keys', function () {
     expect(sloppy.body.code).to.equal('VALID');
   });
 
+  it('answers any string key that is not a key, however long, with 200 MALFORMED (400 is only for a missing or non-string key)', async () => {
+    for (const key of ['', 'x', 'VIGIL-'.repeat(60), 'A'.repeat(5000)]) {
+      const r = await ctx.request<{ valid: boolean; code: string; license: unknown }>('POST', '/api/license-key/validate', { body: { key } });
+      expect(r.status, `${key.length} characters: ${r.text}`).to.equal(200);
+      expect(r.body).to.deep.equal({ valid: false, code: 'MALFORMED', license: null });
+    }
+  });
+
   it('answers MALFORMED for a one-symbol typo and NOT_FOUND for an unknown well-formed key', async () => {
     const { key } = await createKey(alice);
     for (const at of [6, 12, 20, 28, key.length - 1]) {
