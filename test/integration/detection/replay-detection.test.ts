@@ -7,7 +7,7 @@ import { replayFile } from '../../../src/native/capture.js';
 import { FIXTURES } from '../../helpers/setup.js';
 import { replayCapture } from './replay-helper.js';
 
-describe('detection: fixture captures replayed through the live path into a real store', function () {
+describe('detection: fixture captures replayed through the live path (Sensor -> SensorPipeline) into a real store', function () {
   this.timeout(120_000);
   let model: FlowModel;
 
@@ -109,6 +109,8 @@ describe('detection: fixture captures replayed through the live path into a real
     const r = await replayCapture('sv_eth_lan_dns_icmp_icmpv6_smb.pcap', { model });
     const stats = r.engine.mlStats();
     expect(r.flowsDelivered).to.equal(r.stats.flows + r.stats.snapshots);
+    expect(Object.keys(r.flows[0]!), 'column-backed records (columnFlows), as live capture delivers them').to.deep.equal([]);
+    expect(r.pipeline).to.include({ flows: r.flowsDelivered, storedFlows: r.flowsDelivered, droppedFlows: 0, errors: 0 });
     expect(stats.flowsScored + stats.skipped).to.equal(r.flowsDelivered);
     expect(stats.skipped).to.equal(0);
     expect(stats.batches).to.be.at.least(1);

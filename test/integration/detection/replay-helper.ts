@@ -1,6 +1,6 @@
 /**
- * Test helper: replays a capture through the live path (a Sensor with a file source, batch by batch, in order) into
- * a detection engine backed by a real SQLite file, and returns what was stored.
+ * Test helper: replays a capture through the live path (a Sensor with a file source feeding a SensorPipeline, as
+ * `vigil start` does) into a detection engine backed by a real SQLite file, and returns what was stored.
  */
 import path from 'node:path';
 import { loadDetectionConfig, type DetectionConfig } from '../../../src/config/detection.js';
@@ -10,6 +10,7 @@ import { EventBus } from '../../../src/events.js';
 import type { FirewallService } from '../../../src/firewall/types.js';
 import type { FlowModel } from '../../../src/ml/model.js';
 import { createSensor, type CaptureStats } from '../../../src/native/capture.js';
+import { SensorPipeline, type PipelineCounters } from '../../../src/pipeline.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import type { AlertRow } from '../../../src/store/tables/alert.table.js';
 import type { ThreatRow } from '../../../src/store/tables/threat.table.js';
@@ -23,6 +24,8 @@ export interface ReplayOutcome {
   flows: FlowRecord[];
   stats: CaptureStats;
   engine: VigilDetectionEngine;
+  /** The pipeline's counters after the replay. */
+  pipeline: PipelineCounters;
   events: Array<{ action: string; alert: Record<string, unknown> }>;
 }
 
@@ -34,7 +37,12 @@ export interface ReplayDeps {
   env?: Record<string, string>;
 }
 
-/** Replays `test/fixtures/pcaps/<name>` into a fresh engine + SQLite file; closes both afterwards. */
+/**
+ * Replays `test/fixtures/pcaps/<name>` into a fresh engine + SQLite file the way `vigil start` wires them
+ * (src/cli/commands/start.ts): a native Sensor reading the file, feeding a SensorPipeline (column-backed `columnFlows`
+ * batches, flow summaries stored, then detection.ingest, batch by batch in order). Closes engine and store afterwards.
+ * Throws if the pipeline failed or dropped a batch (the expectations assume every flow was detected and scored).
+ */
 export async function replayCapture(name: string, deps: ReplayDeps = {}): Promise<ReplayOutcome> {
   const store: Store = await openStore(path.join(tempDir(), 'vigil.db'));
   const events = new EventBus();
@@ -51,23 +59,29 @@ export async function replayCapture(name: string, deps: ReplayDeps = {}): Promis
   const sensor = createSensor();
   let delivered = 0;
   const flows: FlowRecord[] = [];
-  let chain: Promise<void> = Promise.resolve();
-  let failure: unknown;
-  sensor.on('flows', (batch) => {
-    delivered += batch.length;
-    flows.push(...batch);
-    chain = chain.then(() => engine.ingest(batch)).catch((err: unknown) => {
-      failure ??= err;
-    });
+  const failures: unknown[] = [];
+  const pipeline = new SensorPipeline({
+    sensor,
+    store,
+    detection: engine,
+    onFlows: (batch) => {
+      delivered += batch.length;
+      for (const f of batch) flows.push(f);
+    },
+    now: () => Date.now(),
+    retention: { maxAgeMs: 3_600_000, maxRows: 10_000_000 },
+    log: (message, err) => failures.push(err ?? new Error(message)),
   });
+  pipeline.start();
   const ended = new Promise<CaptureStats>((resolve) => sensor.on('end', (s) => resolve(s as CaptureStats)));
   await sensor.start({ kind: 'file', path: path.join(FIXTURES, 'pcaps', name) });
   const stats = await ended;
-  await chain;
-  if (failure) throw failure;
+  await pipeline.stop();
+  if (failures.length > 0) throw failures[0];
+  if (pipeline.counters.droppedBatches > 0) throw new Error(`the pipeline dropped ${pipeline.counters.droppedBatches} batch(es) of ${name}`);
   const alerts = await store.selectFrom('alerts').selectAll().orderBy('id').execute();
   const threats = await store.selectFrom('threats').selectAll().orderBy('ip').execute();
   await engine.close();
   await closeStore(store);
-  return { alerts, threats, flowsDelivered: delivered, flows, stats, engine, events: seen };
+  return { alerts, threats, flowsDelivered: delivered, flows, stats, engine, pipeline: { ...pipeline.counters }, events: seen };
 }
