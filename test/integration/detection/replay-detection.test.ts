@@ -2,6 +2,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../../../src/config/detection.js';
 import { loadFlowModel, type FlowModel } from '../../../src/ml/model.js';
+import { FEATURE_EXTRACTORS } from '../../../src/ml/features.js';
 import { FlowScorer } from '../../../src/ml/scorer.js';
 import { replayFile } from '../../../src/native/capture.js';
 import { FIXTURES } from '../../helpers/setup.js';
@@ -94,6 +95,30 @@ describe('detection: fixture captures replayed through the live path (Sensor -> 
       expect(model.info.features).to.include(e.name);
       expect(e.benignPercentile).to.be.within(0, 100);
     }
+  });
+
+  it('ndpi_cicids2017_webattack_sqli.pcap: the stored web_attack ML alert carries the model version and its explanation (feature, value, benign percentile)', async () => {
+    const r = await replayCapture('ndpi_cicids2017_webattack_sqli.pcap', { model });
+    const alert = r.alerts.find((a) => a.source === 'ml' && a.category === 'web_attack');
+    expect(alert, 'a web_attack alert from the model').to.not.equal(undefined);
+    const details = JSON.parse(alert!.details) as {
+      model: Record<string, unknown>;
+      explanation: Array<{ feature: string; value: number; unit: string; benignPercentile: number; zScore: number }>;
+    };
+    expect(details.model).to.deep.equal({ name: model.info.name, version: model.info.version, sha256: model.info.sha256 });
+    expect(details.explanation).to.have.length(loadDetectionConfig({}).ml.explainTop);
+    for (const e of details.explanation) {
+      expect(model.info.features).to.include(e.feature);
+      expect(e.value).to.be.a('number');
+      expect(e.unit).to.equal(model.features.find((f) => f.name === e.feature)!.unit);
+      expect(e.benignPercentile).to.be.within(0, 100);
+      expect(e.zScore).to.be.a('number');
+      expect(alert!.description).to.include(`${e.feature}=`);
+    }
+    // The values are the features of one of the attack flows the model scored (as the float32 model input).
+    const attack = r.flows.filter((f) => f.srcIp === alert!.src_ip && f.dstIp === alert!.dst_ip);
+    const explained = attack.filter((f) => details.explanation.every((e) => Math.fround(FEATURE_EXTRACTORS[e.feature]!(f)) === e.value));
+    expect(explained.length, 'an attack flow with exactly these feature values').to.be.at.least(1);
   });
 
   for (const name of ['sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap', 'sv_eth_lan_dns_icmp_icmpv6_smb.pcap', 'zeek_quic_chromium_ipv6.pcap']) {
