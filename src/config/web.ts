@@ -79,6 +79,8 @@ export interface WebConfig {
   readonly certificateReuseSec: number;
   /** PKCS#8 PEM file of the Ed25519 certificate signing key (created with mode 0600 on first start). */
   readonly signingKeyFile: string;
+  /** Directory whose release files this server serves at `/downloads/<file>` (the default download base URL). */
+  readonly downloadsDir: string;
   /** Base URL of the release downloads linked from the landing page. */
   readonly downloadBaseUrl: string;
 }
@@ -165,6 +167,7 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
     certificateTtlSec: int(env, 'VIGIL_WEB_CERT_TTL_SEC', 86400, 60, 31 * 86400),
     certificateReuseSec: int(env, 'VIGIL_WEB_CERT_REUSE_SEC', 60, 0, 3600),
     signingKeyFile: path.resolve(str(env, 'VIGIL_WEB_SIGNING_KEY_FILE', path.join(dataDir, 'license-signing-key.pem'))),
+    downloadsDir: path.resolve(str(env, 'VIGIL_WEB_DOWNLOADS_DIR', path.join(dataDir, 'downloads'))),
     downloadBaseUrl: str(env, 'VIGIL_WEB_DOWNLOAD_BASE_URL', `${publicUrl}/downloads`).replace(/\/+$/, ''),
   };
   if (config.certificateReuseSec * 2 > config.certificateTtlSec) {

@@ -104,6 +104,7 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
     ),
     version: deps.version,
     landingHtml: landing.html,
+    downloadsDir: config.downloadsDir,
   };
 
   const router = new Router();

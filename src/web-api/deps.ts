@@ -23,4 +23,6 @@ export interface RouteDeps {
   version: string;
   /** Rendered landing page. */
   landingHtml: string;
+  /** Directory served at `/downloads/<file>`. */
+  downloadsDir: string;
 }

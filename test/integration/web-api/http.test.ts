@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { startTestIdentityProvider, type TestIdentityProvider } from '../../helpers/oidc-provider.js';
 import { TEST_WEB_DATABASE, TestContext } from './test-context.js';
 
@@ -69,6 +71,29 @@ describe('Web API HTTP surface', function () {
       const inline = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(r.text)?.[1] ?? '';
       expect(inline.length).to.be.greaterThan(100);
       expect(csp).to.contain(`'sha256-${createHash('sha256').update(inline).digest('base64')}'`);
+    }
+  });
+
+  it('serves the release files the default download links point to from the downloads directory, and nothing else', async () => {
+    ctx = await TestContext.start();
+    const page = await ctx.request('GET', '/');
+    const links = [...page.text.matchAll(/href="http:\/\/vigil\.test(\/downloads\/[^"]+)"/g)].map((m) => m[1]);
+    expect(links).to.have.length(4);
+    mkdirSync(ctx.config.downloadsDir, { recursive: true });
+    const name = links[0].slice('/downloads/'.length);
+    writeFileSync(path.join(ctx.config.downloadsDir, name), 'release bytes');
+    writeFileSync(path.join(ctx.config.downloadsDir, '.secret'), 'hidden');
+    const r = await ctx.request('GET', links[0]);
+    expect(r.status).to.equal(200);
+    expect(r.text).to.equal('release bytes');
+    expect(r.headers.get('content-disposition')).to.equal(`attachment; filename="${name}"`);
+    const missing = await ctx.request<Problem>('GET', links[1]);
+    expect(missing.status).to.equal(404);
+    expect(missing.body.code).to.equal('download_not_found');
+    for (const probe of ['/downloads/.secret', '/downloads/..%2Fweb.sqlite', '/downloads/%2e%2e%2fweb.sqlite', '/downloads/sub%2Fdir.txt']) {
+      const denied = await ctx.request<Problem>('GET', probe);
+      expect(denied.status, probe).to.equal(404);
+      expect(denied.body.code, probe).to.equal('download_not_found');
     }
   });
 
