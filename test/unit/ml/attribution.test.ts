@@ -5,7 +5,8 @@ import { DEFAULT_MODEL_PATH } from '../../../src/config/detection.js';
 import { PathAttributor } from '../../../src/ml/attribution.js';
 import { explainRow } from '../../../src/ml/explain.js';
 import { loadFlowModel, treeFileFor, type FlowModel } from '../../../src/ml/model.js';
-import { FIXTURES, tempDir } from '../../helpers/setup.js';
+import { tempDir } from '../../helpers/setup.js';
+import { loadHoldout } from './holdout.js';
 
 describe('ml/attribution: PathAttributor', () => {
   let model: FlowModel;
@@ -18,13 +19,11 @@ describe('ml/attribution: PathAttributor', () => {
     const attributor = model.attributor;
     expect(attributor).to.not.equal(null);
     expect(attributor!.sha256).to.equal(model.info.sha256);
-    const lines = readFileSync(path.join(FIXTURES, 'ml', 'holdout.csv'), 'utf8').trim().split(/\r?\n/).slice(1);
+    const { X, n } = loadHoldout(model.classes);
     const w = model.width;
-    const X = new Float32Array(lines.length * w);
-    lines.forEach((l, i) => l.split(',').slice(1).forEach((v, j) => (X[i * w + j] = Number(v))));
-    const probs = await model.run(X, lines.length);
+    const probs = await model.run(X, n);
     let worst = 0;
-    for (let i = 0; i < lines.length; i++) {
+    for (let i = 0; i < n; i++) {
       const c = attributor!.attribute(X.subarray(i * w, (i + 1) * w));
       const sum = c.reduce((a, b) => a + b, attributor!.bias);
       worst = Math.max(worst, Math.abs(sum - (1 - (probs[i * model.classes.length] as number))));
@@ -33,9 +32,9 @@ describe('ml/attribution: PathAttributor', () => {
   });
 
   it('explains a flow by the features that raised its score', () => {
-    const lines = readFileSync(path.join(FIXTURES, 'ml', 'holdout.csv'), 'utf8').trim().split(/\r?\n/).slice(1);
-    const scan = lines.find((l) => l.startsWith('port_scan,'))!;
-    const row = Float32Array.from(scan.split(',').slice(1).map(Number));
+    const { X, y } = loadHoldout(model.classes);
+    const scan = y.indexOf(model.classes.indexOf('port_scan'));
+    const row = X.slice(scan * model.width, (scan + 1) * model.width);
     const contributions = model.attributor!.attribute(row);
     const top = explainRow(model.features, row, 3, contributions);
     expect(top).to.have.length(3);
