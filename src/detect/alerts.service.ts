@@ -18,7 +18,7 @@ import type { AlertRow, AlertSource, NewAlert } from '../store/tables/alert.tabl
 import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
 import { maxSeverity, SEVERITIES, type Finding, type Severity } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
-import { nextThreatRow, recordThreat, type ThreatUpdate } from './threats.js';
+import { isThreatAddress, nextThreatRow, recordThreat, type ThreatUpdate } from './threats.js';
 import { parseDetails, toAlertView } from './alert-view.js';
 
 
@@ -44,7 +44,8 @@ export interface AlertsServiceDeps {
 export interface RecordedAlert {
   action: 'created' | 'updated';
   row: AlertRow;
-  threatIp: string;
+  /** The threat the alert counts towards, or null when its address cannot be one ({@link isThreatAddress}). */
+  threatIp: string | null;
 }
 
 /** What an alert (or a finding merged into one) holds: which origin leads, its count and its evidence. */
@@ -235,7 +236,7 @@ export class AlertsService {
     const merged = mergeBatch(findings);
     const locations = new Map<string, GeoLocation | null>();
     if (this.deps.geo) {
-      for (const f of merged) if (!locations.has(f.threatIp)) locations.set(f.threatIp, await this.deps.geo.lookup(f.threatIp));
+      for (const f of merged) if (!locations.has(f.threatIp) && isThreatAddress(f.threatIp)) locations.set(f.threatIp, await this.deps.geo.lookup(f.threatIp));
     }
     const nowIso = iso(this.now());
     const windowMs = this.deps.config.alertWindowSec * 1000;
@@ -262,6 +263,7 @@ export class AlertsService {
     const open = await findOpenAlertByKey(db, key, iso(f.firstSeenMs - windowMs));
     const change = planAlert(open, f, key, nowIso);
     const row = change.action === 'updated' ? await updateAlert(db, change.id, change.patch) : await insertAlert(db, change.row);
+    if (!isThreatAddress(f.threatIp)) return { action: change.action, row, threatIp: null };
     await recordThreat(db, threatUpdate(f, row, change.action), location, nowIso);
     return { action: change.action, row, threatIp: f.threatIp };
   }
@@ -279,6 +281,7 @@ export class AlertsService {
     } else {
       row = st.insert.get(change.row)!;
     }
+    if (!isThreatAddress(f.threatIp)) return { action: change.action, row, threatIp: null };
     const u = threatUpdate(f, row, change.action);
     st.upsertThreat.get(nextThreatRow(st.getThreat.get(u.ip), u, location, nowIso));
     return { action: change.action, row, threatIp: f.threatIp };
@@ -297,6 +300,7 @@ export class AlertsService {
     for (const r of recorded) {
       if (!this.qualifies(r.row.severity) || r.row.category === 'blocked_ip') continue;
       const ip = r.threatIp;
+      if (ip === null) continue;
       const tried = this.autoBlockTried.get(ip);
       if (fw.isBlocked(ip) || (tried !== undefined && this.now() - tried < retryMs)) continue;
       this.autoBlockTried.set(ip, this.now());

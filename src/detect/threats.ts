@@ -2,7 +2,10 @@
  * Threats: one row per offending address (the finding's `threatIp`) with the worst severity, highest score, the
  * category of its worst alert, how many alerts it has, first/last seen and a location (null for non-global
  * addresses). The blocked flag is not stored: readers ask the firewall (`isBlocked`) when they list threats.
+ * Unspecified addresses (0.0.0.0, ::) never become threats: they name no host (a DHCP client asking for an address
+ * sends from 0.0.0.0), so there is nothing to map or block; their alerts are still stored.
  */
+import { BlockList, isIP } from 'node:net';
 import type { Db } from '../store/database.js';
 import { getThreat, upsertThreat } from '../store/repos/threat.repo.js';
 import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
@@ -19,6 +22,16 @@ export interface ThreatUpdate {
   newAlert: boolean;
   firstSeen: string;
   lastSeen: string;
+}
+
+const UNSPECIFIED = new BlockList();
+UNSPECIFIED.addAddress('0.0.0.0', 'ipv4');
+UNSPECIFIED.addAddress('::', 'ipv6'); // and, through the IPv4 rule, ::ffff:0.0.0.0
+
+/** True when alerts about `ip` can make it a threat: a valid address, not the unspecified 0.0.0.0 or ::. */
+export function isThreatAddress(ip: string): boolean {
+  const family = isIP(ip);
+  return family !== 0 && !UNSPECIFIED.check(ip, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 function maxScore(a: number | null, b: number | null): number | null {

@@ -58,6 +58,9 @@ describe('detection: fixture captures replayed through the live path (Sensor -> 
     expect(details.kind).to.equal('udp_flood');
     expect(details.packetsInWindow).to.equal(10000);
     expect(floods[0]!.dst_ip).to.equal('255.255.255.255');
+    // DHCP clients send from 0.0.0.0 before they have an address: the alert stays, but no threat names that address.
+    expect(floods[0]!.src_ip).to.equal('0.0.0.0');
+    expect(r.threats.map((t) => t.ip)).to.not.include('0.0.0.0');
   });
 
   it('sv_ipv6_dos_hbh_frag_ext_headers.pcap -> dos from 2001:db8:1::2 against 2001:db8:1::1', async () => {

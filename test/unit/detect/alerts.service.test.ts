@@ -37,6 +37,16 @@ describe('detect/alerts.service: AlertsService#record()', function () {
   });
   afterEach(async () => closeStore(store));
 
+  function firewall(allowlist: string[]) {
+    return createFirewallService({
+      db: store,
+      adapter: createNoneAdapter(),
+      config: loadFirewallConfig({ VIGIL_FIREWALL: 'none' }),
+      protectedAddresses: () => ({ self: ['10.0.0.5'], gateways: [], dns: [], allowlist }),
+      log: () => {},
+    });
+  }
+
   it('folds repeats of one (source, category, target) within the window into one alert with a count', async () => {
     const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null });
     await svc.record([finding()]);
@@ -123,6 +133,27 @@ describe('detect/alerts.service: AlertsService#record()', function () {
         expect(JSON.parse(rows[0]!.details)).to.deep.equal({ detector: 'flood', packetsInWindow: 1000, countUnit: 'packets', ml: { ...ml().details, flowsFlagged: 7 } });
       });
     });
+
+    it(`stores alerts about the unspecified addresses 0.0.0.0 and :: but makes no threat of them and never auto-blocks them (${via})`, async () => {
+      const fw = firewall([]);
+      const svc = new AlertsService({
+        store: kyselyOnly ? store.withoutPlugins() : store,
+        config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'high' }),
+        events,
+        geo: createGeoLocator(),
+        firewall: fw,
+      });
+      const recorded = await svc.record([
+        finding({ category: 'dos', srcIp: '0.0.0.0', threatIp: '0.0.0.0', target: '255.255.255.255', severity: 'critical' }),
+        finding({ category: 'dos', srcIp: '::', threatIp: '::', target: 'ff02::1:2', severity: 'critical' }),
+        finding({ category: 'dos', srcIp: '::ffff:0.0.0.0', threatIp: '::ffff:0.0.0.0', severity: 'critical' }),
+      ]);
+      expect(recorded.map((r) => [r.action, r.threatIp])).to.deep.equal([['created', null], ['created', null], ['created', null]]);
+      expect(await store.selectFrom('threats').selectAll().execute()).to.deep.equal([]);
+      expect((await fw.list()).blocked).to.deep.equal([]);
+      const rows = await store.selectFrom('alerts').selectAll().execute();
+      expect(rows.map((r) => JSON.parse(r.details).autoBlock)).to.deep.equal([undefined, undefined, undefined]);
+    });
   }
 
   it('stores the location of public threat addresses and null for private ones', async () => {
@@ -137,16 +168,6 @@ describe('detect/alerts.service: AlertsService#record()', function () {
   });
 
   describe('auto-block (VIGIL_AUTOBLOCK) through the firewall service', () => {
-    function firewall(allowlist: string[]) {
-      return createFirewallService({
-        db: store,
-        adapter: createNoneAdapter(),
-        config: loadFirewallConfig({ VIGIL_FIREWALL: 'none' }),
-        protectedAddresses: () => ({ self: ['10.0.0.5'], gateways: [], dns: [], allowlist }),
-        log: () => {},
-      });
-    }
-
     it('is off by default', async () => {
       const fw = firewall([]);
       const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null, firewall: fw });
