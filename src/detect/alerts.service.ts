@@ -119,10 +119,9 @@ function mergeBatch(findings: readonly Finding[]): Finding[] {
 }
 
 /** An alert update: the aggregate, plus the origin and text when the finding's evidence now leads. */
-type AlertPatch = AlertAggregatePatch & { source?: AlertSource; title?: string };
 
 /** What one finding does to the alerts table: fold into the open alert `id`, or insert a new row. */
-type AlertChange = { action: 'updated'; id: number; patch: AlertPatch } | { action: 'created'; row: NewAlert };
+type AlertChange = { action: 'updated'; id: number; patch: AlertAggregatePatch } | { action: 'created'; row: NewAlert };
 
 /** Pure: the change a finding makes given the open alert of its key (if any). */
 function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: string): AlertChange {
@@ -169,14 +168,6 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
       details: JSON.stringify(f.details),
     },
   };
-}
-
-/**
- * {@link updateAlertAggregate} that may also set the origin and text ({@link AlertPatch}); the Kysely twin of the
- * fast path's `updateWithText` statement.
- */
-function updateAlert(db: Db, id: number, patch: AlertPatch): Promise<AlertRow> {
-  return db.updateTable('alerts').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
 function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action']): ThreatUpdate {
@@ -262,7 +253,7 @@ export class AlertsService {
     const key = aggregationKey(f);
     const open = await findOpenAlertByKey(db, key, iso(f.firstSeenMs - windowMs));
     const change = planAlert(open, f, key, nowIso);
-    const row = change.action === 'updated' ? await updateAlert(db, change.id, change.patch) : await insertAlert(db, change.row);
+    const row = change.action === 'updated' ? await updateAlertAggregate(db, change.id, change.patch) : await insertAlert(db, change.row);
     if (!isThreatAddress(f.threatIp)) return { action: change.action, row, threatIp: null };
     await recordThreat(db, threatUpdate(f, row, change.action), location, nowIso);
     return { action: change.action, row, threatIp: f.threatIp };

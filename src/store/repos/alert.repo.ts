@@ -1,6 +1,6 @@
 /** Alert persistence: detection inserts and aggregates; the desktop API lists, acknowledges and deletes. */
 import type { Db } from '../database.js';
-import type { AlertRow, NewAlert, Severity } from '../tables/alert.table.js';
+import type { AlertRow, AlertSource, NewAlert, Severity } from '../tables/alert.table.js';
 
 /** Inserts one alert and returns the stored row (with its id). */
 export async function insertAlert(db: Db, row: NewAlert): Promise<AlertRow> {
@@ -22,13 +22,15 @@ export async function findOpenAlertByKey(db: Db, key: string, sinceIso: string):
     .executeTakeFirst();
 }
 
-/** Fields an aggregate update may change. */
+/** Fields an aggregate update may change (`source` and `title` when a rule takes over an alert the model opened). */
 export interface AlertAggregatePatch {
   count: number;
   last_seen: string;
   updated_at: string;
   severity?: Severity;
   score?: number | null;
+  source?: AlertSource;
+  title?: string;
   description?: string;
   details?: string;
 }
