@@ -23,6 +23,11 @@ interface SourceState {
   probes: ProbeWindow;
 }
 
+/** A TCP flow whose initiator sent only packets without SYN, ACK and RST (FIN, NULL, Xmas scans), with no payload. */
+function stealthProbe(col: (k: number, i: number) => number, i: number): boolean {
+  return col(C.fwdAck, i) === 0 && col(C.fwdRst, i) === 0 && col(C.fwdPayloadBytes, i) === 0 && col(C.bwdPayloadBytes, i) === 0;
+}
+
 export class PortScanDetector implements Detector {
   readonly name = 'port_scan';
   /** By source address key (address.ts `addressKey`). */
@@ -41,9 +46,12 @@ export class PortScanDetector implements Detector {
     const { cols, n } = c;
     const col = (k: number, i: number): number => cols[k * n + i] as number;
     for (let i = 0; i < n; i++) {
-      // A probe: a TCP connection attempt (initiator sent SYN) or any UDP flow, not a snapshot.
+      // A probe, not a snapshot: any UDP flow; a TCP connection attempt (the initiator sent SYN); or a stealth probe
+      // (FIN, NULL and Xmas scans: the initiator sent neither SYN nor ACK nor RST, and no payload went either way; a
+      // flow first seen mid-connection always carries ACKs).
       const protocol = col(C.protocol, i);
-      if (col(C.endReason, i) === SNAPSHOT_REASON || (protocol === 6 ? col(C.fwdSyn, i) === 0 : protocol !== 17)) continue;
+      if (col(C.endReason, i) === SNAPSHOT_REASON) continue;
+      if (protocol === 6 ? col(C.fwdSyn, i) === 0 && !stealthProbe(col, i) : protocol !== 17) continue;
       const key = addressKey(c, i);
       let state = this.sources.use(key);
       if (!state) {

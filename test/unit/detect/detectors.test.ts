@@ -36,6 +36,28 @@ describe('detect/detectors', () => {
       expect(out, '30 probes 5 s apart: at most 12 in a 60 s window').to.deep.equal([]);
     });
 
+    it('counts FIN, NULL and Xmas probes (no SYN, no ACK, no payload) as probes, but not mid-connection flows without SYN', () => {
+      const stealth = (flags: Partial<Record<'fwdFin' | 'fwdPsh' | 'fwdUrg', number>>, port: number, t: number) =>
+        makeFlow({
+          srcIp: '10.0.0.77', dstIp: '10.0.0.9', dstPort: port, firstSeenMs: t, durationUs: 200, packets: 2, fwdPackets: 1, bwdPackets: 1,
+          fwdPayloadBytes: 0, bwdPayloadBytes: 0, fwdSyn: 0, bwdSyn: 0, fwdAck: 0, bwdAck: 1, bwdRst: 1, fwdRst: 0, fwdFin: 0, bwdFin: 0, fwdPsh: 0, bwdPsh: 0, fwdUrg: 0,
+          endReason: 'rst', ...flags,
+        });
+      for (const [scan, flags] of [['FIN', { fwdFin: 1 }], ['NULL', {}], ['Xmas', { fwdFin: 1, fwdPsh: 1, fwdUrg: 1 }]] as const) {
+        const d = new PortScanDetector(config.portScan, 1000);
+        const f = d.observe(Array.from({ length: 25 }, (_, i) => stealth(flags, 1000 + i, T0 + i * 10)));
+        expect(f, scan).to.have.length(1);
+        expect(f[0], scan).to.include({ category: 'port_scan', srcIp: '10.0.0.77', target: '10.0.0.9', count: 25 });
+      }
+      // Flows first seen mid-connection (no SYN, but ACKs and payload) are not probes.
+      const midstream = new PortScanDetector(config.portScan, 1000);
+      const flows = Array.from({ length: 30 }, (_, i) => makeFlow({ srcIp: '10.0.0.5', dstIp: '10.0.0.9', dstPort: 1000 + i, firstSeenMs: T0 + i, fwdSyn: 0, bwdSyn: 0 }));
+      expect(midstream.observe(flows)).to.deep.equal([]);
+      const ackOnly = new PortScanDetector(config.portScan, 1000);
+      const acks = Array.from({ length: 30 }, (_, i) => makeFlow({ srcIp: '10.0.0.5', dstIp: '10.0.0.9', dstPort: 1000 + i, firstSeenMs: T0 + i, fwdSyn: 0, bwdSyn: 0, fwdAck: 1, fwdPayloadBytes: 0, bwdPayloadBytes: 0, fwdFin: 0 }));
+      expect(ackOnly.observe(acks), 'ACK scans stay out (indistinguishable from stray ACKs)').to.deep.equal([]);
+    });
+
     it('raises a horizontal finding for one port across many hosts', () => {
       const d = new PortScanDetector(config.portScan, 1000);
       const probes = Array.from({ length: 30 }, (_, i) => synProbe('10.0.0.66', `10.0.1.${i + 1}`, 445, T0 + i));
