@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadDesktopConfig, type DesktopConfig } from '../../config/desktop.js';
+import { loadDesktopConfig, type DesktopCaptureConfig, type DesktopConfig } from '../../config/desktop.js';
 import { loadDetectionConfig } from '../../config/detection.js';
 import { loadFirewallConfig } from '../../config/firewall.js';
 import { createDesktopApp } from '../../desktop-api/app.js';
@@ -20,6 +20,7 @@ import { createDetectionEngine, type VigilDetectionEngine } from '../../detect/e
 import { EventBus } from '../../events.js';
 import { selectAdapter } from '../../firewall/backend.js';
 import { createFirewallService } from '../../firewall/firewall.service.js';
+import { AppError, ConfigError } from '../../errors.js';
 import { createSensor } from '../../native/capture.js';
 import { SensorPipeline } from '../../pipeline.js';
 import { closeStore, openStore } from '../../store/database.js';
@@ -32,6 +33,28 @@ export const SAMPLE_CAPTURE = path.join(ROOT, 'samples', 'desktop-browsing.pcap'
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
+}
+
+/**
+ * The configuration error behind a capture that could not be started, naming the variable at fault; null when no
+ * capture variable is at fault (zero configuration: nothing could be opened, not even the bundled sample, e.g. the
+ * addon is not built), in which case the API stays up and `/api/health` says why.
+ */
+export function captureStartError(err: unknown, capture: DesktopCaptureConfig): ConfigError | null {
+  if (!(err instanceof AppError) || !err.code.startsWith('capture_')) return null;
+  // The capture core's message says what is wrong and what to do; the wrapper adds which source it was.
+  const reason = err.cause instanceof AppError && err.cause.code === err.code ? err.cause.message : err.message;
+  if (err.code === 'capture_bad_filter') return new ConfigError('VIGIL_CAPTURE_FILTER', reason);
+  if (capture.file !== undefined) return new ConfigError('VIGIL_CAPTURE_FILE', reason);
+  if (capture.mode === 'replay') return new ConfigError('VIGIL_CAPTURE_MODE', `is "replay" but the bundled sample capture cannot be replayed: ${reason}`);
+  if (capture.interface !== undefined) {
+    const hint = err.code === 'capture_permission_denied' ? ' (or unset VIGIL_CAPTURE_INTERFACE: without the permission, Vigil then replays the bundled sample)' : '';
+    return new ConfigError('VIGIL_CAPTURE_INTERFACE', `cannot capture on "${capture.interface}": ${reason}${hint}`);
+  }
+  if (capture.mode === 'live') {
+    return new ConfigError('VIGIL_CAPTURE_MODE', `is "live" but live capture on the default interface failed: ${reason} (or unset VIGIL_CAPTURE_MODE to replay the bundled sample instead)`);
+  }
+  return null;
 }
 
 /** A running desktop sensor. */
@@ -131,11 +154,14 @@ export async function startDesktop(env: Env = process.env, log: (message: string
       await monitoring.stop();
     });
 
-    // The API stays up when no source can be opened (addon not built, bad configuration): health says why.
+    // A capture setting that does not work stops start-up (the variable named). With no capture configuration the API
+    // stays up even when no source can be opened (addon not built): health says why.
     try {
       const state = await monitoring.startConfigured();
       log(`vigil: capture: ${state.description}`);
     } catch (err) {
+      const configError = captureStartError(err, config.capture);
+      if (configError !== null) throw configError;
       log(`vigil: capture is not running: ${err instanceof Error ? err.message : String(err)}`);
     }
     const addr = server.address() as AddressInfo;

@@ -10,7 +10,7 @@ import type { EventBus } from '../../events.js';
 import type { CaptureSource, FlowOptions, Sensor, SensorStats } from '../../native/types.js';
 import type { MonitoringState } from '../schemas/health.schema.js';
 import type { Clock } from './clock.js';
-import { emptySensorStats } from '../../native/capture.js';
+import { emptySensorStats, listInterfaces } from '../../native/capture.js';
 import { addSensorStats } from './sensor-totals.js';
 
 /** Dependencies of {@link MonitoringService}. */
@@ -24,6 +24,12 @@ export interface MonitoringDeps {
   flowOptions?: FlowOptions;
   /** Delay (ms) before a looping replay restarts. Default 1000. */
   loopDelayMs?: number;
+  /**
+   * Name of the device live capture uses when no interface is named (libpcap's first device, as the capture core
+   * picks it), so health reports the real device. Default: the first device of `listInterfaces()`; undefined when
+   * there is none or the listing fails (the capture core then picks, and the state says "the default interface").
+   */
+  defaultInterface?: () => string | undefined;
   log?: (message: string) => void;
 }
 
@@ -36,6 +42,17 @@ export interface StartRequest {
 interface ActiveSource {
   source: CaptureSource;
   sample: boolean;
+  /** Live capture on the device chosen by default (no interface configured or requested). */
+  defaultDevice?: boolean;
+}
+
+/** libpcap's first device, or undefined when none is listed or the listing fails. */
+function firstInterface(): string | undefined {
+  try {
+    return listInterfaces()[0]?.name;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The fix to suggest for a capture error message. */
@@ -81,7 +98,7 @@ export class MonitoringService {
     const live = src?.source.kind === 'live' ? src.source : null;
     const file = src?.source.kind === 'file' ? src.source : null;
     let description = 'not capturing';
-    if (live) description = `live capture on ${live.interface ?? 'the default interface'}`;
+    if (live) description = live.interface === undefined ? 'live capture on the default interface' : `live capture on ${live.interface}${src?.defaultDevice ? ' (the default interface)' : ''}`;
     if (file) description = src?.sample ? `replay of the bundled sample capture ${path.basename(file.path)}` : `replay of ${path.basename(file.path)}`;
     if (!running && src) description = `stopped (last: ${description})`;
     if (file && this.fallbackReason && src?.sample) description += ` (live capture not available: ${this.fallbackReason})`;
@@ -105,45 +122,55 @@ export class MonitoringService {
   }
 
   /**
-   * Starts the configured source: the replay file (`VIGIL_CAPTURE_FILE`), live capture, or, in `auto` mode when live
-   * capture cannot be opened, the bundled sample. Throws ServiceUnavailableError when nothing could be started.
+   * Starts the configured source: the replay file (`VIGIL_CAPTURE_FILE`), live capture, or, in `auto` mode with no
+   * interface configured, the bundled sample when live capture on the default device cannot be opened. A configured
+   * interface that cannot be opened, a bad filter or an unreadable file is an error (the capture error, with its
+   * code), never a silent fallback. Does nothing when capture is already running.
    */
   async startConfigured(): Promise<MonitoringState> {
-    return this.serialise(async () => {
-      const cap = this.deps.capture;
-      if (cap.mode === 'replay') return this.open(this.fileSource(cap.file ?? this.deps.samplePath, cap.file === undefined));
-      const live: ActiveSource = { source: { kind: 'live', interface: cap.interface, filter: cap.filter }, sample: false };
-      if (cap.mode === 'live') return this.open(live);
-      try {
-        return await this.open(live);
-      } catch (err) {
-        this.fallbackReason = err instanceof Error ? err.message : String(err);
-        this.deps.log?.(`vigil: live capture not available (${this.fallbackReason}); replaying the bundled sample capture`);
-        return this.open(this.fileSource(this.deps.samplePath, true));
-      }
-    });
+    return this.serialise(() => this.openConfigured());
   }
 
   /**
-   * `POST /api/monitoring/start`: idempotent. With an interface: live capture on it (409 if another source is running).
-   * Without: restarts the last source, or the configured one.
+   * `POST /api/monitoring/start`: idempotent (a running capture is left alone and reported with its `startedAt`).
+   * With an interface: live capture on it (409 if another source is running). Without: restarts the last source, or
+   * the configured one.
    */
   async start(req: StartRequest = {}): Promise<MonitoringState> {
-    const current = this.state();
-    if (current.running) {
-      if (req.interface !== undefined && (current.source !== 'live' || current.interface !== req.interface)) {
-        throw new ConflictError(`Capture is already running (${current.description}); stop it first.`, 'capture_running');
+    // Checked inside the transition, so two concurrent starts cannot both open a source.
+    return this.serialise(async () => {
+      const current = this.state();
+      if (current.running) {
+        if (req.interface !== undefined && (current.source !== 'live' || current.interface !== req.interface)) {
+          throw new ConflictError(`Capture is already running (${current.description}); stop it first.`, 'capture_running');
+        }
+        return current;
       }
-      return current;
+      if (req.interface === undefined) {
+        if (this.last === null) return this.openConfigured();
+        const last = this.last;
+        const filter = req.filter ?? last.source.filter;
+        return this.open({ ...last, source: { ...last.source, filter } });
+      }
+      return this.open({ source: { kind: 'live', interface: req.interface, filter: req.filter ?? this.deps.capture.filter }, sample: false });
+    });
+  }
+
+  private async openConfigured(): Promise<MonitoringState> {
+    if (this.state().running) return this.state();
+    const cap = this.deps.capture;
+    if (cap.mode === 'replay') return this.open(this.fileSource(cap.file ?? this.deps.samplePath, cap.file === undefined));
+    const live: ActiveSource = { source: { kind: 'live', interface: cap.interface, filter: cap.filter }, sample: false };
+    // Only the zero-configuration case falls back: an interface the operator named must work or fail loudly.
+    if (cap.mode === 'live' || cap.interface !== undefined) return this.open(live);
+    try {
+      return await this.open(live);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'capture_bad_filter') throw err; // the sample would fail the same way
+      this.fallbackReason = err instanceof Error ? err.message : String(err);
+      this.deps.log?.(`vigil: live capture not available (${this.fallbackReason}); replaying the bundled sample capture`);
+      return this.open(this.fileSource(this.deps.samplePath, true));
     }
-    if (req.interface === undefined) {
-      if (this.last === null) return this.startConfigured();
-      const last = this.last;
-      const filter = req.filter ?? last.source.filter;
-      return this.serialise(() => this.open({ ...last, source: { ...last.source, filter } }));
-    }
-    const source: ActiveSource = { source: { kind: 'live', interface: req.interface, filter: req.filter ?? this.deps.capture.filter }, sample: false };
-    return this.serialise(() => this.open(source));
   }
 
   /** `POST /api/monitoring/stop`: idempotent; also cancels a pending replay loop. */
@@ -166,7 +193,15 @@ export class MonitoringService {
     return { source: { kind: 'file', path: file, filter: this.deps.capture.filter, speed: this.deps.capture.replaySpeed }, sample };
   }
 
-  private async open(src: ActiveSource): Promise<MonitoringState> {
+  /** The source with the default device named, so what is opened is what the state reports. */
+  private withDevice(src: ActiveSource): ActiveSource {
+    if (src.source.kind !== 'live' || src.source.interface !== undefined) return src;
+    const device = (this.deps.defaultInterface ?? firstInterface)();
+    return device === undefined ? src : { ...src, source: { ...src.source, interface: device }, defaultDevice: true };
+  }
+
+  private async open(requested: ActiveSource): Promise<MonitoringState> {
+    const src = this.withDevice(requested);
     this.userStopped = false;
     try {
       await this.deps.sensor.start(src.source, this.deps.flowOptions);

@@ -1,13 +1,17 @@
 /**
- * `vigil start` with no capture configuration, run without the capture capabilities (capsh drops CAP_NET_RAW and
- * CAP_NET_ADMIN): it must come up anyway, replay the bundled sample, say so in /api/health, show moving numbers, and
- * exit 0 on SIGINT. `vigil pair --json` prints the URL and the same token the server uses.
+ * `vigil start` with no capture configuration: live capture on the default device when permitted; run without the
+ * capture capabilities (capsh drops CAP_NET_RAW and CAP_NET_ADMIN) it must come up anyway, replay the bundled sample,
+ * say so in /api/health, show moving numbers, and exit 0 on SIGINT. `vigil pair --json` prints the URL and the same
+ * token the server uses. Capture settings that are given but do not work stop start-up with exit code 1 and a message
+ * naming the variable, the reason and the fix.
  */
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { listInterfaces } from '../../../src/native/capture.js';
 import { IS_ROOT, ROOT, tempDir } from '../../helpers/setup.js';
 
 const run = promisify(execFile);
@@ -19,10 +23,26 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-describe('vigil start with zero configuration and no capture permission', function () {
+/** The URL of the `listening on` line `vigil start` prints; rejects after 30 s. */
+function listeningUrl(proc: { stdout: Readable }, stderr: () => string = () => ''): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr()}`)), 30_000);
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+}
+
+describe('vigil start with zero configuration', function () {
   this.timeout(60_000);
 
-  it('replays the bundled sample, reports it in /api/health, counts packets, and exits 0 on SIGINT', async function () {
+  it('without the capture permission: replays the bundled sample, reports it in /api/health, counts packets, and exits 0 on SIGINT', async function () {
     if (!IS_ROOT) this.skip(); // capsh needs root to drop capabilities from the bounding set; CI runs as root
     const dataDir = tempDir('start-');
     const proc = spawn('capsh', ['--drop=cap_net_raw,cap_net_admin', '--', '-c', `exec "${process.execPath}" bin/vigil.js start`], {
@@ -34,18 +54,7 @@ describe('vigil start with zero configuration and no capture permission', functi
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 30_000);
-        proc.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          }
-        });
-      });
+      const url = await listeningUrl(proc, () => stderr);
       expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
       const health = (await (await fetch(`${url}/api/health`)).json()) as { status: string; capture: { running: boolean; source: string; sample: boolean; file: string; fallbackReason: string } };
       expect(health.status).to.equal('ok');
@@ -75,35 +84,78 @@ describe('vigil start with zero configuration and no capture permission', functi
     }
   });
 
-  it('stays up when the configured capture cannot be opened; health is degraded and says why', async () => {
-    const dataDir = tempDir('start-bad-');
+  it('as root with no capture configuration: live capture on the default device, named in /api/health', async function () {
+    if (!IS_ROOT) this.skip(); // live capture needs CAP_NET_RAW
+    const device = listInterfaces()[0]?.name;
+    if (device === undefined) this.skip();
     const proc = spawn(process.execPath, ['bin/vigil.js', 'start'], {
       cwd: ROOT,
-      env: cleanEnv({ VIGIL_DATA_DIR: dataDir, VIGIL_DESKTOP_PORT: '0', VIGIL_FIREWALL: 'none', VIGIL_CAPTURE_FILE: path.join(dataDir, 'missing.pcap') }),
+      env: cleanEnv({ VIGIL_DATA_DIR: tempDir('start-live-'), VIGIL_DESKTOP_PORT: '0', VIGIL_FIREWALL: 'none' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        const timer = setTimeout(() => reject(new Error('no listening line')), 30_000);
-        proc.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          }
-        });
-      });
-      const health = (await (await fetch(`${url}/api/health`)).json()) as { status: string; capture: { running: boolean; error: string | null } };
-      expect(health.status).to.equal('degraded');
-      expect(health.capture.running).to.equal(false);
-      expect(health.capture.error).to.match(/missing\.pcap/);
+      const url = await listeningUrl(proc);
+      const health = (await (await fetch(`${url}/api/health`)).json()) as { status: string; capture: Record<string, unknown> };
+      expect(health.status).to.equal('ok');
+      expect(health.capture).to.include({ running: true, source: 'live', interface: device, sample: false, fallbackReason: null });
+      expect(health.capture.description).to.equal(`live capture on ${device} (the default interface)`);
       proc.kill('SIGTERM');
       expect(await exited).to.equal(0);
     } finally {
       if (proc.exitCode === null) proc.kill('SIGKILL');
     }
+  });
+});
+
+/** Runs `vigil start` (optionally without the capture capabilities) until it exits; fails after 30 s. */
+async function startUntilExit(extra: Record<string, string>, dropCapabilities = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = cleanEnv({ VIGIL_DATA_DIR: tempDir('start-bad-'), VIGIL_DESKTOP_PORT: '0', VIGIL_FIREWALL: 'none', ...extra });
+  const proc = dropCapabilities
+    ? spawn('capsh', ['--drop=cap_net_raw,cap_net_admin', '--', '-c', `exec "${process.execPath}" bin/vigil.js start`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, ['bin/vigil.js', 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+  const code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+describe('vigil start with capture settings that do not work', function () {
+  this.timeout(60_000);
+
+  it('an invalid VIGIL_CAPTURE_FILTER stops start-up with a message naming the variable and the reason', async () => {
+    const r = await startUntilExit({ VIGIL_CAPTURE_FILTER: 'tcp port (' });
+    expect(r.code, r.stderr).to.equal(1);
+    expect(r.stdout).not.to.contain('listening');
+    expect(r.stderr).to.match(/^vigil start: VIGIL_CAPTURE_FILTER: invalid BPF filter 'tcp port \(': .*syntax error/m);
+  });
+
+  it('a missing VIGIL_CAPTURE_FILE stops start-up naming the variable and the file', async () => {
+    const missing = path.join(tempDir('start-missing-'), 'missing.pcap');
+    const r = await startUntilExit({ VIGIL_CAPTURE_FILE: missing });
+    expect(r.code, r.stderr).to.equal(1);
+    expect(r.stdout).not.to.contain('listening');
+    expect(r.stderr).to.contain(`vigil start: VIGIL_CAPTURE_FILE: cannot read capture file ${missing}: No such file or directory (check the path)`);
+  });
+
+  it('an unknown VIGIL_CAPTURE_INTERFACE stops start-up (no fallback to the sample) and says how to list devices', async function () {
+    if (!IS_ROOT) this.skip(); // without CAP_NET_RAW libpcap reports a permission failure before it looks for the device
+    const r = await startUntilExit({ VIGIL_CAPTURE_INTERFACE: 'nosuchif0' });
+    expect(r.code, r.stderr).to.equal(1);
+    expect(r.stdout).not.to.contain('listening');
+    expect(r.stderr).to.contain(`vigil start: VIGIL_CAPTURE_INTERFACE: cannot capture on "nosuchif0": no such capture device 'nosuchif0'; list devices with \`vigil interfaces\``);
+    expect(r.stderr).not.to.contain('bundled sample');
+  });
+
+  it('an explicit VIGIL_CAPTURE_INTERFACE without the capture permission stops start-up with the fix', async function () {
+    if (!IS_ROOT) this.skip(); // capsh needs root to drop capabilities
+    const r = await startUntilExit({ VIGIL_CAPTURE_INTERFACE: 'lo' }, true);
+    expect(r.code, r.stderr).to.equal(1);
+    expect(r.stdout).not.to.contain('listening');
+    expect(r.stderr).to.match(/^vigil start: VIGIL_CAPTURE_INTERFACE: cannot capture on "lo": permission denied capturing on lo: run as root or grant CAP_NET_RAW, e\.g\. `sudo setcap cap_net_raw,cap_net_admin=eip/m);
   });
 });

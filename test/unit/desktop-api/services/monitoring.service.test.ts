@@ -5,7 +5,7 @@ import { MonitoringService } from '../../../../src/desktop-api/services/monitori
 import { EventBus, type VigilEventMap } from '../../../../src/events.js';
 import { createSensor } from '../../../../src/native/capture.js';
 import type { SensorStats } from '../../../../src/native/types.js';
-import { FIXTURES } from '../../../helpers/setup.js';
+import { FIXTURES, IS_ROOT } from '../../../helpers/setup.js';
 
 const pcap = (name: string): string => path.join(FIXTURES, 'pcaps', name);
 const SMALL = pcap('zeek_qinq_8021ad_http.pcap'); // 14 packets
@@ -62,9 +62,9 @@ describe('desktop-api/services/MonitoringService (real sensor)', function () {
     expect(m.state().running).to.equal(false);
   });
 
-  it('auto mode falls back to the bundled sample when live capture cannot be opened, and says why', async () => {
+  it('auto mode with no interface falls back to the bundled sample when the default device cannot be opened, and says why', async () => {
     const sensor = createSensor();
-    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined, interface: 'nosuchif9' }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() }, defaultInterface: () => 'nosuchif9' });
     const end = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
     const s = await m.startConfigured();
     expect(s).to.include({ source: 'replay', sample: true, file: 'sv_rawip_dlt101_tcp_tls.pcap' });
@@ -72,6 +72,56 @@ describe('desktop-api/services/MonitoringService (real sensor)', function () {
     expect(s.description).to.match(/bundled sample/);
     await end;
     await m.stop();
+  });
+
+  it('auto mode with a configured interface does not fall back: the capture error stops startConfigured()', async () => {
+    const sensor = createSensor();
+    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined, interface: 'nosuchif9' }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    let err: { code?: string; message?: string } = {};
+    await m.startConfigured().catch((e: { code: string; message: string }) => (err = e));
+    expect(err.code).to.be.oneOf(['capture_no_such_device', 'capture_permission_denied']); // the latter without CAP_NET_RAW
+    expect(err.message).to.contain('nosuchif9');
+    expect(m.state()).to.include({ running: false, source: null, sample: false, fallbackReason: null });
+  });
+
+  it('auto mode with a bad filter fails with capture_bad_filter instead of replaying the sample', async () => {
+    const sensor = createSensor();
+    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined, filter: 'tcp port (' }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() }, defaultInterface: () => 'lo' });
+    let err: { code?: string; message?: string } = {};
+    await m.startConfigured().catch((e: { code: string; message: string }) => (err = e));
+    expect(err.code).to.equal('capture_bad_filter');
+    // With the capture permission the live open fails on the filter, and the sample is not tried.
+    if (IS_ROOT) expect(err.message).to.match(/^Cannot open interface lo: invalid BPF filter 'tcp port \('/);
+    expect(m.state().running).to.equal(false);
+  });
+
+  it('live capture on the default device reports the device by name', async function () {
+    if (!IS_ROOT) this.skip(); // live capture needs CAP_NET_RAW
+    const sensor = createSensor();
+    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() }, defaultInterface: () => 'lo' });
+    try {
+      const s = await m.startConfigured();
+      expect(s).to.include({ running: true, source: 'live', interface: 'lo', sample: false, description: 'live capture on lo (the default interface)' });
+      expect(sensor.source).to.include({ kind: 'live', interface: 'lo' }); // what is opened is what is reported
+    } finally {
+      await m.stop();
+    }
+  });
+
+  it('concurrent starts open one source, and the state reports the one that runs', async function () {
+    if (!IS_ROOT) this.skip();
+    const sensor = createSensor();
+    const m = new MonitoringService({ sensor, capture: capture({ replaySpeed: 0.01 }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    try {
+      const [a, b] = await Promise.allSettled([m.start({ interface: 'lo' }), m.start()]);
+      expect(a.status).to.equal('fulfilled');
+      expect(b.status).to.equal('fulfilled'); // the second finds capture running: idempotent
+      expect(m.state()).to.include({ running: true, source: 'live', interface: 'lo' });
+      expect(sensor.source).to.include({ kind: 'live', interface: 'lo' });
+      if (a.status === 'fulfilled' && b.status === 'fulfilled') expect(b.value.startedAt).to.equal(a.value.startedAt);
+    } finally {
+      await m.stop();
+    }
   });
 
   it('live mode fails with the capture error; a running capture refuses another interface with 409', async () => {
