@@ -13,7 +13,8 @@
  * | VIGIL_CAPTURE_MODE | auto | auto (live, else bundled sample), live (fail if not permitted), replay |
  * | VIGIL_REPLAY_SPEED | 1 | `max`, or a real-time multiplier (1 = real time) |
  * | VIGIL_REPLAY_LOOP | true | restart a replay when the file ends |
- * | VIGIL_CORS_ORIGINS | * | comma-separated allowed origins |
+ * | VIGIL_CORS_ORIGINS | * | comma-separated allowed origins (only listed origins are trusted from loopback without the token) |
+ * | VIGIL_DESKTOP_ALLOWED_HOSTS | none | comma-separated extra host names accepted in the Host header (`*` = any) |
  * | VIGIL_RATE_LIMIT_MAX | 100 | requests per window per client IP |
  * | VIGIL_RATE_LIMIT_WINDOW_MS | 900000 | window length (15 min) |
  * | VIGIL_TRUSTED_PROXY | none | comma-separated proxy addresses whose X-Forwarded-For is believed |
@@ -64,8 +65,16 @@ export interface DesktopConfig {
   /** `<dataDir>/pairing-token` (mode 0600). */
   readonly tokenFile: string;
   readonly capture: DesktopCaptureConfig;
-  /** Allowed CORS origins; `['*']` = any. */
+  /**
+   * Allowed CORS origins; `['*']` = any. Web pages of the origins listed here (not through `*`) are trusted from
+   * loopback like native clients; pages of other origins need the pairing token.
+   */
   readonly corsOrigins: readonly string[];
+  /**
+   * Host names accepted in the Host header besides loopback names, IP literals and this machine's name (lower case;
+   * `*` = any). Anything else is refused, so a DNS-rebinding page cannot reach the API under its own name.
+   */
+  readonly allowedHosts: readonly string[];
   /** Requests per `rateLimitWindowMs` per client IP. */
   readonly rateLimitMax: number;
   /** Rate-limit window, milliseconds. */
@@ -108,6 +117,10 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
   for (const o of corsOrigins) {
     if (o !== '*' && !/^https?:\/\/[^\s/]+$/.test(o)) throw new ConfigError('VIGIL_CORS_ORIGINS', `expected * or origins like https://app.example, got "${o}"`);
   }
+  const allowedHosts = list(env, 'VIGIL_DESKTOP_ALLOWED_HOSTS', []).map((h) => h.toLowerCase().replace(/\.$/, ''));
+  for (const h of allowedHosts) {
+    if (h !== '*' && !/^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/.test(h)) throw new ConfigError('VIGIL_DESKTOP_ALLOWED_HOSTS', `expected host names (no port) or *, got "${h}"`);
+  }
   const trustedProxies = list(env, 'VIGIL_TRUSTED_PROXY', []);
   for (const p of trustedProxies) if (isIP(p) === 0) throw new ConfigError('VIGIL_TRUSTED_PROXY', `expected IP addresses, got "${p}"`);
 
@@ -126,6 +139,7 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
       replayLoop: bool(env, 'VIGIL_REPLAY_LOOP', true),
     }),
     corsOrigins: Object.freeze(corsOrigins),
+    allowedHosts: Object.freeze(allowedHosts),
     rateLimitMax: int(env, 'VIGIL_RATE_LIMIT_MAX', 100, 1, 1_000_000_000),
     rateLimitWindowMs: int(env, 'VIGIL_RATE_LIMIT_WINDOW_MS', 900_000, 1, 86_400_000 * 7),
     trustedProxies: Object.freeze(trustedProxies),

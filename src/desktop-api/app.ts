@@ -1,8 +1,9 @@
 /**
  * `createDesktopApp(deps)`: the desktop REST API as a Koa application. It never listens; `vigil start` (or a test)
  * calls `app.callback()` / `app.listen()`. Middleware order: problem+json errors and 404s -> helmet headers (computed
- * once; with CORS's when any origin is allowed) -> CORS -> rate limit (per client IP, one shared in-memory store) ->
- * access control (pairing token) -> JSON body -> routes.
+ * once; with CORS's when any origin is allowed) -> Host check (DNS rebinding) -> CORS -> rate limit (per client IP, one
+ * shared in-memory store) -> access control (pairing token; web pages of unlisted origins are not trusted from
+ * loopback) -> JSON body -> routes.
  */
 import { readFileSync } from 'node:fs';
 import cors from '@koa/cors';
@@ -19,6 +20,7 @@ import { problemMiddleware } from '../http/problem.js';
 import { recordedHeaders, securityHeaders } from '../http/security-headers.js';
 import type { Store } from '../store/database.js';
 import { accessControl, clientAddress } from './middleware/access.js';
+import { hostCheck } from './middleware/host-check.js';
 import { OPENAPI_FILE } from './openapi.js';
 import * as alertsRoutes from './routes/alerts.routes.js';
 import type { RouteDeps } from './routes/deps.js';
@@ -41,7 +43,7 @@ export const RATE_LIMIT_MESSAGE = 'Too many requests from this IP';
 
 /** Everything the desktop API needs; built by `vigil start` (or a test). */
 export interface DesktopDeps {
-  config: Pick<DesktopConfig, 'corsOrigins' | 'rateLimitMax' | 'rateLimitWindowMs' | 'trustedProxies' | 'tokenPolicy'>;
+  config: Pick<DesktopConfig, 'corsOrigins' | 'rateLimitMax' | 'rateLimitWindowMs' | 'trustedProxies' | 'tokenPolicy' | 'allowedHosts' | 'host'>;
   store: Store;
   /** The sensor controller. */
   monitoring: MonitoringService;
@@ -121,13 +123,16 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
     maxAge: 600,
   });
+  const hosts = hostCheck({ allowedHosts: deps.config.allowedHosts, listenHost: deps.config.host });
   if (anyOrigin) {
     // With the constant '*' origin, @koa/cors sets the same three headers on every request but a preflight: they are
     // recorded once and set with helmet's, and only preflights (OPTIONS) run @koa/cors itself.
     app.use(securityHeaders({}, recordedHeaders(corsMiddleware)));
+    app.use(hosts);
     app.use((ctx, next) => (ctx.method === 'OPTIONS' ? corsMiddleware(ctx, next) : next()));
   } else {
     app.use(securityHeaders());
+    app.use(hosts);
     app.use(corsMiddleware);
   }
   app.use(
@@ -140,7 +145,8 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
       errorMessage: RATE_LIMIT_MESSAGE,
     }),
   );
-  app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted }));
+  const trustedOrigins = new Set(deps.config.corsOrigins.filter((o) => o !== '*').map((o) => o.toLowerCase()));
+  app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted, trustedOrigins }));
   app.use(jsonBody({ limit: 16 * 1024 }));
   app.use(router.routes());
   app.use(allowedMethods(router));

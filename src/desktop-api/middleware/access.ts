@@ -2,6 +2,11 @@
  * Who the client is and whether it may proceed: the client address (X-Forwarded-For only from a trusted proxy) and
  * the pairing-token policy (loopback trusted in `auto`; `always` requires the token from everyone; `never` from
  * no one). `/api/health` is always open.
+ *
+ * Loopback trust is for programs on this machine (the tray app, curl, scripts), which send no Origin header. A request
+ * a web page makes carries its page's Origin (or at least `Sec-Fetch-Site: cross-site|same-site`), and any page in the
+ * desktop's browser runs on loopback too: such a request is trusted only when its origin is listed in
+ * VIGIL_CORS_ORIGINS (the `*` default lists none), otherwise it needs the pairing token like a LAN client.
  */
 import type { Context, Middleware, Next } from 'koa';
 import { isIP } from 'node:net';
@@ -46,6 +51,16 @@ export interface AccessOptions {
   policy: TokenPolicy;
   token: string;
   trustedProxies: ReadonlySet<string>;
+  /** Origins (lower case) whose pages are trusted from loopback: the explicitly listed CORS origins. */
+  trustedOrigins: ReadonlySet<string>;
+}
+
+/** The origin of the web page that made the request (`''` when only Sec-Fetch-Site tells it came from one), or null. */
+function webOrigin(ctx: Context): string | null {
+  const origin = ctx.req.headers.origin;
+  if (origin !== undefined) return origin;
+  const site = ctx.req.headers['sec-fetch-site'];
+  return site === 'cross-site' || site === 'same-site' ? '' : null;
 }
 
 /**
@@ -60,10 +75,17 @@ export function accessControl(options: AccessOptions): Middleware {
     const hasValidToken = m !== null && tokenMatches(m[1], options.token);
     ctx.state.actor = hasValidToken ? 'token' : 'loopback';
     if (OPEN_PATHS.has(ctx.path) || options.policy === 'never') return next();
-    if (options.policy === 'auto' && isLoopback(ip)) return next();
     if (hasValidToken) return next();
+    const page = webOrigin(ctx);
+    if (options.policy === 'auto' && isLoopback(ip) && (page === null || options.trustedOrigins.has(page.toLowerCase()))) return next();
     if (header === '') {
-      throw new TokenRequiredError('This client is not on loopback: send the pairing token as "Authorization: Bearer <token>" (see `vigil pair`).', 'token_required');
+      const who =
+        options.policy === 'auto' && isLoopback(ip) && page !== null
+          ? `This request comes from a web page${page === '' ? '' : ` (Origin: ${page.slice(0, 200)})`} whose origin VIGIL_CORS_ORIGINS does not list`
+          : options.policy === 'always'
+            ? 'The pairing token is required from every client'
+            : 'This client is not on loopback';
+      throw new TokenRequiredError(`${who}: send the pairing token as "Authorization: Bearer <token>" (see \`vigil pair\`).`, 'token_required');
     }
     throw new TokenRequiredError('The pairing token is wrong: run `vigil pair` on the desktop and pair again.', 'invalid_token');
   };

@@ -3,7 +3,7 @@
  * service (record-only `none` adapter: the OS is not touched), the real detection engine and the real sensor replaying
  * fixture captures through the real pipeline; the server listens on port 0. The HTTP client never throws on status.
  */
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { loadDesktopConfig, type DesktopConfig } from '../../../src/config/desktop.js';
@@ -34,6 +34,28 @@ export interface TestResponse<T = unknown> {
   headers: Headers;
   text: string;
   body: T;
+}
+
+/**
+ * One request through node:http, for what fetch() does not let a test set (the Host header). Never throws on status;
+ * JSON bodies (and problem+json) are parsed.
+ */
+export function rawRequest<T = unknown>(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<TestResponse<T>> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const body: unknown = /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : text;
+        resolve({ status: res.statusCode ?? 0, headers, text, body: body as T });
+      });
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
 
 export interface TestContext {

@@ -1,7 +1,14 @@
-/** Helmet headers, CORS (default `*`, configured origins, preflight) and the per-IP rate limit. */
+/**
+ * Helmet headers, CORS (default `*`, configured origins, preflight), web pages on loopback (trusted only from listed
+ * origins), the Host check against DNS rebinding, and the per-IP rate limit.
+ */
+import os from 'node:os';
 import { expect } from 'chai';
 import { RATE_LIMIT_MESSAGE } from '../../../src/desktop-api/app.js';
-import { createTestContext, type TestContext } from './context.js';
+import type { ProblemBody } from '../../../src/http/problem.js';
+import { createTestContext, rawRequest, type TestContext } from './context.js';
+
+const EVIL = 'https://evil.example';
 
 describe('desktop API security headers and CORS', () => {
   let ctx: TestContext;
@@ -35,6 +42,100 @@ describe('desktop API security headers and CORS', () => {
   });
 });
 
+describe('desktop API and web pages in the desktop\'s browser (default CORS *)', () => {
+  let ctx: TestContext;
+  before(async () => {
+    // A slow replay, so capture is still running when a page tries to stop it.
+    ctx = await createTestContext({ detection: false, env: { VIGIL_REPLAY_SPEED: '0.01' } });
+  });
+  after(async () => ctx.close());
+
+  it('a cross-origin text/plain POST from loopback without the token is refused (401 token_required) and changes nothing', async () => {
+    await ctx.monitoring.startConfigured();
+    const r = await ctx.request<ProblemBody>('POST', '/api/monitoring/stop', { rawBody: 'x', headers: { Origin: EVIL, 'content-type': 'text/plain' } });
+    expect(r.status).to.equal(401);
+    expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
+    expect(r.body).to.include({ code: 'token_required', status: 401 });
+    expect(r.body.detail).to.contain(`Origin: ${EVIL}`).and.contain('VIGIL_CORS_ORIGINS');
+    expect(r.headers.get('www-authenticate')).to.equal('Bearer realm="vigil"');
+    expect(ctx.monitoring.state().running).to.equal(true);
+  });
+
+  it('the same request with the pairing token is served', async () => {
+    const r = await ctx.request<{ running: boolean; startedAt: string | null }>('POST', '/api/monitoring/stop', { headers: { Origin: EVIL, Authorization: `Bearer ${ctx.token}` } });
+    expect(r.status).to.equal(200);
+    expect(r.body).to.include({ running: false, startedAt: null });
+    expect(r.headers.get('access-control-allow-origin')).to.equal('*');
+    expect(ctx.monitoring.state().running).to.equal(false);
+  });
+
+  it('preflighted DELETE and firewall unblock from a page need the token too; native clients (no Origin) do not', async () => {
+    await ctx.firewall.block({ ip: '203.0.113.77', actor: 'cli' });
+    try {
+      const unblock = await ctx.request<ProblemBody>('POST', '/api/firewall/unblock', { body: { ip: '203.0.113.77' }, headers: { Origin: EVIL } });
+      expect(unblock.status).to.equal(401);
+      expect(unblock.body.code).to.equal('token_required');
+      const del = await ctx.request<ProblemBody>('DELETE', '/api/alerts/1', { headers: { Origin: EVIL } });
+      expect(del.status).to.equal(401);
+      expect(del.body.code).to.equal('token_required');
+      // A page that sends no Origin but says where it comes from (Sec-Fetch-Site) is a page as well.
+      const fetched = await ctx.request<ProblemBody>('GET', '/api/firewall/blocked', { headers: { 'Sec-Fetch-Site': 'cross-site' } });
+      expect(fetched.status).to.equal(401);
+      expect(fetched.body.code).to.equal('token_required');
+      expect((await ctx.firewall.list()).blocked.map((b) => b.ip)).to.include('203.0.113.77');
+      const native = await ctx.request<{ blocked: Array<{ ip: string }> }>('GET', '/api/firewall/blocked');
+      expect(native.status).to.equal(200);
+      expect(native.body.blocked.map((b) => b.ip)).to.include('203.0.113.77');
+      // /api/health stays open to pages.
+      expect((await ctx.request('GET', '/api/health', { headers: { Origin: EVIL } })).status).to.equal(200);
+    } finally {
+      await ctx.firewall.unblock('203.0.113.77', 'cli');
+    }
+  });
+
+  it('requests naming another host (DNS rebinding) get 403 host_not_allowed, even for /api/health', async () => {
+    const port = new URL(ctx.url).port;
+    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost.evil.example`]) {
+      for (const p of ['/api/health', '/api/alerts']) {
+        const r = await rawRequest<ProblemBody>(`${ctx.url}${p}`, { headers: { Host: host } });
+        expect(r.status, `${host} ${p}`).to.equal(403);
+        expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
+        expect(r.body).to.include({ code: 'host_not_allowed', status: 403, instance: p });
+        expect(r.body.detail).to.contain('VIGIL_DESKTOP_ALLOWED_HOSTS');
+        expect(r.headers.get('x-content-type-options')).to.equal('nosniff');
+      }
+    }
+  });
+
+  it('loopback names, IP literals and this machine\'s name are served', async () => {
+    const port = new URL(ctx.url).port;
+    const machine = os.hostname();
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `LOCALHOST.:${port}`, '127.0.0.1', `[::1]:${port}`, `192.168.1.20:${port}`, `${machine}:${port}`, `${machine.split('.')[0]}.local:${port}`]) {
+      const r = await rawRequest<{ alerts: unknown[] }>(`${ctx.url}/api/alerts?limit=1`, { headers: { Host: host } });
+      expect(r.status, host).to.equal(200);
+      expect(r.body.alerts, host).to.be.an('array');
+    }
+  });
+});
+
+describe('desktop API Host check with VIGIL_DESKTOP_ALLOWED_HOSTS', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ detection: false, env: { VIGIL_DESKTOP_ALLOWED_HOSTS: 'vigil.home.arpa' } });
+  });
+  after(async () => ctx.close());
+
+  it('serves the listed names and still refuses others', async () => {
+    const port = new URL(ctx.url).port;
+    const listed = await rawRequest<{ database: string }>(`${ctx.url}/api/health`, { headers: { Host: `Vigil.Home.Arpa:${port}` } });
+    expect(listed.status).to.equal(200);
+    expect(listed.body.database).to.equal('ok');
+    const other = await rawRequest<ProblemBody>(`${ctx.url}/api/health`, { headers: { Host: `other.home.arpa:${port}` } });
+    expect(other.status).to.equal(403);
+    expect(other.body.code).to.equal('host_not_allowed');
+  });
+});
+
 describe('desktop API CORS with configured origins', () => {
   let ctx: TestContext;
   before(async () => {
@@ -50,6 +151,20 @@ describe('desktop API CORS with configured origins', () => {
     expect(pre.status).to.equal(204);
     expect(pre.headers.get('access-control-allow-origin')).to.equal('https://app.vigil.example');
     expect(pre.headers.get('access-control-allow-methods')).to.equal('GET,POST,PUT,DELETE');
+  });
+
+  it('pages of a listed origin are trusted from loopback; pages of other origins need the token', async () => {
+    const listed = await ctx.request<{ ip: string }>('POST', '/api/firewall/block', { body: { ip: '203.0.113.78' }, headers: { Origin: 'http://localhost:5173' } });
+    expect(listed.status).to.equal(200);
+    expect(listed.body.ip).to.equal('203.0.113.78');
+    expect(listed.headers.get('access-control-allow-origin')).to.equal('http://localhost:5173');
+    const other = await ctx.request<ProblemBody>('POST', '/api/firewall/unblock', { body: { ip: '203.0.113.78' }, headers: { Origin: EVIL } });
+    expect(other.status).to.equal(401);
+    expect(other.body.code).to.equal('token_required');
+    expect((await ctx.firewall.list()).blocked.map((b) => b.ip)).to.include('203.0.113.78');
+    const unblocked = await ctx.request('POST', '/api/firewall/unblock', { body: { ip: '203.0.113.78' }, headers: { Origin: 'https://app.vigil.example' } });
+    expect(unblocked.status).to.equal(200);
+    expect((await ctx.firewall.list()).blocked.map((b) => b.ip)).not.to.include('203.0.113.78');
   });
 
   it('sends no CORS headers to other origins', async () => {

@@ -31,6 +31,7 @@ describe('config/desktop loadDesktopConfig()', () => {
     });
     expect(c.corsOrigins).to.deep.equal(['*']);
     expect(c.trustedProxies).to.deep.equal([]);
+    expect(c.allowedHosts).to.deep.equal([]);
     expect(c.capture).to.deep.equal({ mode: 'auto', interface: undefined, filter: undefined, file: undefined, replaySpeed: 1, replayLoop: true });
     expect(Object.isFrozen(c)).to.equal(true);
     expect(Object.isFrozen(c.capture)).to.equal(true);
@@ -50,6 +51,7 @@ describe('config/desktop loadDesktopConfig()', () => {
       VIGIL_RATE_LIMIT_MAX: '7',
       VIGIL_RATE_LIMIT_WINDOW_MS: '1000',
       VIGIL_TRUSTED_PROXY: '10.0.0.1,::1',
+      VIGIL_DESKTOP_ALLOWED_HOSTS: 'vigil.home.arpa, Desktop.LAN.',
       VIGIL_REQUIRE_TOKEN: 'always',
       VIGIL_FLOW_RETENTION_HOURS: '2',
       VIGIL_FLOW_RETENTION_MAX: '5000',
@@ -58,6 +60,7 @@ describe('config/desktop loadDesktopConfig()', () => {
     expect(c.capture).to.deep.equal({ mode: 'replay', interface: 'eth0', filter: 'tcp port 443', file: '/data/x.pcap', replaySpeed: 0, replayLoop: false });
     expect(c.corsOrigins).to.deep.equal(['https://a.example', 'http://localhost:3000']);
     expect(c.trustedProxies).to.deep.equal(['10.0.0.1', '::1']);
+    expect(c.allowedHosts).to.deep.equal(['vigil.home.arpa', 'desktop.lan']);
     expect(loadDesktopConfig({ VIGIL_REPLAY_SPEED: '2.5' }).capture.replaySpeed).to.equal(2.5);
   });
 
@@ -76,6 +79,8 @@ describe('config/desktop loadDesktopConfig()', () => {
       [{ VIGIL_RATE_LIMIT_MAX: '0' }, 'VIGIL_RATE_LIMIT_MAX'],
       [{ VIGIL_RATE_LIMIT_WINDOW_MS: '15m' }, 'VIGIL_RATE_LIMIT_WINDOW_MS'],
       [{ VIGIL_TRUSTED_PROXY: 'proxy.local' }, 'VIGIL_TRUSTED_PROXY'],
+      [{ VIGIL_DESKTOP_ALLOWED_HOSTS: 'vigil.lan:7878' }, 'VIGIL_DESKTOP_ALLOWED_HOSTS'],
+      [{ VIGIL_DESKTOP_ALLOWED_HOSTS: 'http://vigil.lan' }, 'VIGIL_DESKTOP_ALLOWED_HOSTS'],
       [{ VIGIL_REQUIRE_TOKEN: 'sometimes' }, 'VIGIL_REQUIRE_TOKEN'],
       [{ VIGIL_FLOW_RETENTION_HOURS: '-1' }, 'VIGIL_FLOW_RETENTION_HOURS'],
       [{ VIGIL_FLOW_RETENTION_MAX: '10' }, 'VIGIL_FLOW_RETENTION_MAX'],
