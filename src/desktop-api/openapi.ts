@@ -62,7 +62,7 @@ export interface RouteDoc {
   response: ResponseName | null;
   request?: RequestName;
   params?: Param[];
-  /** Problem statuses this operation may answer with besides 401/429. */
+  /** Problem statuses this operation may answer with besides 401/403 (access) and 429. */
   problems: number[];
   open?: boolean;
 }
@@ -144,7 +144,8 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       503: 'Dependency unavailable (capture device, firewall)',
     };
     for (const s of r.problems) responses[String(s)] = problem(texts[s] ?? 'Error');
-    if (!r.open) responses['401'] = problem('Pairing token required (non-loopback client)');
+    if (!r.open) responses['401'] = problem('Pairing token required (non-loopback client, or a web page whose origin VIGIL_CORS_ORIGINS does not list)');
+    responses['403'] = problem('host_not_allowed: the Host header names neither localhost, an IP address, this machine nor a VIGIL_DESKTOP_ALLOWED_HOSTS name');
     responses['429'] = { description: 'Too many requests from this IP', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'text/plain': { schema: { type: 'string' } } } };
     const op: Record<string, unknown> = { summary: r.summary, operationId: `${r.method}${oaPath.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`, responses };
     if (r.params) op.parameters = r.params;
@@ -158,14 +159,14 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       title: 'Vigil desktop API',
       version,
       description:
-        'REST API of the Vigil sensor for the mobile app and integrations. Loopback clients are trusted; other clients send the pairing token (`vigil pair`) as a Bearer token. Errors are application/problem+json (RFC 9457) with a stable `code`. Rate limit: 100 requests per 15 minutes per client IP by default.',
+        'REST API of the Vigil sensor for the mobile app and integrations. Loopback clients are trusted, except web pages (requests with an Origin header) of origins not listed in VIGIL_CORS_ORIGINS; other clients send the pairing token (`vigil pair`) as a Bearer token. The Host header must name localhost, an IP address, this machine or a VIGIL_DESKTOP_ALLOWED_HOSTS name (DNS-rebinding protection). Errors are application/problem+json (RFC 9457) with a stable `code`. Rate limit: 100 requests per 15 minutes per client IP by default.',
     },
     servers: [{ url: 'http://127.0.0.1:7878' }],
     security: [{ pairingToken: [] }],
     paths,
     components: {
       schemas: { ...components(RESPONSE_COMPONENTS, 'output'), ...components(REQUEST_COMPONENTS, 'input') },
-      securitySchemes: { pairingToken: { type: 'http', scheme: 'bearer', description: 'The pairing token from `vigil pair` (not needed from loopback).' } },
+      securitySchemes: { pairingToken: { type: 'http', scheme: 'bearer', description: 'The pairing token from `vigil pair` (not needed from loopback, except by web pages of unlisted origins).' } },
     },
   };
 }
