@@ -94,6 +94,11 @@ function expandHome(p: string): string {
   return path.resolve(p);
 }
 
+/** The data directory when VIGIL_DATA_DIR is not set: `~/.vigil`. */
+export function defaultDataDir(): string {
+  return expandHome('~/.vigil');
+}
+
 /** Parses `max` or a positive multiplier. */
 function replaySpeed(env: Env): number {
   const v = str(env, 'VIGIL_REPLAY_SPEED', '1');
@@ -103,7 +108,8 @@ function replaySpeed(env: Env): number {
 
 /** Reads the desktop configuration from `env` (default `process.env`); throws ConfigError naming the variable. */
 export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
-  const dataDir = expandHome(str(env, 'VIGIL_DATA_DIR', '~/.vigil'));
+  const dataDirSetting = str(env, 'VIGIL_DATA_DIR');
+  const dataDir = dataDirSetting === undefined ? defaultDataDir() : expandHome(dataDirSetting);
   const iface = str(env, 'VIGIL_CAPTURE_INTERFACE');
   if (iface !== undefined && !/^[A-Za-z0-9._:@-]{1,64}$/.test(iface)) {
     throw new ConfigError('VIGIL_CAPTURE_INTERFACE', `expected an interface name, got "${iface}"`);

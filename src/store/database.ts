@@ -2,7 +2,7 @@
  * The desktop store: one SQLite file (better-sqlite3) behind Kysely, in WAL mode, migrated to latest at open.
  * Repos (`repos/*.repo.ts`) take `Kysely<Database> | Transaction<Database>`; nothing else talks SQL.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
@@ -49,13 +49,37 @@ export interface OpenStoreOptions {
   readonly?: boolean;
 }
 
+/** Takes group and other access away from `file` when it has any and belongs to this user; false if it does not exist. */
+function makePrivate(file: string, mode: number): boolean {
+  try {
+    const st = statSync(file);
+    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(file, mode);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+/**
+ * The store holds what the sensor saw (addresses, alerts), so it is private: a missing directory is created with mode
+ * 0700 and the database file with 0600 before SQLite opens it (SQLite gives the -wal and -shm files the database
+ * file's mode); files of an older install with wider modes are narrowed to 0600.
+ */
+function preparePrivateFile(file: string, readonly: boolean): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  if (!makePrivate(file, 0o600) && !readonly) closeSync(openSync(file, 'a', 0o600));
+  for (const suffix of ['-wal', '-shm']) makePrivate(`${file}${suffix}`, 0o600);
+}
+
 /**
  * Opens (creating if needed) the SQLite store at `file` (`:memory:` works for tests), applies the pragmas
  * (WAL, synchronous=NORMAL: a crash loses at most the last transactions, never corrupts; foreign keys; busy timeout)
- * and runs every pending migration. Throws ServiceUnavailableError if a migration fails.
+ * and runs every pending migration. A new directory gets mode 0700 and the database files 0600. Throws
+ * ServiceUnavailableError if a migration fails.
  */
 export async function openStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:' && file !== '') preparePrivateFile(file, options.readonly ?? false);
   const sqlite = new SqliteDatabase(file, { readonly: options.readonly ?? false });
   sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   if (!options.readonly) {

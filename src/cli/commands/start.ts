@@ -2,12 +2,12 @@
  * `vigil start`: the composition root of the desktop sensor. Config -> store -> firewall -> sensor + monitoring ->
  * detection -> pipeline -> statistics -> desktop REST API; graceful shutdown on SIGINT/SIGTERM.
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadDesktopConfig, type DesktopCaptureConfig, type DesktopConfig } from '../../config/desktop.js';
+import { defaultDataDir, loadDesktopConfig, type DesktopCaptureConfig, type DesktopConfig } from '../../config/desktop.js';
 import { loadDetectionConfig } from '../../config/detection.js';
 import { loadFirewallConfig } from '../../config/firewall.js';
 import { createDesktopApp } from '../../desktop-api/app.js';
@@ -57,6 +57,23 @@ export function captureStartError(err: unknown, capture: DesktopCaptureConfig): 
   return null;
 }
 
+/**
+ * Narrows the default data directory to mode 0700 when an older install left it open to group or others and it is
+ * ours (new directories are created 0700 by the store). A directory named in VIGIL_DATA_DIR is the operator's choice
+ * and is left as it is.
+ */
+export function tightenDefaultDataDir(dataDir: string, log: (message: string) => void): void {
+  if (path.resolve(dataDir) !== defaultDataDir()) return;
+  try {
+    const st = statSync(dataDir);
+    if (!st.isDirectory() || (st.mode & 0o077) === 0 || st.uid !== process.getuid?.()) return;
+    chmodSync(dataDir, 0o700);
+    log(`vigil: ${dataDir} was open to other users (mode ${(st.mode & 0o777).toString(8)}); it is now 0700`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
 /** A running desktop sensor. */
 export interface RunningDesktop {
   config: DesktopConfig;
@@ -76,6 +93,7 @@ export async function startDesktop(env: Env = process.env, log: (message: string
   const detectionConfig = loadDetectionConfig(env);
   const startedAtMs = systemClock.now();
   const events = new EventBus();
+  tightenDefaultDataDir(config.dataDir, log);
   const store = await openStore(config.databaseFile);
   const cleanups: Array<() => Promise<void> | void> = [() => closeStore(store)];
   const closeAll = async (): Promise<void> => {

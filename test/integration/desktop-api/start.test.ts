@@ -6,13 +6,14 @@
  * naming the variable, the reason and the fix.
  */
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { listInterfaces } from '../../../src/native/capture.js';
-import { IS_ROOT, ROOT, tempDir } from '../../helpers/setup.js';
+import { startDesktop } from '../../../src/cli/commands/start.js';
+import { FIXTURES, IS_ROOT, ROOT, tempDir } from '../../helpers/setup.js';
 
 const run = promisify(execFile);
 
@@ -157,5 +158,63 @@ describe('vigil start with capture settings that do not work', function () {
     expect(r.code, r.stderr).to.equal(1);
     expect(r.stdout).not.to.contain('listening');
     expect(r.stderr).to.match(/^vigil start: VIGIL_CAPTURE_INTERFACE: cannot capture on "lo": permission denied capturing on lo: run as root or grant CAP_NET_RAW, e\.g\. `sudo setcap cap_net_raw,cap_net_admin=eip/m);
+  });
+});
+
+describe('vigil start data directory and database modes', function () {
+  this.timeout(60_000);
+  const modeOf = (p: string): string => (statSync(p).mode & 0o777).toString(8);
+  const env = (extra: Record<string, string>): Record<string, string> => ({
+    VIGIL_DESKTOP_PORT: '0',
+    VIGIL_FIREWALL: 'none',
+    VIGIL_CAPTURE_FILE: path.join(FIXTURES, 'pcaps', 'zeek_qinq_8021ad_http.pcap'),
+    VIGIL_REPLAY_LOOP: 'false',
+    ...extra,
+  });
+
+  it('a fresh start creates the data directory 0700 and vigil.db, -wal, -shm and pairing-token 0600', async () => {
+    const dataDir = path.join(tempDir('start-modes-'), 'new', 'vigil');
+    const running = await startDesktop(env({ VIGIL_DATA_DIR: dataDir }), () => undefined);
+    try {
+      expect(modeOf(dataDir)).to.equal('700');
+      for (const f of ['vigil.db', 'vigil.db-wal', 'vigil.db-shm', 'pairing-token']) expect(modeOf(path.join(dataDir, f)), f).to.equal('600');
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('database files an older version left 0644 are narrowed to 0600; a directory named in VIGIL_DATA_DIR keeps its mode', async () => {
+    const dataDir = tempDir('start-modes-old-');
+    chmodSync(dataDir, 0o755);
+    for (const f of ['vigil.db', 'vigil.db-wal', 'vigil.db-shm']) writeFileSync(path.join(dataDir, f), '', { mode: 0o644 });
+    chmodSync(path.join(dataDir, 'vigil.db'), 0o644);
+    const running = await startDesktop(env({ VIGIL_DATA_DIR: dataDir }), () => undefined);
+    try {
+      expect(modeOf(dataDir)).to.equal('755'); // the operator's choice
+      for (const f of ['vigil.db', 'vigil.db-wal', 'vigil.db-shm']) expect(modeOf(path.join(dataDir, f)), f).to.equal('600');
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('the default data directory (~/.vigil) left 0755 by an older version is narrowed to 0700 at start', async () => {
+    const home = tempDir('start-home-');
+    const dataDir = path.join(home, '.vigil');
+    mkdirSync(dataDir, { mode: 0o755 });
+    chmodSync(dataDir, 0o755);
+    const proc = spawn(process.execPath, ['bin/vigil.js', 'start'], { cwd: ROOT, env: cleanEnv({ HOME: home, ...env({}) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    try {
+      await listeningUrl(proc, () => stderr);
+      expect(modeOf(dataDir)).to.equal('700');
+      expect(stderr).to.contain(`vigil: ${dataDir} was open to other users (mode 755); it is now 0700`);
+      for (const f of ['vigil.db', 'vigil.db-wal', 'vigil.db-shm', 'pairing-token']) expect(modeOf(path.join(dataDir, f)), f).to.equal('600');
+      proc.kill('SIGTERM');
+      expect(await exited).to.equal(0);
+    } finally {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
   });
 });
