@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import cors from '@koa/cors';
 import Router from '@koa/router';
 import Koa from 'koa';
-import ratelimit from 'koa-ratelimit';
 import type { DesktopConfig } from '../config/desktop.js';
 import type { DetectionEngine } from '../detect/types.js';
 import type { EventBus } from '../events.js';
@@ -19,8 +18,9 @@ import { jsonBody } from '../http/json-body.js';
 import { problemMiddleware } from '../http/problem.js';
 import { recordedHeaders, securityHeaders } from '../http/security-headers.js';
 import type { Store } from '../store/database.js';
-import { accessControl, clientAddress } from './middleware/access.js';
+import { accessControl } from './middleware/access.js';
 import { hostCheck } from './middleware/host-check.js';
+import { rateLimit } from './middleware/rate-limit.js';
 import { OPENAPI_FILE } from './openapi.js';
 import * as alertsRoutes from './routes/alerts.routes.js';
 import type { RouteDeps } from './routes/deps.js';
@@ -135,16 +135,9 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     app.use(hosts);
     app.use(corsMiddleware);
   }
-  app.use(
-    ratelimit({
-      driver: 'memory',
-      db: rateLimitDb,
-      duration: deps.config.rateLimitWindowMs,
-      max: deps.config.rateLimitMax,
-      id: (ctx) => clientAddress(ctx, trusted),
-      errorMessage: RATE_LIMIT_MESSAGE,
-    }),
-  );
+  for (const m of rateLimit({ db: rateLimitDb, windowMs: deps.config.rateLimitWindowMs, max: deps.config.rateLimitMax, message: RATE_LIMIT_MESSAGE, trustedProxies: trusted })) {
+    app.use(m);
+  }
   const trustedOrigins = new Set(deps.config.corsOrigins.filter((o) => o !== '*').map((o) => o.toLowerCase()));
   app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted, trustedOrigins }));
   app.use(jsonBody({ limit: 16 * 1024 }));

@@ -19,6 +19,7 @@ describe('desktop API event stream', function () {
       expect(sse.status).to.equal(200);
       expect(sse.headers['content-type']).to.match(/^text\/event-stream/);
       expect(sse.headers['cache-control']).to.contain('no-cache');
+      expect(sse.headers['x-ratelimit-reset']).to.match(/^\d+$/); // normalised before the stream writes its head
       await ctx.replayToEnd(); // monitoring events (start, end) and a second of stats
       await ctx.firewall.block({ ip: '203.0.113.50', reason: 'sse', actor: 'cli' });
       await sse.waitFor((ev) => ev.some((e) => e.event === 'firewall') && ev.filter((e) => e.event === 'stats').length >= 2, 5000);

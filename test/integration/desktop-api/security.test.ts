@@ -192,6 +192,7 @@ describe('desktop API rate limit (defaults: 100 per 15 minutes per client IP)', 
       expect(r.status, `request ${i}`).to.equal(200);
       expect(r.headers.get('x-ratelimit-limit')).to.equal('100');
       expect(r.headers.get('x-ratelimit-remaining')).to.equal(String(100 - i));
+      expect(r.headers.get('x-ratelimit-reset'), `request ${i}`).to.match(/^\d+$/); // whole epoch seconds
     }
     const limited = await ctx.request('GET', '/api/health');
     expect(limited.status).to.equal(429);
@@ -201,8 +202,9 @@ describe('desktop API rate limit (defaults: 100 per 15 minutes per client IP)', 
     expect(retryAfter).to.be.within(800, 900);
     expect(limited.headers.get('x-ratelimit-limit')).to.equal('100');
     expect(limited.headers.get('x-ratelimit-remaining')).to.equal('0');
+    expect(limited.headers.get('x-ratelimit-reset')).to.match(/^\d+$/);
     const reset = Number(limited.headers.get('x-ratelimit-reset'));
-    expect(reset).to.be.within(started + 890, started + 910);
+    expect(reset).to.be.within(started + 900, started + 902); // the window's end, rounded up to the second
     // Still limited, including POSTs and unknown routes.
     expect((await ctx.request('POST', '/api/monitoring/stop')).status).to.equal(429);
   });
