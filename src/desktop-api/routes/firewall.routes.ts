@@ -4,10 +4,11 @@ import type { FirewallActor } from '../../firewall/types.js';
 import { parseInput } from '../../http/validate.js';
 import { blockBody, unblockBody } from '../schemas/firewall.schema.js';
 import type { RouteDeps } from './deps.js';
+import { jsonInput } from './json-input.js';
 
 export function register(router: Router, deps: RouteDeps): void {
   router.post('/api/firewall/block', async (ctx) => {
-    const body = parseInput(blockBody, ctx.request.body ?? {}, 'body');
+    const body = parseInput(blockBody, jsonInput(ctx), 'body');
     ctx.body = await deps.firewall.block({
       ip: body.ip,
       reason: body.reason ?? null,
@@ -17,7 +18,7 @@ export function register(router: Router, deps: RouteDeps): void {
     });
   });
   router.post('/api/firewall/unblock', async (ctx) => {
-    const body = parseInput(unblockBody, ctx.request.body ?? {}, 'body');
+    const body = parseInput(unblockBody, jsonInput(ctx), 'body');
     const entry = await deps.firewall.unblock(body.ip, ctx.state.actor as FirewallActor, ctx.state.clientIp as string);
     ctx.body = { ...entry, unblocked: true };
   });

@@ -87,6 +87,27 @@ describe('desktop API problem responses', () => {
     expectProblem(r, 400, 'invalid_json', '/api/firewall/block');
   });
 
+  it('a body that is not declared as JSON, to an endpoint that takes one: 400 invalid_json naming the type', async () => {
+    const plain = await ctx.request<Problem>('POST', '/api/firewall/block', { rawBody: 'x', headers: { 'content-type': 'text/plain' } });
+    expectProblem(plain, 400, 'invalid_json', '/api/firewall/block');
+    expect(plain.body.detail).to.contain('Content-Type: text/plain').and.contain('application/json');
+    const form = await ctx.request<Problem>('POST', '/api/firewall/unblock', { rawBody: 'ip=203.0.113.9', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectProblem(form, 400, 'invalid_json', '/api/firewall/unblock');
+    const start = await ctx.request<Problem>('POST', '/api/monitoring/start', { rawBody: '{"interface":"lo"}', headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+    expectProblem(start, 400, 'invalid_json', '/api/monitoring/start');
+    expect(ctx.monitoring.state().running).to.equal(false);
+    expect((await ctx.firewall.list()).total).to.equal(0);
+  });
+
+  it('bodiless POSTs still work, with or without a content type', async () => {
+    const stop = await ctx.request<{ running: boolean }>('POST', '/api/monitoring/stop');
+    expect(stop.status).to.equal(200);
+    expect(stop.body.running).to.equal(false);
+    const typed = await ctx.request<{ running: boolean }>('POST', '/api/monitoring/stop', { rawBody: '', headers: { 'content-type': 'text/plain' } });
+    expect(typed.status).to.equal(200);
+    expect(typed.body.running).to.equal(false);
+  });
+
   it('unknown route: 404 route_not_found; wrong method: 405', async () => {
     expectProblem(await ctx.request<Problem>('GET', '/api/nothing-here'), 404, 'route_not_found', '/api/nothing-here');
     expectProblem(await ctx.request<Problem>('GET', '/'), 404, 'route_not_found', '/');
