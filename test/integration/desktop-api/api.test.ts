@@ -252,7 +252,9 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     mark('post', '/api/monitoring/start');
     expect(s1.status).to.equal(200);
     const st = documented<{ running: boolean; source: string; startedAt: string | null; file: string }>('MonitoringState', s1.body);
-    expect(st).to.include({ source: 'replay', file: 'ndpi_nmap_syn_portscan.pcap' });
+    expect(st).to.include({ running: true, source: 'replay', file: 'ndpi_nmap_syn_portscan.pcap' });
+    expect(st.startedAt).to.be.a('string');
+    expect(Math.abs(Date.parse(st.startedAt!) - Date.now())).to.be.lessThan(10_000);
     const stop1 = await ctx.request('POST', '/api/monitoring/stop');
     mark('post', '/api/monitoring/stop');
     expect(stop1.status).to.equal(200);
@@ -292,6 +294,28 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     mark('get', '/api/events'); // covered by events.test.ts
     const documentedRoutes = ROUTES.map((r) => `${r.method} ${r.path}`);
     expect([...answered].sort()).to.deep.equal([...documentedRoutes].sort());
+  });
+});
+
+describe('desktop API monitoring while a capture runs', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ detection: false, env: { VIGIL_REPLAY_SPEED: '0.01' } }); // runs for minutes
+  });
+  after(async () => ctx.close());
+
+  it('a second POST /api/monitoring/start is harmless: same source, same startedAt; stop ends it', async () => {
+    const first = documented<{ running: boolean; startedAt: string | null; file: string }>('MonitoringState', (await ctx.request('POST', '/api/monitoring/start')).body);
+    expect(first).to.include({ running: true, file: 'sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap' });
+    expect(first.startedAt).to.be.a('string');
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await ctx.request<{ running: boolean; startedAt: string | null }>('POST', '/api/monitoring/start', { body: {} });
+    expect(second.status).to.equal(200);
+    expect(second.body).to.include({ running: true, startedAt: first.startedAt });
+    const health = (await ctx.request<{ capture: { running: boolean; startedAt: string } }>('GET', '/api/health')).body;
+    expect(health.capture).to.include({ running: true, startedAt: first.startedAt });
+    const stopped = await ctx.request<{ running: boolean; startedAt: string | null }>('POST', '/api/monitoring/stop');
+    expect(stopped.body).to.include({ running: false, startedAt: null });
   });
 });
 

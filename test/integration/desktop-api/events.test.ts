@@ -1,9 +1,15 @@
 /** `GET /api/events`: alert, stats, monitoring and firewall events with ids, resumable with Last-Event-ID. */
 import { expect } from 'chai';
-import { createTestContext, type TestContext } from './context.js';
+import { createTestContext, pcap, type TestContext } from './context.js';
 import { openSse, type SseEvent } from './sse-client.js';
 
-const seqOf = (e: SseEvent): number => Number(e.id.split('-')[1]);
+const seqOf = (e: Pick<SseEvent, 'id'>): number => Number(e.id.split('-')[1]);
+
+/** The data of an `alert` event. */
+interface AlertEvent {
+  action: 'created' | 'updated' | 'acknowledged' | 'deleted';
+  alert: { id: number; category: string; srcIp: string; source: string; acknowledged: boolean; acknowledgedAt: string | null };
+}
 
 describe('desktop API event stream', function () {
   this.timeout(30_000);
@@ -87,6 +93,39 @@ describe('desktop API event stream', function () {
       const r = await ctx.request('GET', '/api/health');
       expect(r.status).to.equal(200);
       expect(r.headers.get('x-ratelimit-remaining')).to.equal('3'); // 5 - stream - this request
+    } finally {
+      sse.close();
+    }
+  });
+});
+
+describe('desktop API event stream: alerts', function () {
+  this.timeout(30_000);
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ env: { VIGIL_CAPTURE_FILE: pcap('ndpi_nmap_syn_portscan.pcap') } });
+  });
+  after(async () => ctx.close());
+
+  it('an alert stored by detection and its acknowledgement through the API arrive as `alert` events with ids', async () => {
+    const sse = await openSse(`${ctx.url}/api/events`);
+    try {
+      await ctx.replayToEnd();
+      await sse.waitFor((ev) => ev.some((e) => e.event === 'alert'), 5000);
+      const alertEvents = () => sse.events.filter((e) => e.event === 'alert').map((e) => ({ id: e.id, ...(JSON.parse(e.data) as AlertEvent) }));
+      const created = alertEvents().find((e) => e.action === 'created' && e.alert.category === 'port_scan');
+      expect(created, JSON.stringify(alertEvents())).not.to.equal(undefined);
+      expect(created!.id).to.match(/^[a-z0-9]+-\d+$/);
+      expect(created!.alert).to.include({ srcIp: '172.16.0.8', source: 'rule', acknowledged: false, acknowledgedAt: null });
+      const stored = (await ctx.request<{ srcIp: string; category: string }>('GET', `/api/alerts/${created!.alert.id}`)).body;
+      expect(stored).to.include({ srcIp: '172.16.0.8', category: 'port_scan' });
+
+      const ack = await ctx.request<{ acknowledgedAt: string }>('POST', `/api/alerts/${created!.alert.id}/acknowledge`);
+      expect(ack.status).to.equal(200);
+      await sse.waitFor((ev) => ev.some((e) => e.event === 'alert' && (JSON.parse(e.data) as AlertEvent).action === 'acknowledged'));
+      const acked = alertEvents().find((e) => e.action === 'acknowledged')!;
+      expect(acked.alert).to.include({ id: created!.alert.id, acknowledged: true, acknowledgedAt: ack.body.acknowledgedAt });
+      expect(seqOf(acked)).to.be.greaterThan(seqOf(created!));
     } finally {
       sse.close();
     }
