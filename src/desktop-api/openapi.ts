@@ -57,6 +57,8 @@ export interface RouteDoc {
   /** Koa-style path (`/api/alerts/:id`). */
   path: string;
   summary: string;
+  /** Longer explanation, when the summary is not enough. */
+  description?: string;
   /** Success status and body component (`null` for the SSE stream). */
   status: number;
   response: ResponseName | null;
@@ -102,6 +104,8 @@ export const ROUTES: readonly RouteDoc[] = [
     method: 'get',
     path: '/api/events',
     summary: 'Server-Sent Events: alert, stats (every second), monitoring, firewall; resumable with Last-Event-ID',
+    description:
+      'Each event has an `id:`. A client reconnecting with Last-Event-ID first receives the events it missed. When they are no longer held (the server keeps the last 1000) or the id is from another run of the server, it receives one `reset` event instead, with data `{reason: "gap"|"unknown_id", lastEventId, oldestEventId}` and the id of the newest event: refetch what you show, then carry on with the live events.',
     status: 200,
     response: null,
     problems: [],
@@ -147,7 +151,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     if (!r.open) responses['401'] = problem('Pairing token required (non-loopback client, or a web page whose origin VIGIL_CORS_ORIGINS does not list)');
     responses['403'] = problem('host_not_allowed: the Host header names neither localhost, an IP address, this machine nor a VIGIL_DESKTOP_ALLOWED_HOSTS name');
     responses['429'] = { description: 'Too many requests from this IP', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'text/plain': { schema: { type: 'string' } } } };
-    const op: Record<string, unknown> = { summary: r.summary, operationId: `${r.method}${oaPath.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`, responses };
+    const op: Record<string, unknown> = { summary: r.summary, ...(r.description === undefined ? {} : { description: r.description }), operationId: `${r.method}${oaPath.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`, responses };
     if (r.params) op.parameters = r.params;
     if (r.request) op.requestBody = { required: r.request !== 'MonitoringStart', content: { 'application/json': { schema: ref(r.request) } } };
     if (r.open) op.security = [];

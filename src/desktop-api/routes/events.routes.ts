@@ -1,6 +1,7 @@
 /**
  * `GET /api/events`: Server-Sent Events (alert, stats, monitoring, firewall) with ids; a client reconnecting with
- * `Last-Event-ID` (header, or `?lastEventId=` for clients that cannot set headers) first receives what it missed.
+ * `Last-Event-ID` (header, or `?lastEventId=` for clients that cannot set headers) first receives what it missed, or a
+ * `reset` event when that is no longer held (see EventStreamService.resume()).
  */
 import type Router from '@koa/router';
 import { formatEvent } from '../services/event-stream.service.js';
@@ -22,7 +23,9 @@ export function register(router: Router, deps: RouteDeps): void {
     const stream = ctx.res;
     stream.writeHead(200);
     stream.write('retry: 3000\n\n');
-    for (const e of deps.eventStream.missedSince(lastId)) stream.write(formatEvent(e));
+    const { reset, events } = deps.eventStream.resume(lastId);
+    if (reset !== null) stream.write(formatEvent(reset));
+    for (const e of events) stream.write(formatEvent(e));
     const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), deps.heartbeatMs);
     heartbeat.unref();
     const unsubscribe = deps.eventStream.subscribe(

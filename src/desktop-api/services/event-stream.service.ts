@@ -1,6 +1,8 @@
 /**
  * The Server-Sent Events hub behind `GET /api/events`: every bus event gets an id (`<boot>-<seq>`), the last
- * `bufferSize` events are kept so a client reconnecting with `Last-Event-ID` receives exactly what it missed.
+ * `bufferSize` events are kept so a client reconnecting with `Last-Event-ID` receives exactly what it missed. When
+ * that is no longer possible (the id is older than the buffer, or from another run of the server, or not an id at
+ * all), the client gets a `reset` event instead: refetch the state, then carry on with the live events.
  */
 import type { EventBus, VigilEventName } from '../../events.js';
 
@@ -8,8 +10,26 @@ import type { EventBus, VigilEventName } from '../../events.js';
 export interface StreamEvent {
   id: string;
   seq: number;
-  event: VigilEventName;
+  event: VigilEventName | 'reset';
   data: string;
+}
+
+/** The data of a `reset` event. */
+export interface ResetData {
+  /** `gap`: events after the client's id have left the buffer; `unknown_id`: the id is from another run or malformed. */
+  reason: 'gap' | 'unknown_id';
+  /** The Last-Event-ID the client sent. */
+  lastEventId: string;
+  /** The oldest event the server still holds (null: none yet). */
+  oldestEventId: string | null;
+}
+
+/** What a client reconnecting with a Last-Event-ID receives before the live events. */
+export interface Resume {
+  /** Set when the missed events cannot be replayed: the client should refetch what it shows. */
+  reset: StreamEvent | null;
+  /** The missed events, in order (none after a reset). */
+  events: StreamEvent[];
 }
 
 const NAMES: VigilEventName[] = ['alert', 'stats', 'monitoring', 'firewall'];
@@ -45,15 +65,22 @@ export class EventStreamService {
   }
 
   /**
-   * Events after `lastEventId` still in the buffer: all of them when the id is from another run or unknown,
-   * none when there is no id.
+   * What a client resuming after `lastEventId` gets: nothing without an id; the buffered events after it when none
+   * was lost; otherwise a `reset` (the id is older than the buffer, from another run, or malformed), and no buffered
+   * events, since the client refetches the state they led to. The reset carries the id of the newest event, so a
+   * later reconnect resumes from there; it takes no sequence number of its own.
    */
-  missedSince(lastEventId: string | undefined): StreamEvent[] {
-    if (lastEventId === undefined || lastEventId === '') return [];
+  resume(lastEventId: string | undefined): Resume {
+    if (lastEventId === undefined || lastEventId === '') return { reset: null, events: [] };
     const m = /^([a-z0-9]+)-(\d+)$/.exec(lastEventId);
-    if (!m || m[1] !== this.boot) return [...this.buffer];
-    const after = Number(m[2]);
-    return this.buffer.filter((e) => e.seq > after);
+    const after = m !== null && m[1] === this.boot ? Number(m[2]) : null;
+    const known = after !== null && after <= this.seq;
+    if (known) {
+      const oldest = this.buffer.length > 0 ? this.buffer[0].seq : this.seq + 1;
+      if (after >= oldest - 1) return { reset: null, events: this.buffer.filter((e) => e.seq > after) };
+    }
+    const data: ResetData = { reason: known ? 'gap' : 'unknown_id', lastEventId: lastEventId.slice(0, 100), oldestEventId: this.buffer[0]?.id ?? null };
+    return { reset: { id: `${this.boot}-${this.seq}`, seq: this.seq, event: 'reset', data: JSON.stringify(data) }, events: [] };
   }
 
   /** Registers a client (`end` is called when the hub closes); returns its unsubscribe function. */

@@ -130,4 +130,42 @@ describe('desktop API event stream: alerts', function () {
       sse.close();
     }
   });
+
+  it('resuming after more events than the server holds (1000) gives a reset event to refetch, then live events', async () => {
+    const fw = (i: number) => ({ action: 'blocked' as const, ip: `198.51.100.${i % 250}`, reason: null, source: 'cli', at: new Date().toISOString() });
+    const first = await openSse(`${ctx.url}/api/events`);
+    ctx.events.emit('firewall', fw(0));
+    await first.waitFor((ev) => ev.some((e) => e.event === 'firewall'));
+    const lastSeen = first.events.at(-1)!;
+    first.close();
+    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 1; i <= 1005; i++) ctx.events.emit('firewall', fw(i)); // pushes the client's next event out of the buffer
+
+    const resumed = await openSse(`${ctx.url}/api/events`, { 'Last-Event-ID': lastSeen.id });
+    try {
+      await resumed.waitFor((ev) => ev.length > 0);
+      const reset = resumed.events[0];
+      expect(reset.event).to.equal('reset');
+      const data = JSON.parse(reset.data) as { reason: string; lastEventId: string; oldestEventId: string };
+      expect(data).to.include({ reason: 'gap', lastEventId: lastSeen.id });
+      expect(seqOf({ id: data.oldestEventId })).to.be.greaterThan(seqOf(lastSeen) + 1); // events were lost
+      expect(seqOf(reset)).to.be.at.least(seqOf(lastSeen) + 1005); // the newest id: a later reconnect resumes from here
+      expect(resumed.events.filter((e) => e.event === 'firewall')).to.deep.equal([]); // no stale replay after the reset
+      ctx.events.emit('firewall', fw(9999));
+      await resumed.waitFor((ev) => ev.some((e) => e.event === 'firewall'));
+      expect(seqOf(resumed.events.find((e) => e.event === 'firewall')!)).to.be.greaterThan(seqOf(reset));
+    } finally {
+      resumed.close();
+    }
+
+    // An id from another run of the server is a reset too (nothing can be replayed with certainty).
+    const foreign = await openSse(`${ctx.url}/api/events?lastEventId=zzz0-12`);
+    try {
+      await foreign.waitFor((ev) => ev.length > 0);
+      expect(foreign.events[0].event).to.equal('reset');
+      expect(JSON.parse(foreign.events[0].data)).to.include({ reason: 'unknown_id', lastEventId: 'zzz0-12' });
+    } finally {
+      foreign.close();
+    }
+  });
 });

@@ -20,17 +20,40 @@ describe('desktop-api/services/EventStreamService', () => {
     hub.close();
   });
 
-  it('missedSince(): nothing without an id, the events after a known id, everything buffered for another run', () => {
+  it('resume(): nothing without an id, the events after a known id while none was lost', () => {
     const bus = new EventBus();
     const hub = new EventStreamService(bus, 5, 'boot2');
     fire(bus, 8); // ids 1..8, buffer keeps 4..8
-    expect(hub.missedSince(undefined)).to.deep.equal([]);
-    expect(hub.missedSince('boot2-6').map((e) => e.seq)).to.deep.equal([7, 8]);
-    expect(hub.missedSince('boot2-8')).to.deep.equal([]);
-    expect(hub.missedSince('boot2-1').map((e) => e.seq)).to.deep.equal([4, 5, 6, 7, 8]);
-    expect(hub.missedSince('older-3').map((e) => e.seq)).to.deep.equal([4, 5, 6, 7, 8]);
-    expect(hub.missedSince('garbage').length).to.equal(5);
+    expect(hub.resume(undefined)).to.deep.equal({ reset: null, events: [] });
+    expect(hub.resume('boot2-6').events.map((e) => e.seq)).to.deep.equal([7, 8]);
+    expect(hub.resume('boot2-8')).to.deep.equal({ reset: null, events: [] });
+    expect(hub.resume('boot2-3').events.map((e) => e.seq)).to.deep.equal([4, 5, 6, 7, 8]); // 4 is the oldest held: no gap
+    expect(hub.resume('boot2-3').reset).to.equal(null);
     hub.close();
+  });
+
+  it('resume(): a reset instead of a silent gap when the id is older than the buffer, from another run or malformed', () => {
+    const bus = new EventBus();
+    const hub = new EventStreamService(bus, 5, 'boot3');
+    fire(bus, 8); // buffer keeps 4..8: events 2 and 3 are gone for a client that saw 1
+    const gap = hub.resume('boot3-1');
+    expect(gap.events).to.deep.equal([]);
+    expect(gap.reset).to.include({ id: 'boot3-8', event: 'reset' });
+    expect(JSON.parse(gap.reset!.data)).to.deep.equal({ reason: 'gap', lastEventId: 'boot3-1', oldestEventId: 'boot3-4' });
+    expect(formatEvent(gap.reset!)).to.equal(`id: boot3-8\nevent: reset\ndata: ${gap.reset!.data}\n\n`);
+    for (const id of ['older-3', 'garbage', 'boot3-99']) {
+      const r = hub.resume(id);
+      expect(r.events, id).to.deep.equal([]);
+      expect(JSON.parse(r.reset!.data), id).to.deep.equal({ reason: 'unknown_id', lastEventId: id, oldestEventId: 'boot3-4' });
+    }
+    fire(bus, 1);
+    expect(hub.resume('boot3-8').events.map((e) => e.seq)).to.deep.equal([9]); // resuming from the reset's id loses nothing
+    hub.close();
+    const fresh = new EventStreamService(new EventBus(), 5, 'boot4');
+    expect(fresh.resume('boot4-0')).to.deep.equal({ reset: null, events: [] });
+    expect(fresh.resume('boot3-8').reset).to.include({ id: 'boot4-0' });
+    expect(JSON.parse(fresh.resume('boot3-8').reset!.data)).to.include({ reason: 'unknown_id', oldestEventId: null });
+    fresh.close();
   });
 
   it('close() ends every client and detaches from the bus', () => {
@@ -42,7 +65,7 @@ describe('desktop-api/services/EventStreamService', () => {
     hub.close();
     expect(ended).to.equal(2);
     fire(bus, 1);
-    expect(hub.missedSince('b-0')).to.deep.equal([]);
+    expect(hub.resume('b-0')).to.deep.equal({ reset: null, events: [] });
   });
 
   it('formatEvent() writes id, event and one data line', () => {
