@@ -135,9 +135,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     app.use(hosts);
     app.use(corsMiddleware);
   }
-  for (const m of rateLimit({ db: rateLimitDb, windowMs: deps.config.rateLimitWindowMs, max: deps.config.rateLimitMax, message: RATE_LIMIT_MESSAGE, trustedProxies: trusted })) {
-    app.use(m);
-  }
+  app.use(rateLimit({ db: rateLimitDb, windowMs: deps.config.rateLimitWindowMs, max: deps.config.rateLimitMax, message: RATE_LIMIT_MESSAGE, trustedProxies: trusted }));
   const trustedOrigins = new Set(deps.config.corsOrigins.filter((o) => o !== '*').map((o) => o.toLowerCase()));
   app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted, trustedOrigins }));
   app.use(jsonBody({ limit: 16 * 1024 }));

@@ -18,7 +18,7 @@ import type { AlertRow, AlertSource, NewAlert } from '../store/tables/alert.tabl
 import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
 import { maxSeverity, SEVERITIES, type Finding, type Severity } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
-import { isThreatAddress, nextThreatRow, recordThreat, type ThreatUpdate } from './threats.js';
+import { isThreatAddress, maxScore, nextThreatRow, recordThreat, type ThreatUpdate } from './threats.js';
 import { parseDetails, toAlertView } from './alert-view.js';
 
 
@@ -112,13 +112,11 @@ function mergeBatch(findings: readonly Finding[]): Finding[] {
       firstSeenMs: Math.min(seen.firstSeenMs, f.firstSeenMs),
       lastSeenMs: Math.max(seen.lastSeenMs, f.lastSeenMs),
       severity: maxSeverity(seen.severity, f.severity),
-      score: seen.score === null ? f.score : f.score === null ? seen.score : Math.max(seen.score, f.score),
+      score: maxScore(seen.score, f.score),
     });
   }
   return [...byKey.values()];
 }
-
-/** An alert update: the aggregate, plus the origin and text when the finding's evidence now leads. */
 
 /** What one finding does to the alerts table: fold into the open alert `id`, or insert a new row. */
 type AlertChange = { action: 'updated'; id: number; patch: AlertAggregatePatch } | { action: 'created'; row: NewAlert };
@@ -137,7 +135,7 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
         last_seen: lastIso > open.last_seen ? lastIso : open.last_seen,
         updated_at: nowIso,
         severity: maxSeverity(open.severity, f.severity),
-        score: open.score === null ? f.score : f.score === null ? open.score : Math.max(open.score, f.score),
+        score: maxScore(open.score, f.score),
         ...(folded.leads ? { source: folded.source, title: f.title, description: f.description } : {}),
         details: JSON.stringify(folded.details),
       },

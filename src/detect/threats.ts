@@ -34,7 +34,8 @@ export function isThreatAddress(ip: string): boolean {
   return family !== 0 && !UNSPECIFIED.check(ip, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-function maxScore(a: number | null, b: number | null): number | null {
+/** The higher of two scores, either of which may be absent (null). */
+export function maxScore(a: number | null, b: number | null): number | null {
   if (a === null) return b;
   if (b === null) return a;
   return Math.max(a, b);

@@ -36,7 +36,7 @@ const tooLarge = (limit: number): AppError => new AppError('payload_too_large', 
 const invalidJson = (): AppError => new AppError('invalid_json', 400, 'The request body is not valid JSON.');
 
 /** Whether the request declares a body at all (RFC 9112: Content-Length > 0 or a Transfer-Encoding). */
-function hasBody(ctx: Context): boolean {
+export function declaresBody(ctx: Context): boolean {
   const headers = ctx.req.headers;
   if (headers['transfer-encoding'] !== undefined) return true;
   const length = headers['content-length'];
@@ -97,7 +97,7 @@ export function parseJsonText(text: string): unknown {
 export function jsonBody(options: JsonBodyOptions): Middleware {
   const { limit } = options;
   return (ctx: Context, next: Next) => {
-    if (!BODY_METHODS.has(ctx.method) || !hasBody(ctx)) return next();
+    if (!BODY_METHODS.has(ctx.method) || !declaresBody(ctx)) return next();
     const type = ctx.req.headers['content-type'] ?? '';
     if (!JSON_TYPE.test(type)) return next();
     const charset = CHARSET.exec(type)?.[1].toLowerCase();

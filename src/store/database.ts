@@ -49,16 +49,17 @@ export interface OpenStoreOptions {
   readonly?: boolean;
 }
 
-/** Takes group and other access away from `file` when it has any and belongs to this user; false if it does not exist. */
-function makePrivate(file: string, mode: number): boolean {
-  try {
-    const st = statSync(file);
-    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(file, mode);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
-  }
+/**
+ * Narrows `file` (or directory) to `mode` when group or others have any access and it belongs to this user. Returns
+ * the permission bits it had when they were narrowed, null when nothing needed changing, undefined when it does not
+ * exist.
+ */
+export function makePrivate(file: string, mode: number): number | null | undefined {
+  const st = statSync(file, { throwIfNoEntry: false });
+  if (st === undefined) return undefined;
+  if ((st.mode & 0o077) === 0 || st.uid !== process.getuid?.()) return null;
+  chmodSync(file, mode);
+  return st.mode & 0o777;
 }
 
 /**
@@ -68,7 +69,7 @@ function makePrivate(file: string, mode: number): boolean {
  */
 function preparePrivateFile(file: string, readonly: boolean): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
-  if (!makePrivate(file, 0o600) && !readonly) closeSync(openSync(file, 'a', 0o600));
+  if (makePrivate(file, 0o600) === undefined && !readonly) closeSync(openSync(file, 'a', 0o600));
   for (const suffix of ['-wal', '-shm']) makePrivate(`${file}${suffix}`, 0o600);
 }
 

@@ -2,7 +2,7 @@
  * `vigil start`: the composition root of the desktop sensor. Config -> store -> firewall -> sensor + monitoring ->
  * detection -> pipeline -> statistics -> desktop REST API; graceful shutdown on SIGINT/SIGTERM.
  */
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -23,7 +23,7 @@ import { createFirewallService } from '../../firewall/firewall.service.js';
 import { AppError, ConfigError } from '../../errors.js';
 import { createSensor } from '../../native/capture.js';
 import { SensorPipeline } from '../../pipeline.js';
-import { closeStore, openStore } from '../../store/database.js';
+import { closeStore, makePrivate, openStore } from '../../store/database.js';
 import type { Env } from '../../config/env.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -64,14 +64,8 @@ export function captureStartError(err: unknown, capture: DesktopCaptureConfig): 
  */
 export function tightenDefaultDataDir(dataDir: string, log: (message: string) => void): void {
   if (path.resolve(dataDir) !== defaultDataDir()) return;
-  try {
-    const st = statSync(dataDir);
-    if (!st.isDirectory() || (st.mode & 0o077) === 0 || st.uid !== process.getuid?.()) return;
-    chmodSync(dataDir, 0o700);
-    log(`vigil: ${dataDir} was open to other users (mode ${(st.mode & 0o777).toString(8)}); it is now 0700`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const was = makePrivate(dataDir, 0o700);
+  if (typeof was === 'number') log(`vigil: ${dataDir} was open to other users (mode ${was.toString(8)}); it is now 0700`);
 }
 
 /** A running desktop sensor. */

@@ -30,10 +30,10 @@ function wholeSecondReset(ctx: Context): void {
 }
 
 /**
- * The limiter followed by the reset normaliser: the normaliser runs before anything downstream can write the head
- * (the event stream does), and `onLimited` covers the 429, which never reaches downstream.
+ * koa-ratelimit with the reset normalised: on the way to the next middleware (before anything downstream can write
+ * the head, as the event stream does), and through `onLimited` on the 429, which never reaches downstream.
  */
-export function rateLimit(options: RateLimitOptions): Middleware[] {
+export function rateLimit(options: RateLimitOptions): Middleware {
   // `onLimited` (called on the 429 path after the headers are set) is part of koa-ratelimit 6 but not of its types.
   const limiterOptions: Parameters<typeof ratelimit>[0] & { onLimited: (ctx: Context) => void } = {
     driver: 'memory',
@@ -45,9 +45,9 @@ export function rateLimit(options: RateLimitOptions): Middleware[] {
     onLimited: wholeSecondReset,
   };
   const limiter = ratelimit(limiterOptions);
-  const normaliser = (ctx: Context, next: Next): Promise<unknown> => {
-    wholeSecondReset(ctx);
-    return next();
-  };
-  return [limiter, normaliser];
+  return (ctx: Context, next: Next) =>
+    limiter(ctx, () => {
+      wholeSecondReset(ctx);
+      return next();
+    });
 }

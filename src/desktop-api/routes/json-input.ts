@@ -5,12 +5,7 @@
  */
 import type { Context } from 'koa';
 import { AppError } from '../../errors.js';
-
-/** Whether the request declares a body (RFC 9112: Content-Length > 0 or a Transfer-Encoding). */
-function declaresBody(ctx: Context): boolean {
-  const headers = ctx.req.headers;
-  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
-}
+import { declaresBody } from '../../http/json-body.js';
 
 /** `ctx.request.body` as parsed by `jsonBody`, `{}` without a body, or 400 `invalid_json` for a body that is not JSON. */
 export function jsonInput(ctx: Context): unknown {
