@@ -6,7 +6,9 @@
  *   engine (detectors, scoring, aggregated alerts and threats stored in a real SQLite file), open to the last batch
  *   stored, against libpcap's read floor (`build/read_floor`, pcap_next_ex only) measured in the same run.
  *   Target: pipeline within 3x the read floor. Medians over 3 interleaved repetitions. Also the JS thread's CPU time
- *   per pipeline run (Linux), which varies far less than wall time on a shared machine.
+ *   per pipeline run (Linux), which varies far less than wall time on a shared machine, the whole process's CPU time
+ *   (every thread; divided by the cores, the shortest wall time that work can take here), and a reference: the replay
+ *   with every batch scored by the model and nothing else (what capture and model alone cost).
  * Options: --pcap FILE (pipeline input; default: the capture bench's generated input, 12 copies of
  * ../shared/data/pcaps/bench_ndpi_merged_ethernet_mixed.pcap = 1,077,852 packets, built by ./input.ts into .cache/;
  * without the shared capture, a fixture capture), --copies N (copies in the generated input, default 12),
@@ -84,18 +86,47 @@ function readFloor(file: string): number | null {
   return typeof j.seconds === 'number' ? j.seconds : null;
 }
 
+/** CPU seconds of the whole process (every thread: capture, model worker, GC helpers, SQLite) since `since`. */
+function processCpuSeconds(since: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1e6;
+}
+
 /** Sensor replay only (flows delivered to JS, nothing done with them): attributes the pipeline's time. */
-async function replayOnly(file: string, event: 'flows' | 'columnFlows' = 'flows'): Promise<{ seconds: number; flows: number }> {
+async function replayOnly(file: string, event: 'flows' | 'columnFlows' = 'flows'): Promise<{ seconds: number; cpuSeconds: number; flows: number }> {
   const sensor = createSensor();
   let flows = 0;
   sensor.on(event, (b) => {
     flows += b.length;
   });
   const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
+  const cpu = process.cpuUsage();
   const t = performance.now();
   await sensor.start({ kind: 'file', path: file });
   await ended;
-  return { seconds: (performance.now() - t) / 1000, flows };
+  return { seconds: (performance.now() - t) / 1000, cpuSeconds: processCpuSeconds(cpu), flows };
+}
+
+/**
+ * Sensor replay with every batch scored as the engine scores it (a FlowScorer with the engine's settings: feature
+ * matrix, inference on the model's worker), and nothing else: no detectors, no storage. What capture and model alone
+ * cost, the floor under the pipeline.
+ */
+async function replayAndScore(file: string, model: FlowModel): Promise<{ seconds: number; cpuSeconds: number; flowsScored: number }> {
+  const ml = loadDetectionConfig({}).ml;
+  const scorer = new FlowScorer(model, { maxInFlight: ml.maxInFlight, maxQueuedFlows: ml.maxQueuedFlows, maxBatch: ml.maxBatch, explainTop: ml.explainTop, minPackets: ml.minPackets });
+  const sensor = createSensor();
+  let chain: Promise<unknown> = Promise.resolve();
+  sensor.on('columnFlows', (batch) => {
+    chain = chain.then(() => scorer.score(batch));
+  });
+  const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  await sensor.start({ kind: 'file', path: file });
+  await ended;
+  await chain;
+  return { seconds: (performance.now() - t) / 1000, cpuSeconds: processCpuSeconds(cpu), flowsScored: scorer.stats().flowsScored };
 }
 
 /**
@@ -132,6 +163,7 @@ async function pipeline(file: string, model: FlowModel): Promise<Record<string, 
       });
     });
     const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
+    const procCpu = process.cpuUsage();
     const t = performance.now();
     const cpu0 = jsThreadCpuSeconds();
     await sensor.start({ kind: 'file', path: file });
@@ -140,11 +172,12 @@ async function pipeline(file: string, model: FlowModel): Promise<Record<string, 
     const seconds = (performance.now() - t) / 1000;
     const cpu1 = jsThreadCpuSeconds();
     const jsCpuSeconds = cpu0 === null || cpu1 === null ? Number.NaN : cpu1 - cpu0;
+    const cpuSeconds = processCpuSeconds(procCpu);
     const stats = engine.mlStats();
     const stored = await store.selectFrom('alerts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     await engine.close();
     await closeStore(store);
-    return { seconds, jsCpuSeconds, flows, flowsScored: stats.flowsScored, skipped: stats.skipped, alertChanges: alerts, alertsStored: Number(stored.n) };
+    return { seconds, jsCpuSeconds, cpuSeconds, flows, flowsScored: stats.flowsScored, skipped: stats.skipped, alertChanges: alerts, alertsStored: Number(stored.n) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -169,25 +202,35 @@ async function main(): Promise<void> {
   const floor: number[] = [];
   const pipe: Array<Record<string, number>> = [];
   const replay: number[] = [];
-  const replayColumns: number[] = [];
+  const replayColumns: Array<{ seconds: number; cpuSeconds: number }> = [];
+  const scored: Array<{ seconds: number; cpuSeconds: number; flowsScored: number }> = [];
   readFloor(input); // warm the page cache
   await pipeline(input, model); // warm-up (JIT, SQLite, geo)
   for (let i = 0; i < 3; i++) {
     const f = readFloor(input);
     if (f !== null) floor.push(f);
     replay.push((await replayOnly(input)).seconds);
-    replayColumns.push((await replayOnly(input, 'columnFlows')).seconds);
+    replayColumns.push(await replayOnly(input, 'columnFlows'));
+    scored.push(await replayAndScore(input, model));
     pipe.push(await pipeline(input, model));
-    log(`  rep ${i + 1}: floor ${f === null ? 'n/a' : round(f, 4)} s, replay ${round(replay[i] as number, 4)} s (column records ${round(replayColumns[i] as number, 4)} s), pipeline ${round(pipe[i]!.seconds as number, 4)} s (JS thread CPU ${round(pipe[i]!.jsCpuSeconds as number, 3)} s)`);
+    const [rc, sc, p] = [replayColumns[i]!, scored[i]!, pipe[i]!];
+    log(
+      `  rep ${i + 1}: floor ${f === null ? 'n/a' : round(f, 4)} s, replay ${round(replay[i] as number, 4)} s (column records ${round(rc.seconds, 4)} s, CPU ${round(rc.cpuSeconds, 3)} s), ` +
+        `replay + scoring ${round(sc.seconds, 4)} s (CPU ${round(sc.cpuSeconds, 3)} s), pipeline ${round(p.seconds as number, 4)} s (CPU ${round(p.cpuSeconds as number, 3)} s, JS thread ${round(p.jsCpuSeconds as number, 3)} s)`,
+    );
   }
   const pipeSec = median(pipe.map((p) => p.seconds as number));
+  const pipeCpu = median(pipe.map((p) => p.cpuSeconds as number));
   const floorSec = floor.length > 0 ? median(floor) : null;
   const replaySec = median(replay);
-  const replayColumnsSec = median(replayColumns);
+  const replayColumnsSec = median(replayColumns.map((r) => r.seconds));
+  const scoredSec = median(scored.map((r) => r.seconds));
   const p0 = pipe[0] as Record<string, number>;
   const b1024 = score.batch1024 as { flowsPerSec: number };
+  const cores = cpus().length;
+  const vsFloor = (v: number): number | null => (floorSec === null ? null : round(v / floorSec, 2));
   const result = {
-    machine: { cpus: cpus().length, loadAverage1m: round(loadavg()[0] as number, 2), note: 'shared machine: figures scale with the load of other processes' },
+    machine: { cpus: cores, loadAverage1m: round(loadavg()[0] as number, 2), note: 'shared machine: figures scale with the load of other processes' },
     model: { name: model.info.name, version: model.info.version, sha256: model.info.sha256, features: model.width },
     scoring: { what: 'FlowScorer.score(): features + one session.run (on the model worker thread, 1 intra-op thread) + explanations', ...score },
     pipeline: {
@@ -198,22 +241,33 @@ async function main(): Promise<void> {
       skipped: p0.skipped,
       alertsStored: p0.alertsStored,
       seconds: round(pipeSec, 4),
+      cpuSeconds: round(pipeCpu, 3),
+      cpuWhat: 'CPU time of the whole process during the pipeline run (median): capture and read-ahead threads, JS thread, model worker, GC helpers',
+      cpuBoundSeconds: round(pipeCpu / cores, 4),
+      cpuBoundWhat: `cpuSeconds / ${cores} cores: the shortest wall time this much work can take on this machine`,
       jsThreadCpuSeconds: round(median(pipe.map((p) => p.jsCpuSeconds as number)), 3),
       jsThreadCpuWhat: 'CPU time of the JS thread during the pipeline run (median): detectors, alert storage, feature matrices, GC; inference runs on the model worker',
       flowsPerSec: Math.round((p0.flows as number) / pipeSec),
       replayOnlySeconds: round(replaySec, 4),
       replayOnlyWhat: 'sensor replay, every batch decoded into plain FlowRecord objects (the `flows` event), nothing else',
       replayColumnRecordsSeconds: round(replayColumnsSec, 4),
+      replayColumnRecordsCpuSeconds: round(median(replayColumns.map((r) => r.cpuSeconds)), 3),
       replayColumnRecordsWhat: 'sensor replay, batches as column-backed records (the `columnFlows` event the pipeline uses), nothing else',
+      replayAndScoringSeconds: round(scoredSec, 4),
+      replayAndScoringCpuSeconds: round(median(scored.map((r) => r.cpuSeconds)), 3),
+      replayAndScoringWhat: 'sensor replay with every batch scored by the model (FlowScorer with the engine settings), no detectors, nothing stored',
       readFloorSeconds: floorSec === null ? null : round(floorSec, 4),
       readFloor: existsSync(READ_FLOOR) ? 'build/read_floor (libpcap pcap_next_ex only)' : 'build/read_floor not built: ratio unavailable',
       runs: pipe.map((p) => round(p.seconds as number, 4)),
+      cpuRuns: pipe.map((p) => round(p.cpuSeconds as number, 3)),
       jsThreadCpuRuns: pipe.map((p) => round(p.jsCpuSeconds as number, 3)),
     },
     ratios: {
-      pipelineVsReadFloor: floorSec === null ? null : round(pipeSec / floorSec, 2),
-      replayVsReadFloor: floorSec === null ? null : round(replaySec / floorSec, 2),
-      replayColumnRecordsVsReadFloor: floorSec === null ? null : round(replayColumnsSec / floorSec, 2),
+      pipelineVsReadFloor: vsFloor(pipeSec),
+      pipelineCpuBoundVsReadFloor: vsFloor(pipeCpu / cores),
+      replayVsReadFloor: vsFloor(replaySec),
+      replayColumnRecordsVsReadFloor: vsFloor(replayColumnsSec),
+      replayAndScoringVsReadFloor: vsFloor(scoredSec),
       pipelineVsReplay: round(pipeSec / replaySec, 2),
     },
     targets: {
@@ -224,7 +278,9 @@ async function main(): Promise<void> {
   await model.release();
   log(
     `pipeline ${round(pipeSec, 3)} s (${result.ratios.pipelineVsReadFloor ?? 'n/a'}x read floor ${floorSec === null ? 'n/a' : round(floorSec, 3)} s), ` +
-      `replay only ${round(replaySec, 3)} s (${result.ratios.replayVsReadFloor ?? 'n/a'}x; column records ${round(replayColumnsSec, 3)} s), scoring ${b1024.flowsPerSec} flows/s at batch 1024`,
+      `CPU ${round(pipeCpu, 3)} s (${result.ratios.pipelineCpuBoundVsReadFloor ?? 'n/a'}x on ${cores} cores), ` +
+      `replay only ${round(replaySec, 3)} s (${result.ratios.replayVsReadFloor ?? 'n/a'}x; column records ${round(replayColumnsSec, 3)} s), ` +
+      `replay + scoring ${round(scoredSec, 3)} s (${result.ratios.replayAndScoringVsReadFloor ?? 'n/a'}x), scoring ${b1024.flowsPerSec} flows/s at batch 1024`,
   );
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
