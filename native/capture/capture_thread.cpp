@@ -5,6 +5,9 @@
 
 #include <chrono>
 #include <ctime>
+#ifdef __linux__
+#include <pthread.h>
+#endif
 
 namespace vigil {
 
@@ -18,6 +21,14 @@ int64_t RealtimeNs() {
       .count();
 }
 }  // namespace
+
+void NameThisThread(const char* name) {
+#ifdef __linux__
+  pthread_setname_np(pthread_self(), name);  // at most 15 characters; shown by top -H, ps -L and /proc/PID/task/*/comm
+#else
+  (void)name;
+#endif
+}
 
 const char* ProtoName(int index) {
   static const char* const kNames[kProtoCount] = {"tcp", "udp", "icmp", "icmpv6", "other", "non_ip"};
@@ -36,7 +47,12 @@ CaptureThread::~CaptureThread() {
   Join();
 }
 
-void CaptureThread::Start() { thread_ = std::thread([this] { Run(); }); }
+void CaptureThread::Start() {
+  thread_ = std::thread([this] {
+    NameThisThread("vigil-capture");
+    Run();
+  });
+}
 
 void CaptureThread::RequestStop() {
   stop_.store(true, std::memory_order_relaxed);

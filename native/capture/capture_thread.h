@@ -17,6 +17,9 @@ namespace vigil {
 // Per-protocol counter index: tcp, udp, icmp, icmpv6, other (IP), non_ip.
 constexpr int kProtoCount = 6;
 constexpr int kProtoNonIp = 5;
+// Names the calling thread (Linux; a no-op elsewhere) so per-thread tools tell capture work apart from Node's.
+void NameThisThread(const char* name);
+
 const char* ProtoName(int index);
 
 struct ProtoCounters {

@@ -1,6 +1,8 @@
 // PacketPrefetcher: helper-thread file reading into a bounded set of reusable chunks.
 #include "capture/packet_prefetcher.h"
 
+#include "capture/capture_thread.h"
+
 #include <cstring>
 
 namespace vigil {
@@ -26,7 +28,12 @@ PacketPrefetcher::~PacketPrefetcher() {
   if (thread_.joinable()) thread_.join();
 }
 
-void PacketPrefetcher::Start() { thread_ = std::thread([this] { ReaderLoop(); }); }
+void PacketPrefetcher::Start() {
+  thread_ = std::thread([this] {
+    NameThisThread("vigil-read");
+    ReaderLoop();
+  });
+}
 
 void PacketPrefetcher::Stop() {
   {
