@@ -1,92 +1,262 @@
 /**
- * Bounded detector state: a map whose entries are ordered by last use, oldest evicted first. The same order as a Map
- * where every use deletes and re-inserts its key, without rehashing a big table on every flow: a use is one lookup
- * and a few pointer moves.
+ * Bounded detector state: a table whose entries are ordered by last use, oldest evicted first (the order of a Map
+ * where every use deletes and re-inserts its key). Keys are two numbers, or a string for keys that do not fit in two
+ * numbers (see address.ts): numeric keys live in typed arrays (open hashing, no allocation per lookup or entry), string
+ * keys in a Map; both kinds share the slots and the use order. Entries are addressed by slot: a slot stays its entry's
+ * until the entry is removed or evicted.
  */
 
-interface Entry<K, V> {
-  key: K;
-  value: V;
-  older: Entry<K, V> | null;
-  newer: Entry<K, V> | null;
+/** A table key: `text` when not null, else the pair (`a`, `b`) (compared as Map keys compare numbers). */
+export interface TableKey {
+  a: number;
+  b: number;
+  text: string | null;
 }
 
-export class LruMap<K, V> {
-  private readonly map = new Map<K, Entry<K, V>>();
-  private oldest: Entry<K, V> | null = null;
-  private newest: Entry<K, V> | null = null;
+/** Per-process hash seed, so that nobody outside can choose keys that all land in one bucket. */
+const SEED = (Math.random() * 2 ** 32) | 0;
+
+function mix(h: number, w: number): number {
+  const x = Math.imul(h ^ w, 0x9e3779b1);
+  return x ^ (x >>> 15);
+}
+
+/**
+ * Hash of a number's value: its low 32 integer bits and the next ones (equal numbers hash alike: -0 as 0, NaN as 0;
+ * fractions only through their integer part).
+ */
+function mixNumber(h: number, v: number): number {
+  return mix(mix(h, v >>> 0), (v / 4294967296) | 0);
+}
+
+const NONE = -1;
+
+export class LruTable<V> {
+  private capacity = 0;
+  private keyA = new Float64Array(0);
+  private keyB = new Float64Array(0);
+  /** String key of each slot; null for numeric keys. */
+  private texts: Array<string | null> = [];
+  private values: Array<V | undefined> = [];
+  /** Next slot in the same bucket (numeric keys), or in the free list. */
+  private chain = new Int32Array(0);
+  private older = new Int32Array(0);
+  private newer = new Int32Array(0);
+  private buckets = new Int32Array(0);
+  private readonly byText = new Map<string, number>();
+  private oldest = NONE;
+  private newest = NONE;
+  private free = NONE;
+  /** Slots below this have been handed out. */
+  private top = 0;
+  private count = 0;
 
   get size(): number {
-    return this.map.size;
+    return this.count;
   }
 
-  /** The value of `key`, without changing the order. */
-  get(key: K): V | undefined {
-    return this.map.get(key)?.value;
-  }
-
-  /** The value of `key`, which becomes the newest entry; undefined (and no change) when absent. */
-  use(key: K): V | undefined {
-    const e = this.map.get(key);
-    if (e === undefined) return undefined;
-    this.moveToNewest(e);
-    return e.value;
-  }
-
-  /** Sets `key` to `value` as the newest entry (inserting it or moving it). */
-  set(key: K, value: V): void {
-    const e = this.map.get(key);
-    if (e !== undefined) {
-      e.value = value;
-      this.moveToNewest(e);
-      return;
+  /** The slot of `key`, or -1. Does not change the order. */
+  find(key: Readonly<TableKey>): number {
+    if (key.text !== null) return this.byText.get(key.text) ?? NONE;
+    if (this.capacity === 0) return NONE;
+    const { a, b } = key;
+    for (let s = this.buckets[this.bucketOf(a, b)] as number; s !== NONE; s = this.chain[s] as number) {
+      const x = this.keyA[s] as number;
+      const y = this.keyB[s] as number;
+      // Map key equality (SameValueZero): === except that NaN equals NaN.
+      if ((x === a || (x !== x && a !== a)) && (y === b || (y !== y && b !== b))) return s;
     }
-    const added: Entry<K, V> = { key, value, older: this.newest, newer: null };
-    if (this.newest) this.newest.newer = added;
-    else this.oldest = added;
-    this.newest = added;
-    this.map.set(key, added);
+    return NONE;
   }
 
-  delete(key: K): boolean {
-    const e = this.map.get(key);
-    if (e === undefined) return false;
-    this.unlink(e);
-    this.map.delete(key);
-    return true;
+  /** Adds `key` (which must be absent) with `value` as the newest entry; returns its slot. */
+  add(key: Readonly<TableKey>, value: V): number {
+    if (this.free === NONE && this.top === this.capacity) this.grow();
+    let s: number;
+    if (this.free !== NONE) {
+      s = this.free;
+      this.free = this.chain[s] as number;
+    } else s = this.top++;
+    this.values[s] = value;
+    this.texts[s] = key.text;
+    if (key.text !== null) {
+      this.byText.set(key.text, s);
+    } else {
+      this.keyA[s] = key.a;
+      this.keyB[s] = key.b;
+      const h = this.bucketOf(key.a, key.b);
+      this.chain[s] = this.buckets[h] as number;
+      this.buckets[h] = s;
+    }
+    this.older[s] = this.newest;
+    this.newer[s] = NONE;
+    if (this.newest !== NONE) this.newer[this.newest] = s;
+    else this.oldest = s;
+    this.newest = s;
+    this.count++;
+    return s;
+  }
+
+  /** The value in `slot`. */
+  value(slot: number): V {
+    return this.values[slot] as V;
+  }
+
+  /** The key of `slot` (a new object). */
+  keyAt(slot: number): TableKey {
+    return { a: this.keyA[slot] as number, b: this.keyB[slot] as number, text: this.texts[slot] ?? null };
+  }
+
+  /** Makes `slot` the newest entry. */
+  use(slot: number): void {
+    if (this.newest === slot) return;
+    this.unlink(slot);
+    this.older[slot] = this.newest;
+    this.newer[slot] = NONE;
+    this.newer[this.newest] = slot; // not NONE: the table holds `slot` and another entry
+    this.newest = slot;
+  }
+
+  /** Removes the entry in `slot`. */
+  remove(slot: number): void {
+    this.unlink(slot);
+    const text = this.texts[slot] ?? null;
+    if (text !== null) this.byText.delete(text);
+    else {
+      const h = this.bucketOf(this.keyA[slot] as number, this.keyB[slot] as number);
+      let s = this.buckets[h] as number;
+      if (s === slot) this.buckets[h] = this.chain[slot] as number;
+      else {
+        while (this.chain[s] !== slot) s = this.chain[s] as number;
+        this.chain[s] = this.chain[slot] as number;
+      }
+    }
+    this.values[slot] = undefined;
+    this.texts[slot] = null;
+    this.chain[slot] = this.free;
+    this.free = slot;
+    this.count--;
   }
 
   /** Removes the oldest entries until at most `max` remain, telling `onEvict` about each (oldest first). */
-  cap(max: number, onEvict?: (key: K, value: V) => void): void {
-    while (this.map.size > max && this.oldest) {
-      const e = this.oldest;
-      this.unlink(e);
-      this.map.delete(e.key);
-      onEvict?.(e.key, e.value);
+  cap(max: number, onEvict?: (value: V) => void): void {
+    while (this.count > max) {
+      const s = this.oldest;
+      const v = this.values[s] as V;
+      this.remove(s);
+      onEvict?.(v);
     }
   }
 
-  /** Entries, oldest first. */
-  *entries(): IterableIterator<[K, V]> {
-    for (let e = this.oldest; e; e = e.newer) yield [e.key, e.value];
+  /** Values, oldest first. */
+  *entries(): IterableIterator<[TableKey, V]> {
+    for (let s = this.oldest; s !== NONE; s = this.newer[s] as number) yield [this.keyAt(s), this.values[s] as V];
   }
 
-  private moveToNewest(e: Entry<K, V>): void {
-    if (this.newest === e) return;
-    this.unlink(e);
-    e.older = this.newest;
-    e.newer = null;
-    if (this.newest) this.newest.newer = e;
-    else this.oldest = e;
-    this.newest = e;
+  private bucketOf(a: number, b: number): number {
+    const h = Math.imul(mixNumber(mixNumber(SEED, a), b), 0x85ebca6b);
+    return (h ^ (h >>> 16)) & (this.buckets.length - 1);
   }
 
-  private unlink(e: Entry<K, V>): void {
-    if (e.older) e.older.newer = e.newer;
-    else this.oldest = e.newer;
-    if (e.newer) e.newer.older = e.older;
-    else this.newest = e.older;
-    e.older = null;
-    e.newer = null;
+  private unlink(s: number): void {
+    const o = this.older[s] as number;
+    const n = this.newer[s] as number;
+    if (o !== NONE) this.newer[o] = n;
+    else this.oldest = n;
+    if (n !== NONE) this.older[n] = o;
+    else this.newest = o;
+  }
+
+  /** Doubles the slots (and the buckets: at most one numeric key per two buckets), keeping every entry's slot. */
+  private grow(): void {
+    const capacity = Math.max(16, this.capacity * 2);
+    const widen = <A extends Float64Array | Int32Array>(from: A, to: A): A => {
+      to.set(from);
+      return to;
+    };
+    this.keyA = widen(this.keyA, new Float64Array(capacity));
+    this.keyB = widen(this.keyB, new Float64Array(capacity));
+    this.chain = widen(this.chain, new Int32Array(capacity));
+    this.older = widen(this.older, new Int32Array(capacity));
+    this.newer = widen(this.newer, new Int32Array(capacity));
+    this.capacity = capacity;
+    this.buckets = new Int32Array(capacity * 2).fill(NONE);
+    for (let s = this.oldest; s !== NONE; s = this.newer[s] as number) {
+      if (this.texts[s] !== null) continue;
+      const h = this.bucketOf(this.keyA[s] as number, this.keyB[s] as number);
+      this.chain[s] = this.buckets[h] as number;
+      this.buckets[h] = s;
+    }
+  }
+}
+
+/** Per-key detector state in a {@link KeyTable}. */
+export interface Keyed {
+  /** Slot in the table; -1 once evicted. */
+  slot: number;
+  /** The last batch that touched it. */
+  batch: number;
+}
+
+/**
+ * A detector's keys for batch processing: an {@link LruTable} of states plus the states the current batch touched, in
+ * the order of their first touch.
+ */
+export class KeyTable<S extends Keyed> {
+  readonly table = new LruTable<S>();
+  private readonly touched: S[] = [];
+  private batch = 0;
+  private readonly evicted = (state: S): void => {
+    state.slot = -1;
+  };
+
+  /** Starts a batch (and forgets the states the previous one touched). */
+  begin(): void {
+    this.batch++;
+    this.touched.length = 0;
+  }
+
+  /** The state of `key`, now the newest entry and touched; undefined (and no change) when absent. */
+  use(key: Readonly<TableKey>): S | undefined {
+    const slot = this.table.find(key);
+    if (slot < 0) return undefined;
+    this.table.use(slot);
+    return this.mark(this.table.value(slot));
+  }
+
+  /** Adds `state` for `key` (absent) as the newest entry, touched. */
+  add(key: Readonly<TableKey>, state: S): S {
+    state.slot = this.table.add(key, state);
+    return this.mark(state);
+  }
+
+  /** Evicts the least recently used keys beyond `max`. */
+  cap(max: number): void {
+    this.table.cap(max, this.evicted);
+  }
+
+  /** The states the batch touched that are still in the table, in the order of their first touch. */
+  live(): readonly S[] {
+    const touched = this.touched;
+    let k = 0;
+    for (let i = 0; i < touched.length; i++) {
+      const state = touched[i] as S;
+      if (state.slot >= 0) touched[k++] = state;
+    }
+    touched.length = k;
+    return touched;
+  }
+
+  /** The key of a live state. */
+  keyOf(state: S): TableKey {
+    return this.table.keyAt(state.slot);
+  }
+
+  private mark(state: S): S {
+    if (state.batch !== this.batch) {
+      state.batch = this.batch;
+      this.touched.push(state);
+    }
+    return state;
   }
 }

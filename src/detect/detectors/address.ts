@@ -1,5 +1,6 @@
-/** Shared address tests and keys for the detectors (they run once per flow: no allocation beyond a key). */
+/** Shared address tests and keys for the detectors (they run once per flow: no allocation for IPv4 addresses). */
 import type { FlowColumns } from '../../native/flow-batch.js';
+import type { TableKey } from '../lru-map.js';
 
 /**
  * True for multicast and broadcast destinations: IPv6 ff00::/8; IPv4 first octet >= 224 or a `.255` address.
@@ -45,45 +46,69 @@ export function isUnspecifiedIpv4At(c: FlowColumns, k: number): boolean {
   return (a[o + 12] | a[o + 13] | a[o + 14] | a[o + 15]) === 0;
 }
 
-/**
- * Detector keys: short strings equal exactly when the addresses' texts and the numbers are equal (one allocation, no
- * address formatting for IPv4). IPv4 addresses become two UTF-16 units after a tag unit; other addresses their text
- * between separators. `a`..`c` are integers 0..65535 (ports, protocol numbers).
- */
-export function addressKey(c: FlowColumns, k: number, a = 0): string {
-  if (!mappedAt(c, k)) return `\u0002${c.ip(k)}\u0000${String.fromCharCode(a)}`;
+/** The 32-bit value of address `k` of a batch when it is IPv4 (a dotted quad), else -1. */
+function ipv4At(c: FlowColumns, k: number): number {
+  if (!mappedAt(c, k)) return -1;
   const x = c.addrs;
   const o = k * 16 + 12;
-  return String.fromCharCode(1, ((x[o] as number) << 8) | (x[o + 1] as number), ((x[o + 2] as number) << 8) | (x[o + 3] as number), a);
+  return (x[o] as number) * 0x1000000 + (((x[o + 1] as number) << 16) | ((x[o + 2] as number) << 8) | (x[o + 3] as number));
 }
 
-/** Key of (address `k1`, address `k2`, `a`, `b`); see {@link addressKey}. */
-export function addressPairKey(c: FlowColumns, k1: number, k2: number, a = 0, b = 0): string {
-  if (!mappedAt(c, k1) || !mappedAt(c, k2)) return `\u0002${c.ip(k1)}\u0000${c.ip(k2)}\u0000${String.fromCharCode(a, b)}`;
-  const x = c.addrs;
-  const o1 = k1 * 16 + 12;
-  const o2 = k2 * 16 + 12;
-  return String.fromCharCode(
-    1,
-    ((x[o1] as number) << 8) | (x[o1 + 1] as number),
-    ((x[o1 + 2] as number) << 8) | (x[o1 + 3] as number),
-    ((x[o2] as number) << 8) | (x[o2 + 1] as number),
-    ((x[o2 + 2] as number) << 8) | (x[o2 + 3] as number),
-    a,
-    b,
-  );
+/**
+ * An address to keep per event (a probe's destination, a packet's sender), equal exactly when the texts are: IPv4 as
+ * its 32-bit value in a signed 32-bit integer (no allocation), any other address as its text.
+ */
+export type AddressRef = number | string;
+
+/** {@link AddressRef} of address `k` of a batch. */
+export function addressRef(c: FlowColumns, k: number): AddressRef {
+  const v = ipv4At(c, k);
+  return v < 0 ? c.ip(k) : v | 0;
 }
 
-const quad = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const quad = (v: number): string => `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
 
-/** The address text of an {@link addressKey} (what `c.ip(k)` returned). */
-export function addressOfKey(key: string): string {
-  return key.charCodeAt(0) === 1 ? quad(key.charCodeAt(1), key.charCodeAt(2)) : key.slice(1, key.indexOf('\u0000'));
+/** The address text of an {@link AddressRef}. */
+export function addressOfRef(r: AddressRef): string {
+  return typeof r === 'number' ? quad(r >>> 0) : r;
+}
+
+/**
+ * Detector table keys (lru-map.ts `TableKey`), equal exactly when the addresses' texts and the numbers are equal: IPv4
+ * addresses as numbers (an address times 65536 plus a number, per address), anything else as a string (the texts
+ * between separators). `a`, `b` are integers 0..65535 (ports, protocol numbers), taken modulo 65536. The functions
+ * return one object they reuse: read it before the next call.
+ */
+const scratch: TableKey = { a: 0, b: 0, text: null };
+
+/** Key of (address `k`, `a`). */
+export function addressKey(c: FlowColumns, k: number, a = 0): Readonly<TableKey> {
+  const v = ipv4At(c, k);
+  scratch.a = v * 65536 + (a & 0xffff);
+  scratch.b = 0;
+  scratch.text = v < 0 ? `\u0002${c.ip(k)}\u0000${String.fromCharCode(a)}` : null;
+  return scratch;
+}
+
+/** Key of (address `k1`, address `k2`, `a`, `b`). */
+export function addressPairKey(c: FlowColumns, k1: number, k2: number, a = 0, b = 0): Readonly<TableKey> {
+  const v1 = ipv4At(c, k1);
+  const v2 = v1 < 0 ? -1 : ipv4At(c, k2);
+  scratch.a = v1 * 65536 + (a & 0xffff);
+  scratch.b = v2 * 65536 + (b & 0xffff);
+  scratch.text = v2 < 0 ? `\u0002${c.ip(k1)}\u0000${c.ip(k2)}\u0000${String.fromCharCode(a, b)}` : null;
+  return scratch;
+}
+
+/** The address text of an {@link addressKey}. */
+export function addressOfKey(key: Readonly<TableKey>): string {
+  return key.text === null ? quad(Math.floor(key.a / 65536)) : key.text.slice(1, key.text.indexOf('\u0000'));
 }
 
 /** The two address texts of an {@link addressPairKey}. */
-export function addressesOfPairKey(key: string): [string, string] {
-  if (key.charCodeAt(0) === 1) return [quad(key.charCodeAt(1), key.charCodeAt(2)), quad(key.charCodeAt(3), key.charCodeAt(4))];
-  const a = key.indexOf('\u0000');
-  return [key.slice(1, a), key.slice(a + 1, key.indexOf('\u0000', a + 1))];
+export function addressesOfPairKey(key: Readonly<TableKey>): [string, string] {
+  if (key.text === null) return [quad(Math.floor(key.a / 65536)), quad(Math.floor(key.b / 65536))];
+  const t = key.text;
+  const i = t.indexOf('\u0000');
+  return [t.slice(1, i), t.slice(i + 1, t.indexOf('\u0000', i + 1))];
 }

@@ -8,15 +8,12 @@ import type { BeaconConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
-import { LruMap } from '../lru-map.js';
-import { coefficientOfVariation } from './brute-force.js';
+import { KeyTable, type Keyed } from '../lru-map.js';
 import { addressesOfPairKey, addressPairKey, isGroupAddressAt } from './address.js';
 
 const PERIODIC_BY_DESIGN = new Set([53, 67, 68, 123, 137, 138, 1900, 5353, 5355]);
 
-interface BeaconState {
-  /** (source, destination, port, protocol): the addresses are read back from it for a finding. */
-  key: string;
+interface BeaconState extends Keyed {
   starts: number[];
   unreported: number;
   /** The first flow's source port. */
@@ -27,15 +24,31 @@ interface BeaconState {
 
 const MAX_STARTS = 64;
 
+/**
+ * Mean (s) and coefficient of variation of the intervals between `starts` (sorted, ms; at least two): the numbers
+ * `coefficientOfVariation` gives for the array of intervals (same operations in the same order), without the array.
+ */
+function intervalStats(starts: readonly number[]): { mean: number; jitter: number } {
+  const count = starts.length - 1;
+  const interval = (i: number): number => ((starts[i] as number) - (starts[i - 1] as number)) / 1000;
+  let sum = 0;
+  for (let i = 1; i <= count; i++) sum += interval(i);
+  const mean = sum / count;
+  if (mean === 0) return { mean, jitter: 0 };
+  let squares = 0;
+  for (let i = 1; i <= count; i++) squares += (interval(i) - mean) ** 2;
+  return { mean, jitter: Math.sqrt(squares / count) / mean };
+}
+
 export class BeaconDetector implements Detector {
   readonly name = 'beaconing';
   /** By (source, destination, port, protocol) key (address.ts `addressPairKey`). */
-  private readonly series = new LruMap<string, BeaconState>();
+  private readonly series = new KeyTable<BeaconState>();
 
   constructor(private readonly config: BeaconConfig, private readonly maxTracked: number) {}
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    const touched = new Set<BeaconState>();
+    this.series.begin();
     const c = flowColumns(flows);
     const { cols, n } = c;
     for (let i = 0; i < n; i++) {
@@ -48,37 +61,37 @@ export class BeaconDetector implements Detector {
       let state = this.series.use(key);
       if (!state) {
         // A one-element literal: most series never get a second start (a first push() onto [] reserves 17 slots).
-        state = { key, starts: [t], unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol };
-        this.series.set(key, state);
+        state = this.series.add(key, { slot: -1, batch: 0, starts: [t], unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol });
       } else {
         // Kept sorted: flows arrive in end order, so a start can be earlier than the last one (insert it in place).
         const starts = state.starts;
         let at = starts.length;
         while (at > 0 && (starts[at - 1] as number) > t) at--;
-        if (at === starts.length) starts.push(t);
+        // A second start makes an exact-size literal (see event-window.ts `appended`).
+        if (starts.length === 1) state.starts = at === 1 ? [starts[0] as number, t] : [t, starts[0] as number];
+        else if (at === starts.length) starts.push(t);
         else starts.splice(at, 0, t);
       }
       state.unreported++;
       if (state.starts.length > MAX_STARTS) state.starts.splice(0, state.starts.length - MAX_STARTS);
-      touched.add(state);
     }
     this.series.cap(this.maxTracked);
     const out: Finding[] = [];
     const windowMs = this.config.windowSec * 1000;
-    for (const state of touched) {
-      if (state.starts.length < this.config.minConnections || this.series.get(state.key) !== state) continue;
+    for (const state of this.series.live()) {
+      if (state.starts.length < this.config.minConnections) continue;
       const latest = state.starts[state.starts.length - 1] as number;
-      state.starts = state.starts.filter((t) => t >= latest - windowMs);
+      // Sorted: the starts before the window are a prefix.
+      let before = 0;
+      while ((state.starts[before] as number) < latest - windowMs) before++;
+      if (before > 0) state.starts.splice(0, before);
       state.unreported = Math.min(state.unreported, state.starts.length);
       if (state.starts.length < this.config.minConnections || state.unreported === 0) continue;
-      const intervals: number[] = [];
-      for (let i = 1; i < state.starts.length; i++) intervals.push(((state.starts[i] as number) - (state.starts[i - 1] as number)) / 1000);
-      const mean = intervals.reduce((a, v) => a + v, 0) / intervals.length;
-      const jitter = coefficientOfVariation(intervals);
+      const { mean, jitter } = intervalStats(state.starts);
       if (mean < this.config.minIntervalSec || jitter > this.config.maxJitter) continue;
       const fresh = state.unreported;
       state.unreported = 0;
-      const [srcIp, dstIp] = addressesOfPairKey(state.key);
+      const [srcIp, dstIp] = addressesOfPairKey(this.series.keyOf(state));
       const f: FlowIdentity = { srcIp, srcPort: state.srcPort, dstIp, dstPort: state.dstPort, protocol: state.protocol };
       out.push({
         category: 'beaconing',

@@ -9,8 +9,9 @@ import type { BruteForceConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressesOfPairKey, addressPairKey } from './address.js';
+import { appended } from './event-window.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { LruMap } from '../lru-map.js';
+import { KeyTable, type Keyed } from '../lru-map.js';
 
 /**
  * Services whose main job is authenticating someone (FTP, SSH, Telnet, SMTP submission, POP3/IMAP, LDAP, SMB, MSSQL,
@@ -29,9 +30,7 @@ interface Attempt {
   reported: boolean;
 }
 
-interface ServiceState {
-  /** (source, destination, port): the addresses are read back from it for a finding. */
-  key: string;
+interface ServiceState extends Keyed {
   attempts: Attempt[];
   port: number;
 }
@@ -48,12 +47,12 @@ export function coefficientOfVariation(values: readonly number[]): number {
 export class BruteForceDetector implements Detector {
   readonly name = 'brute_force';
   /** By (source, destination, port) key (address.ts `addressPairKey`). */
-  private readonly services = new LruMap<string, ServiceState>();
+  private readonly services = new KeyTable<ServiceState>();
 
   constructor(private readonly config: BruteForceConfig, private readonly maxTracked: number) {}
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    const touched = new Set<ServiceState>();
+    this.services.begin();
     const c = flowColumns(flows);
     const { cols, n } = c;
     const maxDurationUs = this.config.maxDurationSec * 1e6;
@@ -67,23 +66,23 @@ export class BruteForceDetector implements Detector {
       if (bwd > fwd * this.config.maxReplyRatio) continue;
       const port = cols[C.dstPort * n + i] as number;
       const key = addressPairKey(c, i, n + i, port);
-      let state = this.services.use(key);
-      if (!state) {
-        state = { key, attempts: [], port };
-        this.services.set(key, state);
-      }
-      state.attempts.push({ t: c.firstSeenMs(i), end: c.lastSeenMs(i), bytes: fwd + bwd, reported: false });
-      touched.add(state);
+      const attempt = { t: c.firstSeenMs(i), end: c.lastSeenMs(i), bytes: fwd + bwd, reported: false };
+      const state = this.services.use(key);
+      // Exact-size arrays for the first two attempts (event-window.ts `appended`).
+      if (state) state.attempts = appended(state.attempts, attempt);
+      else this.services.add(key, { slot: -1, batch: 0, attempts: [attempt], port });
     }
     this.services.cap(this.maxTracked);
     const out: Finding[] = [];
     const windowMs = this.config.windowSec * 1000;
-    for (const state of touched) {
-      if (this.services.get(state.key) !== state) continue;
+    for (const state of this.services.live()) {
+      const attempts = state.attempts;
       let latest = -Infinity;
-      for (const a of state.attempts) if (a.t > latest) latest = a.t;
-      state.attempts = state.attempts.filter((a) => a.t >= latest - windowMs);
-      const n = state.attempts.length;
+      for (const a of attempts) if (a.t > latest) latest = a.t;
+      // Drops the attempts before the window, in place, keeping the order.
+      let n = 0;
+      for (const a of attempts) if (a.t >= latest - windowMs) attempts[n++] = a;
+      attempts.length = n;
       if (n < this.config.minAttempts) continue;
       const cv = coefficientOfVariation(state.attempts.map((a) => a.bytes));
       if (cv > this.config.maxSizeCv) continue;
@@ -96,7 +95,7 @@ export class BruteForceDetector implements Detector {
         if (a.t < first) first = a.t;
         if (a.end > last) last = a.end;
       }
-      const [src, dst] = addressesOfPairKey(state.key);
+      const [src, dst] = addressesOfPairKey(this.services.keyOf(state));
       out.push({
         category: 'brute_force',
         source: 'rule',

@@ -1,12 +1,14 @@
 /**
  * The events of one flood-detector key (packets sent and replies at a capture time, from a source) within a sliding
- * window of capture time. Parallel arrays of numbers instead of an object per event; running totals and the oldest
- * time, so a batch that adds events costs what it adds unless the window has to move.
+ * window of capture time. One array of numbers (three per event) and one of sources instead of an object per event;
+ * running totals and the oldest time, so a batch that adds events costs what it adds unless the window has to move.
  *
  * Same results as keeping the events in an array and, at each evaluation, filtering out those older than the newest
  * minus the window and summing the rest from the first: totals are summed in that order (recomputed after a removal),
  * so they are the same floating-point numbers.
  */
+import type { AddressRef } from './address.js';
+
 /**
  * Parallel arrays whose first holds times: removes, in place and keeping the order, the entries with a time below
  * `cutoff`, calling `dropped(i)` for each (index before the move) while its values are still in place.
@@ -25,15 +27,26 @@ export function dropOlder(columns: readonly [number[], ...unknown[][]], cutoff: 
   for (const col of columns) col.length = kept;
 }
 
+/**
+ * `a` with `v` appended: the array itself, or a new exact-size literal while it holds fewer than two elements (a
+ * push() onto an array of 0 or 1 elements reserves 17 slots, and most detector keys see one or two events).
+ */
+export function appended<T>(a: T[], v: T): T[] {
+  if (a.length === 0) return [v];
+  if (a.length === 1) return [a[0] as T, v];
+  a.push(v);
+  return a;
+}
+
+/** The arrays of a window without events (shared, never written: a window gets its own on its first event). */
+const NO_EVENTS: readonly number[] = [];
+const NO_SOURCES: readonly AddressRef[] = [];
+
 export class EventWindow {
-  // Arrays start as one-element literals on the first push (a first push() onto [] reserves 17 slots; most keys see
-  // one or two events).
-  /** Capture time (epoch ms) of each event, in arrival order. */
-  private t: number[] = [];
-  private sent: number[] = [];
-  private replies: number[] = [];
-  /** Source address key of each event. */
-  private src: string[] = [];
+  /** Per event, in arrival order, three numbers: capture time (epoch ms), packets sent, replies. */
+  private ev = NO_EVENTS as number[];
+  /** Source address of each event (address.ts `addressRef`), when kept. */
+  private src = NO_SOURCES as AddressRef[];
   /**
    * Events `[0, reported)` have been reported. Reporting marks every event of the window and later ones are appended,
    * so the reported events are always a prefix.
@@ -45,8 +58,11 @@ export class EventWindow {
   private sentTotal = 0;
   private repliesTotal = 0;
 
+  /** @param keepSources Whether {@link bySource} is wanted (else the sources are not kept). */
+  constructor(private readonly keepSources = true) {}
+
   get length(): number {
-    return this.t.length;
+    return this.ev.length / 3;
   }
 
   /** Packets sent within the window (after {@link evict}). */
@@ -58,18 +74,13 @@ export class EventWindow {
     return this.repliesTotal;
   }
 
-  push(t: number, sent: number, replies: number, src: string): void {
-    if (this.t.length === 0) {
-      this.t = [t];
-      this.sent = [sent];
-      this.replies = [replies];
-      this.src = [src];
-    } else {
-      this.t.push(t);
-      this.sent.push(sent);
-      this.replies.push(replies);
-      this.src.push(src);
-    }
+  push(t: number, sent: number, replies: number, src: AddressRef): void {
+    // Exact-size literals for the first two events (see `appended`).
+    const ev = this.ev;
+    if (ev.length === 0) this.ev = [t, sent, replies];
+    else if (ev.length === 3) this.ev = [ev[0] as number, ev[1] as number, ev[2] as number, t, sent, replies];
+    else ev.push(t, sent, replies);
+    if (this.keepSources) this.src = appended(this.src, src);
     if (t > this.newest) this.newest = t;
     if (t < this.oldest) this.oldest = t;
     this.sentTotal += sent;
@@ -80,27 +91,42 @@ export class EventWindow {
   evict(windowMs: number): void {
     const cutoff = this.newest - windowMs;
     if (!(this.oldest < cutoff)) return;
+    const { ev, src } = this;
+    const n = ev.length / 3;
+    let kept = 0;
     let reportedDropped = 0;
-    dropOlder([this.t, this.sent, this.replies, this.src], cutoff, (i) => {
-      if (i < this.reported) reportedDropped++;
-    });
+    for (let i = 0; i < n; i++) {
+      if ((ev[3 * i] as number) < cutoff) {
+        if (i < this.reported) reportedDropped++;
+        continue;
+      }
+      if (kept !== i) {
+        ev[3 * kept] = ev[3 * i] as number;
+        ev[3 * kept + 1] = ev[3 * i + 1] as number;
+        ev[3 * kept + 2] = ev[3 * i + 2] as number;
+        if (this.keepSources) src[kept] = src[i] as AddressRef;
+      }
+      kept++;
+    }
+    ev.length = 3 * kept;
+    if (this.keepSources) src.length = kept;
     this.reported -= reportedDropped;
     this.oldest = Infinity;
     this.sentTotal = 0;
     this.repliesTotal = 0;
-    for (let i = 0; i < this.t.length; i++) {
-      if ((this.t[i] as number) < this.oldest) this.oldest = this.t[i] as number;
-      this.sentTotal += this.sent[i] as number;
-      this.repliesTotal += this.replies[i] as number;
+    for (let i = 0; i < kept; i++) {
+      if ((ev[3 * i] as number) < this.oldest) this.oldest = ev[3 * i] as number;
+      this.sentTotal += ev[3 * i + 1] as number;
+      this.repliesTotal += ev[3 * i + 2] as number;
     }
   }
 
-  /** Packets sent per source within the window, sources in order of their first event. */
-  bySource(): Map<string, number> {
-    const out = new Map<string, number>();
-    for (let i = 0; i < this.t.length; i++) {
-      const s = this.src[i] as string;
-      out.set(s, (out.get(s) ?? 0) + (this.sent[i] as number));
+  /** Packets sent per source within the window, sources in order of their first event (empty unless kept). */
+  bySource(): Map<AddressRef, number> {
+    const out = new Map<AddressRef, number>();
+    for (let i = 0; i < this.src.length; i++) {
+      const s = this.src[i] as AddressRef;
+      out.set(s, (out.get(s) ?? 0) + (this.ev[3 * i + 1] as number));
     }
     return out;
   }
@@ -110,14 +136,14 @@ export class EventWindow {
    * reported. Null (and nothing marked) when there are none.
    */
   takeFresh(): { count: number; sent: number; first: number; last: number } | null {
-    const n = this.t.length;
+    const n = this.ev.length / 3;
     if (this.reported >= n) return null;
     let sent = 0;
     let first = Infinity;
     let last = -Infinity;
     for (let i = this.reported; i < n; i++) {
-      const ti = this.t[i] as number;
-      sent += this.sent[i] as number;
+      const ti = this.ev[3 * i] as number;
+      sent += this.ev[3 * i + 1] as number;
       if (ti < first) first = ti;
       if (ti > last) last = ti;
     }

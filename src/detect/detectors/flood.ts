@@ -10,19 +10,35 @@ import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
-import { LruMap } from '../lru-map.js';
+import { KeyTable, type Keyed, type TableKey } from '../lru-map.js';
 import { EventWindow } from './event-window.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
-import { addressesOfPairKey, addressKey, addressOfKey, addressPairKey, isGroupAddressAt, isUnspecifiedIpv4At } from './address.js';
+import { addressesOfPairKey, addressKey, addressOfKey, addressOfRef, addressPairKey, addressRef, isGroupAddressAt, isUnspecifiedIpv4At, type AddressRef } from './address.js';
 
-interface KeyState {
-  /** Pairs: (source, destination, protocol); victims: (destination, protocol); SYN: (destination, port). */
-  key: string;
-  events: EventWindow;
-  /** Ports of the first flow. */
-  srcPort: number;
-  dstPort: number;
-  protocol: number;
+/**
+ * One key's events and the ports of its first flow. Pairs: (source, destination, protocol); victims: (destination,
+ * protocol); SYN: (destination, port).
+ */
+class KeyState extends EventWindow implements Keyed {
+  slot = -1;
+  batch = 0;
+  constructor(
+    keepSources: boolean,
+    readonly srcPort: number,
+    readonly dstPort: number,
+    readonly protocol: number,
+  ) {
+    super(keepSources);
+  }
+}
+
+/**
+ * The state of `key` in `keys`, created for flow `i` of batch `c` when absent (keeping event sources when `bySource`
+ * is wanted); now the newest and touched.
+ */
+function touch(keys: KeyTable<KeyState>, key: Readonly<TableKey>, c: FlowColumns, i: number, bySource: boolean): KeyState {
+  const { cols, n } = c;
+  return keys.use(key) ?? keys.add(key, new KeyState(bySource, cols[C.srcPort * n + i] as number, cols[C.dstPort * n + i] as number, cols[C.protocol * n + i] as number));
 }
 
 const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 58: 'icmp_flood' };
@@ -30,22 +46,29 @@ const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 5
 /** Distinct senders that make a distributed flood. */
 export const DDOS_MIN_SOURCES = 10;
 
-/** A new state for `key`, first seen in flow `i` of a batch. */
-function newState(key: string, c: FlowColumns, i: number): KeyState {
-  const { cols, n } = c;
-  return { key, events: new EventWindow(), srcPort: cols[C.srcPort * n + i] as number, dstPort: cols[C.dstPort * n + i] as number, protocol: cols[C.protocol * n + i] as number };
-}
-
 function floodLabel(protocol: number): { kind: string; label: string } {
   const kind = FLOOD_KIND[protocol] ?? 'ip_flood';
   return { kind, label: kind === 'udp_flood' ? 'UDP' : kind === 'icmp_flood' ? 'ICMP' : `IP protocol ${protocol}` };
 }
 
+/** The source with the most packets (the first of equals), and its packets. */
+function topSource(bySource: ReadonlyMap<AddressRef, number>): [AddressRef, number] {
+  let top: AddressRef = '';
+  let topCount = -1;
+  for (const [src, n] of bySource) {
+    if (n > topCount) {
+      top = src;
+      topCount = n;
+    }
+  }
+  return [top, topCount];
+}
+
 /** See the module comment. */
 export class PacketFloodDetector implements Detector {
   readonly name = 'flood';
-  private readonly pairs = new LruMap<string, KeyState>();
-  private readonly victims = new LruMap<string, KeyState>();
+  private readonly pairs = new KeyTable<KeyState>();
+  private readonly victims = new KeyTable<KeyState>();
   private readonly deltas: SnapshotDeltas;
 
   constructor(private readonly config: FloodConfig, private readonly maxTracked: number) {
@@ -54,8 +77,8 @@ export class PacketFloodDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const windowUs = this.config.windowSec * 1e6;
-    const touched = new Set<KeyState>();
-    const touchedVictims = new Set<KeyState>();
+    this.pairs.begin();
+    this.victims.begin();
     const c = flowColumns(flows);
     const { cols, n } = c;
     for (let i = 0; i < n; i++) {
@@ -67,39 +90,24 @@ export class PacketFloodDetector implements Detector {
       const sent = d.fwdPackets * scale;
       const replies = d.bwdPackets * scale;
       const t = c.lastSeenMs(i);
-      const src = addressKey(c, i);
-      const key = addressPairKey(c, i, n + i, protocol);
-      let state = this.pairs.use(key);
-      if (!state) {
-        state = newState(key, c, i);
-        this.pairs.set(key, state);
-      }
-      state.events.push(t, sent, replies, src);
-      touched.add(state);
+      const src = addressRef(c, i);
+      touch(this.pairs, addressPairKey(c, i, n + i, protocol), c, i, false).push(t, sent, replies, src);
       if (!isGroupAddressAt(c, n + i) && !isUnspecifiedIpv4At(c, n + i)) {
-        const vkey = addressKey(c, n + i, protocol);
-        let victim = this.victims.use(vkey);
-        if (!victim) {
-          victim = newState(vkey, c, i);
-          this.victims.set(vkey, victim);
-        }
-        victim.events.push(t, sent, replies, src);
-        touchedVictims.add(victim);
+        touch(this.victims, addressKey(c, n + i, protocol), c, i, true).push(t, sent, replies, src);
       }
     }
     this.pairs.cap(this.maxTracked);
     this.victims.cap(this.maxTracked);
-    const out: Finding[] = [...this.distributed(touchedVictims)];
-    for (const state of touched) {
-      if (this.pairs.get(state.key) !== state) continue;
-      state.events.evict(this.config.windowSec * 1000);
-      const sent = state.events.sentInWindow;
-      const replies = state.events.repliesInWindow;
+    const out: Finding[] = distributedFindings(this.config, this.victims);
+    for (const state of this.pairs.live()) {
+      state.evict(this.config.windowSec * 1000);
+      const sent = state.sentInWindow;
+      const replies = state.repliesInWindow;
       if (sent < this.config.minPackets || replies > sent * this.config.maxReplyRatio) continue;
-      const fresh = state.events.takeFresh();
+      const fresh = state.takeFresh();
       if (!fresh) continue;
       const freshPackets = Math.round(fresh.sent);
-      const [srcIp, dstIp] = addressesOfPairKey(state.key);
+      const [srcIp, dstIp] = addressesOfPairKey(this.pairs.keyOf(state));
       const f: FlowIdentity = { srcIp, srcPort: state.srcPort, dstIp, dstPort: state.dstPort, protocol: state.protocol };
       const { kind, label } = floodLabel(f.protocol);
       const { first, last } = fresh;
@@ -133,31 +141,24 @@ export class PacketFloodDetector implements Detector {
     }
     return out;
   }
-
-  private distributed(touched: Set<KeyState>): Finding[] {
-    return distributedFindings(this.config, this.victims, touched);
-  }
 }
 
 /** Many senders, one unicast receiver: the distributed case of the packet flood. */
-function distributedFindings(config: FloodConfig, victims: LruMap<string, KeyState>, touched: Set<KeyState>): Finding[] {
+function distributedFindings(config: FloodConfig, victims: KeyTable<KeyState>): Finding[] {
   const out: Finding[] = [];
-  for (const state of touched) {
-    if (victims.get(state.key) !== state) continue;
-    state.events.evict(config.windowSec * 1000);
-    const sent = state.events.sentInWindow;
-    const replies = state.events.repliesInWindow;
+  for (const state of victims.live()) {
+    state.evict(config.windowSec * 1000);
+    const sent = state.sentInWindow;
+    const replies = state.repliesInWindow;
     if (sent < config.minPackets || replies > sent * config.maxReplyRatio) continue;
-    const bySource = state.events.bySource();
+    const bySource = state.bySource();
     if (bySource.size < DDOS_MIN_SOURCES) continue;
-    let top = '';
-    let topCount = -1;
-    for (const [src, n] of bySource) if (n > topCount) [top, topCount] = [src, n];
+    const [topRef, topCount] = topSource(bySource);
     if (topCount >= sent / 2) continue; // one sender dominates: the single-source flood reports it
-    top = addressOfKey(top);
-    const fresh = state.events.takeFresh();
+    const top = addressOfRef(topRef);
+    const fresh = state.takeFresh();
     if (!fresh) continue;
-    const f = { dstIp: addressOfKey(state.key), protocol: state.protocol };
+    const f = { dstIp: addressOfKey(victims.keyOf(state)), protocol: state.protocol };
     const { kind, label } = floodLabel(f.protocol);
     const { first, last } = fresh;
     out.push({
@@ -196,7 +197,7 @@ function distributedFindings(config: FloodConfig, victims: LruMap<string, KeySta
 /** SYN flood; see the module comment. */
 export class SynFloodDetector implements Detector {
   readonly name = 'syn_flood';
-  private readonly services = new LruMap<string, KeyState>();
+  private readonly services = new KeyTable<KeyState>();
   private readonly deltas: SnapshotDeltas;
 
   constructor(private readonly config: SynFloodConfig, private readonly maxTracked: number) {
@@ -204,7 +205,7 @@ export class SynFloodDetector implements Detector {
   }
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    const touched = new Set<KeyState>();
+    this.services.begin();
     const c = flowColumns(flows);
     const { cols, n } = c;
     for (let i = 0; i < n; i++) {
@@ -212,31 +213,21 @@ export class SynFloodDetector implements Detector {
       const d = this.deltas.delta(c, i);
       // Half-open: the initiator sent SYNs and no payload went either way.
       if (d.fwdSyn === 0 || (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) > 0) continue;
-      const key = addressKey(c, n + i, cols[C.dstPort * n + i] as number);
-      let state = this.services.use(key);
-      if (!state) {
-        state = newState(key, c, i);
-        this.services.set(key, state);
-      }
-      state.events.push(c.lastSeenMs(i), d.fwdSyn, 0, addressKey(c, i));
-      touched.add(state);
+      touch(this.services, addressKey(c, n + i, cols[C.dstPort * n + i] as number), c, i, true).push(c.lastSeenMs(i), d.fwdSyn, 0, addressRef(c, i));
     }
     this.services.cap(this.maxTracked);
     const out: Finding[] = [];
-    for (const state of touched) {
-      if (this.services.get(state.key) !== state) continue;
-      state.events.evict(this.config.windowSec * 1000);
-      const syn = state.events.sentInWindow;
+    for (const state of this.services.live()) {
+      state.evict(this.config.windowSec * 1000);
+      const syn = state.sentInWindow;
       if (syn < this.config.minSyn) continue;
-      const fresh = state.events.takeFresh();
+      const fresh = state.takeFresh();
       if (!fresh) continue;
-      const bySource = state.events.bySource();
-      let top = '';
-      let topCount = -1;
-      for (const [src, n] of bySource) if (n > topCount) [top, topCount] = [src, n];
-      top = addressOfKey(top);
+      const bySource = state.bySource();
+      const [topRef, topCount] = topSource(bySource);
+      const top = addressOfRef(topRef);
       const distributed = bySource.size >= 10;
-      const f = { dstIp: addressOfKey(state.key), dstPort: state.dstPort };
+      const f = { dstIp: addressOfKey(this.services.keyOf(state)), dstPort: state.dstPort };
       const { first, last } = fresh;
       out.push({
         category: distributed ? 'ddos' : 'dos',

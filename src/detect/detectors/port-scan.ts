@@ -5,10 +5,10 @@
 import type { PortScanConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { addressKey, addressOfKey } from './address.js';
+import { addressKey, addressOfKey, addressOfRef, addressRef, type AddressRef } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { LruMap } from '../lru-map.js';
-import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, UNANSWERED } from './probe-window.js';
+import { KeyTable, type Keyed } from '../lru-map.js';
+import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally, UNANSWERED } from './probe-window.js';
 
 /** Probes among `indices` with `flag` set. */
 function countFlag(w: ProbeWindow, indices: readonly number[], flag: number): number {
@@ -17,9 +17,7 @@ function countFlag(w: ProbeWindow, indices: readonly number[], flag: number): nu
   return k;
 }
 
-interface SourceState {
-  /** Source address key (address.ts `addressKey`). */
-  key: string;
+interface SourceState extends Keyed {
   probes: ProbeWindow;
 }
 
@@ -31,7 +29,7 @@ function stealthProbe(col: (k: number, i: number) => number, i: number): boolean
 export class PortScanDetector implements Detector {
   readonly name = 'port_scan';
   /** By source address key (address.ts `addressKey`). */
-  private readonly sources = new LruMap<string, SourceState>();
+  private readonly sources = new KeyTable<SourceState>();
 
   constructor(
     private readonly config: PortScanConfig,
@@ -41,7 +39,7 @@ export class PortScanDetector implements Detector {
   ) {}
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    const touched = new Set<SourceState>();
+    this.sources.begin();
     const c = flowColumns(flows);
     const { cols, n } = c;
     const col = (k: number, i: number): number => cols[k * n + i] as number;
@@ -53,68 +51,64 @@ export class PortScanDetector implements Detector {
       if (col(C.endReason, i) === SNAPSHOT_REASON) continue;
       if (protocol === 6 ? col(C.fwdSyn, i) === 0 && !stealthProbe(col, i) : protocol !== 17) continue;
       const key = addressKey(c, i);
-      let state = this.sources.use(key);
-      if (!state) {
-        state = { key, probes: new ProbeWindow() };
-        this.sources.set(key, state);
-      }
+      const state = this.sources.use(key) ?? this.sources.add(key, { slot: -1, batch: 0, probes: new ProbeWindow() });
       // No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply.
       const unanswered = protocol === 6 ? col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0 : col(C.bwdPackets, i) === 0;
-      state.probes.push(c.firstSeenMs(i), addressKey(c, n + i), col(C.dstPort, i) * 256 + protocol, unanswered);
+      state.probes.push(c.firstSeenMs(i), addressRef(c, n + i), col(C.dstPort, i) * 256 + protocol, unanswered);
       state.probes.trimTo(this.maxProbesPerSource);
-      touched.add(state);
     }
     this.sources.cap(this.maxTracked);
     const findings: Finding[] = [];
     // Fewer probes than either threshold cannot make a finding; their window is trimmed at a later evaluation (the
     // same probes remain: trimming is monotone in the newest probe time).
     const least = Math.min(this.config.minPorts, this.config.minHosts);
-    for (const state of touched) {
-      if (state.probes.length >= least && this.sources.get(state.key) === state) findings.push(...this.evaluate(state.key, state.probes));
+    for (const state of this.sources.live()) {
+      if (state.probes.length >= least) findings.push(...this.evaluate(state));
     }
     return findings;
   }
 
-  /** True when some destination or service of the window passes its thresholds (before looking at what is new). */
-  private anyCandidate(w: ProbeWindow): boolean {
-    const { minPorts, minHosts, minUnansweredRatio } = this.config;
-    const { byHost, byService } = w.tallies();
-    for (const h of byHost.values()) if (h.distinct.size >= minPorts && !(h.unanswered / h.probes < minUnansweredRatio)) return true;
-    for (const s of byService.values()) if (s.distinct.size >= minHosts && !(s.unanswered / s.probes < minUnansweredRatio)) return true;
-    return false;
+  /** Keys of `tallies` that pass the thresholds (`min` distinct others, enough unanswered), or null when none does. */
+  private candidates<K>(tallies: ReadonlyMap<K, Tally>, min: number): Set<K> | null {
+    let out: Set<K> | null = null;
+    for (const [key, e] of tallies) {
+      if (e.distinct >= min && !(e.unanswered / e.probes < this.config.minUnansweredRatio)) (out ??= new Set()).add(key);
+    }
+    return out;
   }
 
-  private evaluate(srcKey: string, w: ProbeWindow): Finding[] {
+  private evaluate(state: SourceState): Finding[] {
+    const w = state.probes;
     w.evict(this.config.windowSec * 1000);
-    if (!this.anyCandidate(w)) return [];
-    const src = addressOfKey(srcKey);
-    // Destinations and services in order of their first probe in the window, each with its probes (indices).
-    const byHost = new Map<string, number[]>();
+    // The tallies tell which destinations and services can make a finding; only their probes are gathered.
+    const tallies = w.tallies();
+    const hosts = this.candidates(tallies.byHost, this.config.minPorts);
+    const services = this.candidates(tallies.byService, this.config.minHosts);
+    if (!hosts && !services) return [];
+    const src = addressOfKey(this.sources.keyOf(state));
+    // Those destinations and services in order of their first probe in the window, each with its probes (indices).
+    const byHost = new Map<AddressRef, number[]>();
     const byPort = new Map<number, number[]>();
     for (let i = 0; i < w.length; i++) {
-      const dst = w.dst[i] as string;
+      const dst = w.dst[i] as AddressRef;
       const svc = w.service[i] as number;
-      (byHost.get(dst) ?? byHost.set(dst, []).get(dst))?.push(i);
-      (byPort.get(svc) ?? byPort.set(svc, []).get(svc))?.push(i);
+      if (hosts?.has(dst)) (byHost.get(dst) ?? byHost.set(dst, []).get(dst))?.push(i);
+      if (services?.has(svc)) (byPort.get(svc) ?? byPort.set(svc, []).get(svc))?.push(i);
     }
     const out: Finding[] = [];
     for (const [dst, probes] of byHost) {
-      const ports = new Set(probes.map((i) => w.service[i] as number));
-      const unanswered = countFlag(w, probes, UNANSWERED);
-      if (ports.size < this.config.minPorts || unanswered / probes.length < this.config.minUnansweredRatio) continue;
+      const ports = (tallies.byHost.get(dst) as Tally).distinct;
       const fresh = probes.filter((i) => !((w.flags[i] as number) & REPORTED_VERTICAL));
       if (fresh.length === 0) continue;
       for (const i of fresh) w.flags[i] = (w.flags[i] as number) | REPORTED_VERTICAL;
-      out.push(this.finding(src, addressOfKey(dst), null, w, probes, fresh, ports.size, 'ports'));
+      out.push(this.finding(src, addressOfRef(dst), null, w, probes, fresh, ports, 'ports'));
     }
     for (const [svc, probes] of byPort) {
-      const hosts = new Set(probes.map((i) => w.dst[i] as string));
-      const unanswered = countFlag(w, probes, UNANSWERED);
-      if (hosts.size < this.config.minHosts || unanswered / probes.length < this.config.minUnansweredRatio) continue;
+      const distinctHosts = (tallies.byService.get(svc) as Tally).distinct;
       const fresh = probes.filter((i) => !((w.flags[i] as number) & REPORTED_HORIZONTAL));
       if (fresh.length === 0) continue;
       for (const i of fresh) w.flags[i] = (w.flags[i] as number) | REPORTED_HORIZONTAL;
-      out.push(this.finding(src, null, { port: Math.floor(svc / 256), proto: svc % 256 }, w, probes, fresh, hosts.size, 'hosts'));
+      out.push(this.finding(src, null, { port: Math.floor(svc / 256), proto: svc % 256 }, w, probes, fresh, distinctHosts, 'hosts'));
     }
     return out;
   }

@@ -4,53 +4,64 @@
  * probes arrive and leave, so the detector can tell without a pass over the window that no host or service can make
  * a finding.
  */
-import { dropOlder } from './event-window.js';
+import type { AddressRef } from './address.js';
+import { appended, dropOlder } from './event-window.js';
 
 /** Probe flags. */
 export const UNANSWERED = 1;
 export const REPORTED_VERTICAL = 2;
 export const REPORTED_HORIZONTAL = 4;
 
-/** In-window probes of one destination (or one service): how many, how many unanswered, and per other side. */
-export interface Tally<K> {
+/** In-window probes of one destination (or one service): how many, how many unanswered, towards how many others. */
+export interface Tally {
   probes: number;
   unanswered: number;
-  /** Probes per service (for a destination) or per destination (for a service). */
-  distinct: Map<K, number>;
+  /** Distinct services (for a destination) or destinations (for a service) among them. */
+  distinct: number;
 }
 
+/** A destination's tally and its number in the (destination, service) keys. */
+interface HostTally extends Tally {
+  id: number;
+}
+
+/** Service numbers (`port * 256 + protocol`) are integers below this; a (destination, service) key is a number. */
+const SERVICES = 0x1000000;
+
+/** The arrays of a window without probes (shared, never written: a window gets its own on its first probe). */
+const NO_NUMBERS: readonly number[] = [];
+const NO_ADDRESSES: readonly AddressRef[] = [];
+
 export class ProbeWindow {
-  // Arrays start as one-element literals on the first push (see EventWindow).
+  // Arrays grow through `appended` (event-window.ts).
   /** First-seen time (epoch ms) of each probe, in arrival order. */
-  t: number[] = [];
-  /** Destination address key (address.ts `addressKey`). */
-  dst: string[] = [];
+  t = NO_NUMBERS as number[];
+  /** Destination address (address.ts `addressRef`). */
+  dst = NO_ADDRESSES as AddressRef[];
   /** `port * 256 + protocol`. */
-  service: number[] = [];
-  flags: number[] = [];
+  service = NO_NUMBERS as number[];
+  flags = NO_NUMBERS as number[];
   private newest = -Infinity;
   private oldest = Infinity;
   /** Null until {@link tallies} is first asked for. */
-  private byHost: Map<string, Tally<number>> | null = null;
-  private byService: Map<number, Tally<string>> | null = null;
+  private byHost: Map<AddressRef, HostTally> | null = null;
+  private byService: Map<number, Tally> | null = null;
+  /** Probes per (destination, service), keyed `destination id * SERVICES + service` (a string for odd services). */
+  private pairs: Map<number | string, number> | null = null;
+  /** Destination ids free for reuse, and the next new one. */
+  private readonly freeIds: number[] = [];
+  private nextId = 0;
 
   get length(): number {
     return this.t.length;
   }
 
-  push(t: number, dst: string, service: number, unanswered: boolean): void {
+  push(t: number, dst: AddressRef, service: number, unanswered: boolean): void {
     const flags = unanswered ? UNANSWERED : 0;
-    if (this.t.length === 0) {
-      this.t = [t];
-      this.dst = [dst];
-      this.service = [service];
-      this.flags = [flags];
-    } else {
-      this.t.push(t);
-      this.dst.push(dst);
-      this.service.push(service);
-      this.flags.push(flags);
-    }
+    this.t = appended(this.t, t);
+    this.dst = appended(this.dst, dst);
+    this.service = appended(this.service, service);
+    this.flags = appended(this.flags, flags);
     if (t > this.newest) this.newest = t;
     if (t < this.oldest) this.oldest = t;
     if (this.byHost) this.count(this.t.length - 1, 1);
@@ -85,30 +96,49 @@ export class ProbeWindow {
   }
 
   /** Per-destination and per-service tallies of the probes in the window (built on first use, then kept). */
-  tallies(): { byHost: Map<string, Tally<number>>; byService: Map<number, Tally<string>> } {
+  tallies(): { byHost: ReadonlyMap<AddressRef, Tally>; byService: ReadonlyMap<number, Tally> } {
     if (!this.byHost || !this.byService) {
       this.byHost = new Map();
       this.byService = new Map();
+      this.pairs = new Map();
       for (let i = 0; i < this.t.length; i++) this.count(i, 1);
     }
     return { byHost: this.byHost, byService: this.byService };
   }
 
+  /** Adds (`by` 1) or removes (-1) probe `i` in the tallies. */
   private count(i: number, by: 1 | -1): void {
+    const byHost = this.byHost as Map<AddressRef, HostTally>;
+    const byService = this.byService as Map<number, Tally>;
+    const pairs = this.pairs as Map<number | string, number>;
+    const dst = this.dst[i] as AddressRef;
+    const svc = this.service[i] as number;
     const unanswered = (this.flags[i] as number) & UNANSWERED ? by : 0;
-    tally(this.byHost as Map<string, Tally<number>>, this.dst[i] as string, this.service[i] as number, by, unanswered);
-    tally(this.byService as Map<number, Tally<string>>, this.service[i] as number, this.dst[i] as string, by, unanswered);
+    let h = byHost.get(dst);
+    if (!h) byHost.set(dst, (h = { probes: 0, unanswered: 0, distinct: 0, id: this.freeIds.pop() ?? this.nextId++ }));
+    let s = byService.get(svc);
+    if (!s) byService.set(svc, (s = { probes: 0, unanswered: 0, distinct: 0 }));
+    h.probes += by;
+    h.unanswered += unanswered;
+    s.probes += by;
+    s.unanswered += unanswered;
+    const key = Number.isInteger(svc) && svc >= 0 && svc < SERVICES ? h.id * SERVICES + svc : `${h.id}:${svc}`;
+    const v = (pairs.get(key) ?? 0) + by;
+    if (v === 0) {
+      pairs.delete(key);
+      h.distinct--;
+      s.distinct--;
+    } else {
+      pairs.set(key, v);
+      if (v === 1 && by === 1) {
+        h.distinct++;
+        s.distinct++;
+      }
+    }
+    if (h.probes === 0) {
+      byHost.delete(dst);
+      this.freeIds.push(h.id);
+    }
+    if (s.probes === 0) byService.delete(svc);
   }
-}
-
-/** Adds (`by` 1) or removes (-1) one probe of `key` towards `other` in `tallies`. */
-function tally<K, O>(tallies: Map<K, Tally<O>>, key: K, other: O, by: 1 | -1, unanswered: number): void {
-  let e = tallies.get(key);
-  if (!e) tallies.set(key, (e = { probes: 0, unanswered: 0, distinct: new Map() }));
-  e.probes += by;
-  e.unanswered += unanswered;
-  const v = (e.distinct.get(other) ?? 0) + by;
-  if (v === 0) e.distinct.delete(other);
-  else e.distinct.set(other, v);
-  if (e.probes === 0) tallies.delete(key);
 }

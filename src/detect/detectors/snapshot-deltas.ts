@@ -3,7 +3,7 @@
  * increase since the previous record of the same flow. Bounded: the least recently updated flows are forgotten.
  */
 import { FLOW_COLUMN as C, type FlowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
-import { LruMap } from '../lru-map.js';
+import { LruTable, type TableKey } from '../lru-map.js';
 
 /** Counter increases of one record over the previous record of the same flow. */
 export interface FlowDelta {
@@ -23,13 +23,14 @@ interface Seen {
 }
 
 export class SnapshotDeltas {
-  /** Keyed by flow id and start time: ids restart with a new capture session. */
-  private readonly seen = new LruMap<string, Seen>();
+  /** Keyed by flow id (`a`) and start time (`b`, epoch ms): ids restart with a new capture session. */
+  private readonly seen = new LruTable<Seen>();
+  private readonly key: TableKey = { a: 0, b: 0, text: null };
   /** Entries of `seen` per flow id: a finished record whose id has none had no snapshot (no key to build). */
   private readonly ids = new Map<number, number>();
 
   private readonly out: FlowDelta = { fwdPackets: 0, bwdPackets: 0, fwdSyn: 0, spanUs: 0 };
-  private readonly evicted = (_key: string, entry: Seen): void => this.forgetId(entry.id);
+  private readonly evicted = (entry: Seen): void => this.forgetId(entry.id);
 
   constructor(private readonly max: number) {}
 
@@ -51,8 +52,11 @@ export class SnapshotDeltas {
     const snapshot = cols[C.endReason * n + i] === SNAPSHOT_REASON;
     if (!snapshot && !this.ids.has(id)) return d;
     const lastSeenMs = c.lastSeenMs(i);
-    const key = `${id}@${c.firstSeenMs(i)}`;
-    const prev = this.seen.get(key);
+    const key = this.key;
+    key.a = id;
+    key.b = c.firstSeenMs(i);
+    const slot = this.seen.find(key);
+    const prev = slot < 0 ? undefined : this.seen.value(slot);
     if (prev) {
       d.fwdPackets = Math.max(0, fwdPackets - prev.fwdPackets);
       d.bwdPackets = Math.max(0, bwdPackets - prev.bwdPackets);
@@ -60,11 +64,19 @@ export class SnapshotDeltas {
       d.spanUs = Math.max(0, (lastSeenMs - prev.lastSeenMs) * 1000);
     }
     if (snapshot) {
-      if (!prev) this.ids.set(id, (this.ids.get(id) ?? 0) + 1);
-      this.seen.set(key, { id, fwdPackets, bwdPackets, fwdSyn, lastSeenMs });
+      if (prev) {
+        prev.fwdPackets = fwdPackets;
+        prev.bwdPackets = bwdPackets;
+        prev.fwdSyn = fwdSyn;
+        prev.lastSeenMs = lastSeenMs;
+        this.seen.use(slot);
+      } else {
+        this.ids.set(id, (this.ids.get(id) ?? 0) + 1);
+        this.seen.add(key, { id, fwdPackets, bwdPackets, fwdSyn, lastSeenMs });
+      }
       this.seen.cap(this.max, this.evicted);
     } else if (prev) {
-      this.seen.delete(key);
+      this.seen.remove(slot);
       this.forgetId(prev.id);
     }
     return d;

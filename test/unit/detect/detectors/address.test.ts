@@ -8,12 +8,15 @@ import {
   addressesOfPairKey,
   addressKey,
   addressOfKey,
+  addressOfRef,
   addressPairKey,
+  addressRef,
   isGroupAddress,
   isGroupAddressAt,
   isUnspecifiedIpv4At,
 } from '../../../../src/detect/detectors/address.js';
 import { flowColumns, formatAddress, type FlowColumns } from '../../../../src/native/flow-batch.js';
+import type { TableKey } from '../../../../src/detect/lru-map.js';
 import { makeFlow } from '../flow-factory.js';
 
 const rnd = seededRandom(12345);
@@ -38,6 +41,9 @@ function randomAddress(): number[] {
   }
   return b;
 }
+
+/** A key's identity as text (what a table compares: the string, or the two numbers as Map keys compare them). */
+const identity = (k: Readonly<TableKey>): string => (k.text !== null ? `text ${k.text}` : `numbers ${k.a} ${k.b}`);
 
 /** A hand-built column batch (only the addresses matter here). */
 function columnBatch(addresses: number[][]): FlowColumns {
@@ -65,14 +71,16 @@ describe('detect/detectors/address', () => {
     const single = new Map<string, string>();
     const pair = new Map<string, string>();
     for (let i = 0; i < c.n; i++) {
-      const a = rnd(3);
+      const a = [0, 1, 2, 65535][rnd(4)] as number;
       const b = [0, 6, 17, 65535][rnd(4)] as number;
       const src = texts[i] as string;
       const dst = texts[c.n + i] as string;
-      const k1 = addressKey(c, i, a);
-      const k2 = addressPairKey(c, i, c.n + i, a, b);
-      expect(addressOfKey(k1)).to.equal(src);
-      expect(addressesOfPairKey(k2)).to.deep.equal([src, dst]);
+      const key1 = addressKey(c, i, a);
+      expect(addressOfKey(key1)).to.equal(src);
+      const k1 = identity(key1);
+      const key2 = addressPairKey(c, i, c.n + i, a, b);
+      expect(addressesOfPairKey(key2)).to.deep.equal([src, dst]);
+      const k2 = identity(key2);
       // One key per distinct (text, numbers), and the reverse.
       const t1 = JSON.stringify([src, a]);
       const t2 = JSON.stringify([src, dst, a, b]);
@@ -90,13 +98,50 @@ describe('detect/detectors/address', () => {
     const flows = Array.from({ length: c.n }, (_, i) => makeFlow({ srcIp: texts[i], dstIp: texts[c.n + i] }));
     const p = flowColumns(flows);
     for (let i = 0; i < c.n; i++) {
-      expect(addressPairKey(p, i, p.n + i, 80, 6)).to.equal(addressPairKey(c, i, c.n + i, 80, 6));
-      expect(addressKey(p, p.n + i, 17)).to.equal(addressKey(c, c.n + i, 17));
+      expect(identity(addressPairKey(p, i, p.n + i, 80, 6))).to.equal(identity(addressPairKey(c, i, c.n + i, 80, 6)));
+      expect(identity(addressKey(p, p.n + i, 17))).to.equal(identity(addressKey(c, c.n + i, 17)));
+      expect(addressRef(p, p.n + i)).to.equal(addressRef(c, c.n + i));
       expect(isGroupAddressAt(p, p.n + i)).to.equal(isGroupAddressAt(c, c.n + i));
     }
     // Text that is not a canonical dotted quad keeps its own identity.
     const odd = flowColumns([makeFlow({ srcIp: '010.0.0.1', dstIp: '10.0.0.1' })]);
-    expect(addressKey(odd, 0)).to.not.equal(addressKey(odd, 1));
+    expect(identity(addressKey(odd, 0))).to.not.equal(identity(addressKey(odd, 1)));
     expect(addressOfKey(addressKey(odd, 0))).to.equal('010.0.0.1');
+    expect(addressRef(odd, 0)).to.equal('010.0.0.1');
+  });
+
+  it('keys of look-alike addresses and numbers differ: IPv4 vs IPv6, port 0, swapped ports or addresses', () => {
+    const flows = flowColumns([
+      makeFlow({ srcIp: '0.0.0.0', dstIp: '::' }),
+      makeFlow({ srcIp: '0.0.0.1', dstIp: '::1' }),
+      makeFlow({ srcIp: '255.255.255.255', dstIp: '::ffff:255.255.255.255' }),
+      makeFlow({ srcIp: '10.0.0.1', dstIp: '10.0.0.2' }),
+    ]);
+    const { n } = flows;
+    const keys = new Set<string>();
+    const add = (k: Readonly<TableKey>): void => {
+      const id = identity(k);
+      expect(keys.has(id), id).to.equal(false);
+      keys.add(id);
+    };
+    for (let i = 0; i < n; i++) {
+      for (const k of [i, n + i]) {
+        for (const port of [0, 1, 256, 65535]) add(addressKey(flows, k, port));
+      }
+    }
+    for (const [a, b] of [[0, 0], [0, 6], [6, 0], [80, 6], [6, 80], [65535, 65535]] as const) {
+      add(addressPairKey(flows, 3, n + 3, a, b));
+      add(addressPairKey(flows, n + 3, 3, a, b));
+      add(addressPairKey(flows, 0, n + 0, a, b)); // 0.0.0.0 and ::
+      add(addressPairKey(flows, 0, 1, a, b)); // 0.0.0.0 and 0.0.0.1
+    }
+    // Numbers are taken modulo 65536 (as the string keys always did), the default is 0.
+    expect(identity(addressKey(flows, 3, 70000))).to.equal(identity(addressKey(flows, 3, 4464)));
+    expect(identity(addressKey(flows, n + 1, 70000))).to.equal(identity(addressKey(flows, n + 1, 4464)));
+    expect(identity(addressKey(flows, 3))).to.equal(identity(addressKey(flows, 3, 0)));
+    // Refs: IPv4 as a signed 32-bit integer (no allocation), anything else as its text; back to the text.
+    expect([0, 1, 2, 3].map((i) => addressRef(flows, i))).to.deep.equal([0, 1, -1, 0x0a000001]);
+    expect([0, 1, 2].map((i) => addressRef(flows, n + i))).to.deep.equal(['::', '::1', '::ffff:255.255.255.255']);
+    for (let k = 0; k < 2 * n; k++) expect(addressOfRef(addressRef(flows, k))).to.equal(flows.ip(k));
   });
 });

@@ -17,6 +17,7 @@ describe('detect/detectors/event-window: EventWindow', () => {
     for (let run = 0; run < 40; run++) {
       const windowMs = 1000 * (1 + rnd(10));
       const w = new EventWindow();
+      const bare = new EventWindow(false); // the same window without its sources
       let ref: Event[] = [];
       let now = 1_700_000_000_000;
       let reports = 0;
@@ -29,6 +30,7 @@ describe('detect/detectors/event-window: EventWindow', () => {
           const replies = fractional ? rnd(5) / 3 : rnd(3);
           const src = `s${rnd(4)}`;
           w.push(t, sent, replies, src);
+          bare.push(t, sent, replies, src);
           ref.push({ t, sent, replies, src, reported: false });
         }
         if (ref.length === 0) continue;
@@ -37,6 +39,7 @@ describe('detect/detectors/event-window: EventWindow', () => {
         for (const e of ref) if (e.t > latest) latest = e.t;
         ref = ref.filter((e) => e.t >= latest - windowMs);
         w.evict(windowMs);
+        bare.evict(windowMs);
         let sent = 0;
         let replies = 0;
         const bySource = new Map<string, number>();
@@ -47,10 +50,13 @@ describe('detect/detectors/event-window: EventWindow', () => {
         }
         expect([w.length, w.sentInWindow, w.repliesInWindow], `run ${run} batch ${batch}`).to.deep.equal([ref.length, sent, replies]);
         expect([...w.bySource()]).to.deep.equal([...bySource]);
+        expect([bare.length, bare.sentInWindow, bare.repliesInWindow]).to.deep.equal([ref.length, sent, replies]);
+        expect(bare.bySource().size).to.equal(0);
         if (rnd(3) === 0) {
           const fresh = ref.filter((e) => !e.reported);
           for (const e of fresh) e.reported = true;
           const got = w.takeFresh();
+          expect(bare.takeFresh()).to.deep.equal(got);
           if (fresh.length === 0) expect(got).to.equal(null);
           else {
             reports++;
