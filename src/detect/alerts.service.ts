@@ -14,8 +14,8 @@ import type { FirewallService } from '../firewall/types.js';
 import type SqliteDatabase from 'better-sqlite3';
 import { sqliteHandleOf, type Db, type Store } from '../store/database.js';
 import { findOpenAlertByKey, insertAlert, updateAlertAggregate, type AlertAggregatePatch } from '../store/repos/alert.repo.js';
-import type { AlertRow, AlertSource, NewAlert } from '../store/tables/alert.table.js';
-import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
+import type { AlertRow, AlertSource } from '../store/tables/alert.table.js';
+import type { ThreatRow } from '../store/tables/threat.table.js';
 import { maxSeverity, SEVERITIES, type Finding, type Severity } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
 import { isThreatAddress, maxScore, nextThreatRow, recordThreat, type ThreatUpdate } from './threats.js';
@@ -92,7 +92,7 @@ function foldEvidence(prev: Evidence, next: Evidence): Evidence & { leads: boole
  * one's text and details win; of a rule and an ML finding the rule's text leads (behavioural evidence is easier to
  * read).
  */
-function mergeBatch(findings: readonly Finding[]): Finding[] {
+function mergeBatch(findings: readonly Finding[]): Map<string, Finding> {
   const byKey = new Map<string, Finding>();
   for (const f of findings) {
     const key = aggregationKey(f);
@@ -115,21 +115,31 @@ function mergeBatch(findings: readonly Finding[]): Finding[] {
       score: maxScore(seen.score, f.score),
     });
   }
-  return [...byKey.values()];
+  return byKey;
 }
 
-/** What one finding does to the alerts table: fold into the open alert `id`, or insert a new row. */
-type AlertChange = { action: 'updated'; id: number; patch: AlertAggregatePatch } | { action: 'created'; row: NewAlert };
+/** What folding a finding into an open alert sets: the aggregate always, the text when the finding leads. */
+type FoldPatch = Required<Pick<AlertAggregatePatch, 'count' | 'last_seen' | 'updated_at' | 'severity' | 'score' | 'details'>> &
+  Pick<AlertAggregatePatch, 'source' | 'title' | 'description'>;
+
+/** What one finding does to the alerts table: fold into the `open` alert, or insert a new row. */
+type AlertChange = { action: 'updated'; open: AlertRow; patch: FoldPatch } | { action: 'created'; row: Omit<AlertRow, 'id'> };
+
+/** A finding's capture times as ISO strings (each is needed more than once). */
+interface SeenIso {
+  firstIso: string;
+  lastIso: string;
+}
+
+const seenIso = (f: Finding): SeenIso => ({ firstIso: iso(f.firstSeenMs), lastIso: iso(f.lastSeenMs) });
 
 /** Pure: the change a finding makes given the open alert of its key (if any). */
-function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: string): AlertChange {
-  const firstIso = iso(f.firstSeenMs);
-  const lastIso = iso(f.lastSeenMs);
+function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: string, { firstIso, lastIso }: SeenIso): AlertChange {
   if (open) {
     const folded = foldEvidence({ source: open.source, count: open.count, details: parseDetails(open.details) }, f);
     return {
       action: 'updated',
-      id: open.id,
+      open,
       patch: {
         count: folded.count,
         last_seen: lastIso > open.last_seen ? lastIso : open.last_seen,
@@ -168,45 +178,125 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
   };
 }
 
-function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action']): ThreatUpdate {
-  return { ip: f.threatIp, severity: row.severity, score: row.score, category: row.category, newAlert: action === 'created', firstSeen: iso(f.firstSeenMs), lastSeen: iso(f.lastSeenMs) };
+function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action'], seen: SeenIso): ThreatUpdate {
+  return { ip: f.threatIp, severity: row.severity, score: row.score, category: row.category, newAlert: action === 'created', firstSeen: seen.firstIso, lastSeen: seen.lastIso };
 }
 
 const ALERT_COLUMNS = [
   'created_at', 'updated_at', 'severity', 'category', 'title', 'description', 'src_ip', 'src_port', 'dst_ip', 'dst_port',
   'protocol', 'score', 'source', 'acknowledged', 'acknowledged_at', 'aggregation_key', 'count', 'first_seen', 'last_seen', 'details',
-] as const;
-const THREAT_COLUMNS = ['ip', 'severity', 'score', 'category', 'alerts', 'first_seen', 'last_seen', 'country', 'country_code', 'city', 'latitude', 'longitude', 'updated_at'] as const;
+] as const satisfies readonly (keyof AlertRow)[];
+/** What every aggregate update sets, and what it sets when the new finding leads (see {@link planAlert}). */
+const UPDATE_COLUMNS = ['count', 'last_seen', 'updated_at', 'severity', 'score', 'details'] as const satisfies readonly (keyof FoldPatch)[];
+const LEAD_COLUMNS = ['source', 'title', 'description'] as const satisfies readonly (keyof FoldPatch)[];
+const THREAT_COLUMNS = [
+  'ip', 'severity', 'score', 'category', 'alerts', 'first_seen', 'last_seen', 'country', 'country_code', 'city', 'latitude', 'longitude', 'updated_at',
+] as const satisfies readonly (keyof ThreatRow)[];
 
-/** The statements of the SQLite fast path (same SQL as the Kysely repos compile), prepared once per connection. */
+/** `row`'s values in `columns` order, for a statement with positional parameters (named ones cost a lookup each). */
+function valuesOf<T>(row: T, columns: readonly (keyof T)[]): unknown[] {
+  const values = new Array<unknown>(columns.length);
+  for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!];
+  return values;
+}
+
+/** Matches a surrogate that is not half of a pair (in `u` mode a pair is one code point). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * True when SQLite gives back every value of `row` as it was bound. It does not for NaN (stored as NULL), -0 (stored
+ * as 0) and a string with a lone surrogate (stored as invalid UTF-8, read back as U+FFFD): a row built from the values
+ * written, rather than read back, is only the stored row when this holds.
+ */
+function storedAsIs(row: object): boolean {
+  for (const v of Object.values(row)) {
+    if (typeof v === 'number' ? Number.isNaN(v) || (v === 0 && 1 / v < 0) : typeof v === 'string' && LONE_SURROGATE.test(v)) return false;
+  }
+  return true;
+}
+
+/**
+ * The statements of the SQLite fast path, prepared once per connection: the same SQL as the Kysely repos compile, with
+ * positional parameters and without `returning *` (the service builds the stored row from what it wrote).
+ */
 interface SqliteStatements {
   findOpen: SqliteDatabase.Statement<[string, string], AlertRow>;
-  update: SqliteDatabase.Statement<[Record<string, unknown>], AlertRow>;
-  updateWithText: SqliteDatabase.Statement<[Record<string, unknown>], AlertRow>;
-  insert: SqliteDatabase.Statement<[NewAlert], AlertRow>;
+  getAlert: SqliteDatabase.Statement<[number], AlertRow>;
+  update: SqliteDatabase.Statement<unknown[]>;
+  updateWithLead: SqliteDatabase.Statement<unknown[]>;
+  insert: SqliteDatabase.Statement<unknown[]>;
   getThreat: SqliteDatabase.Statement<[string], ThreatRow>;
-  upsertThreat: SqliteDatabase.Statement<[NewThreat], ThreatRow>;
+  upsertThreat: SqliteDatabase.Statement<unknown[]>;
+  /** Runs `work` in one transaction (built once: better-sqlite3 builds a new wrapper on every `transaction()` call). */
+  inTransaction: (work: () => RecordedAlert[]) => RecordedAlert[];
 }
 const statementsByHandle = new WeakMap<SqliteDatabase.Database, SqliteStatements>();
 
 function sqliteStatements(h: SqliteDatabase.Database): SqliteStatements {
   let st = statementsByHandle.get(h);
   if (st === undefined) {
-    const set = 'count = @count, last_seen = @last_seen, updated_at = @updated_at, severity = @severity, score = @score, details = @details';
+    const assign = (columns: readonly string[]): string => columns.map((c) => `${c} = ?`).join(', ');
+    const params = (columns: readonly string[]): string => columns.map(() => '?').join(', ');
     const threatSet = THREAT_COLUMNS.filter((c) => c !== 'ip').map((c) => (c === 'first_seen' ? 'first_seen = case when excluded.first_seen < threats.first_seen then excluded.first_seen else threats.first_seen end' : `${c} = excluded.${c}`)).join(', ');
     st = {
       findOpen: h.prepare('select * from alerts where aggregation_key = ? and last_seen >= ? order by id desc limit 1'),
-      update: h.prepare(`update alerts set ${set} where id = @id returning *`),
-      updateWithText: h.prepare(`update alerts set ${set}, source = @source, title = @title, description = @description where id = @id returning *`),
-      insert: h.prepare(`insert into alerts (${ALERT_COLUMNS.join(', ')}) values (${ALERT_COLUMNS.map((c) => `@${c}`).join(', ')}) returning *`),
+      getAlert: h.prepare('select * from alerts where id = ?'),
+      update: h.prepare(`update alerts set ${assign(UPDATE_COLUMNS)} where id = ?`),
+      updateWithLead: h.prepare(`update alerts set ${assign([...UPDATE_COLUMNS, ...LEAD_COLUMNS])} where id = ?`),
+      insert: h.prepare(`insert into alerts (${ALERT_COLUMNS.join(', ')}) values (${params(ALERT_COLUMNS)})`),
       getThreat: h.prepare('select * from threats where ip = ?'),
-      upsertThreat: h.prepare(
-        `insert into threats (${THREAT_COLUMNS.join(', ')}) values (${THREAT_COLUMNS.map((c) => `@${c}`).join(', ')}) on conflict (ip) do update set ${threatSet} returning *`,
-      ),
+      upsertThreat: h.prepare(`insert into threats (${THREAT_COLUMNS.join(', ')}) values (${params(THREAT_COLUMNS)}) on conflict (ip) do update set ${threatSet}`),
+      inTransaction: h.transaction((work: () => RecordedAlert[]) => work()),
     };
     statementsByHandle.set(h, st);
   }
   return st;
+}
+
+/** Inserts a new alert; returns the stored row. */
+function insertAlertSqlite(st: SqliteStatements, row: Omit<AlertRow, 'id'>): AlertRow {
+  const id = Number(st.insert.run(valuesOf(row, ALERT_COLUMNS)).lastInsertRowid);
+  const stored: AlertRow = { id, ...row };
+  return storedAsIs(stored) ? stored : st.getAlert.get(id)!;
+}
+
+/** Folds `patch` into `open` (read in the same transaction); returns the stored row. */
+function updateAlertSqlite(st: SqliteStatements, open: AlertRow, patch: FoldPatch): AlertRow {
+  const values = valuesOf(patch, UPDATE_COLUMNS);
+  const { changes } = patch.source === undefined ? st.update.run(values, open.id) : st.updateWithLead.run(values, valuesOf(patch, LEAD_COLUMNS), open.id);
+  if (changes === 0) throw new Error(`alert ${open.id} vanished during its update`);
+  const stored: AlertRow = { ...open, ...patch };
+  return storedAsIs(stored) ? stored : st.getAlert.get(open.id)!;
+}
+
+/**
+ * `recordOne` (the Kysely path) for a whole batch on SQLite: the same rows through cached prepared statements,
+ * synchronously, inside the caller's transaction. A threat address seen several times in the batch is read once and
+ * written once, after the batch's alerts, with every update folded in. Folding into the row about to be written equals
+ * folding into the row read back: its values come from stored alert rows (as read back), ISO times, counts, and the
+ * address's location, which is the same for every fold of the batch (a location value SQLite would store differently,
+ * e.g. NaN as NULL, picks the same values either way). Threats are written in the order their addresses first appear,
+ * so new threats get their rowids in the same order as when each update is written at once (`listThreats` breaks ties
+ * on last_seen by rowid).
+ */
+function recordBatchSqlite(st: SqliteStatements, merged: ReadonlyMap<string, Finding>, windowMs: number, nowIso: string, locations: ReadonlyMap<string, GeoLocation | null>): RecordedAlert[] {
+  const recorded: RecordedAlert[] = [];
+  const threats = new Map<string, ThreatRow>();
+  for (const [key, f] of merged) {
+    const seen = seenIso(f);
+    const open = st.findOpen.get(key, iso(f.firstSeenMs - windowMs));
+    const change = planAlert(open, f, key, nowIso, seen);
+    const row = change.action === 'updated' ? updateAlertSqlite(st, change.open, change.patch) : insertAlertSqlite(st, change.row);
+    if (!isThreatAddress(f.threatIp)) {
+      recorded.push({ action: change.action, row, threatIp: null });
+      continue;
+    }
+    const ip = f.threatIp;
+    threats.set(ip, nextThreatRow(threats.get(ip) ?? st.getThreat.get(ip), threatUpdate(f, row, change.action, seen), locations.get(ip) ?? null, nowIso));
+    recorded.push({ action: change.action, row, threatIp: ip });
+  }
+  for (const t of threats.values()) st.upsertThreat.run(valuesOf(t, THREAT_COLUMNS));
+  return recorded;
 }
 
 /** See the module comment. */
@@ -225,7 +315,7 @@ export class AlertsService {
     const merged = mergeBatch(findings);
     const locations = new Map<string, GeoLocation | null>();
     if (this.deps.geo) {
-      for (const f of merged) if (!locations.has(f.threatIp) && isThreatAddress(f.threatIp)) locations.set(f.threatIp, await this.deps.geo.lookup(f.threatIp));
+      for (const f of merged.values()) if (!locations.has(f.threatIp) && isThreatAddress(f.threatIp)) locations.set(f.threatIp, await this.deps.geo.lookup(f.threatIp));
     }
     const nowIso = iso(this.now());
     const windowMs = this.deps.config.alertWindowSec * 1000;
@@ -235,11 +325,11 @@ export class AlertsService {
         ? // One transaction per batch, inside Kysely's connection lock (never interleaved with a Kysely transaction).
           await this.deps.store.connection().execute(async () => {
             const st = sqliteStatements(handle);
-            return handle.transaction(() => merged.map((f) => this.recordOneSqlite(st, f, windowMs, nowIso, locations.get(f.threatIp) ?? null)))();
+            return st.inTransaction(() => recordBatchSqlite(st, merged, windowMs, nowIso, locations));
           })
         : await this.deps.store.transaction().execute(async (trx) => {
             const out: RecordedAlert[] = [];
-            for (const f of merged) out.push(await this.recordOne(trx, f, windowMs, nowIso, locations.get(f.threatIp) ?? null));
+            for (const [key, f] of merged) out.push(await this.recordOne(trx, key, f, windowMs, nowIso, locations.get(f.threatIp) ?? null));
             return out;
           });
     for (const r of recorded) this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertView(r.row) } });
@@ -247,32 +337,13 @@ export class AlertsService {
     return recorded;
   }
 
-  private async recordOne(db: Db, f: Finding, windowMs: number, nowIso: string, location: GeoLocation | null): Promise<RecordedAlert> {
-    const key = aggregationKey(f);
+  private async recordOne(db: Db, key: string, f: Finding, windowMs: number, nowIso: string, location: GeoLocation | null): Promise<RecordedAlert> {
+    const seen = seenIso(f);
     const open = await findOpenAlertByKey(db, key, iso(f.firstSeenMs - windowMs));
-    const change = planAlert(open, f, key, nowIso);
-    const row = change.action === 'updated' ? await updateAlertAggregate(db, change.id, change.patch) : await insertAlert(db, change.row);
+    const change = planAlert(open, f, key, nowIso, seen);
+    const row = change.action === 'updated' ? await updateAlertAggregate(db, change.open.id, change.patch) : await insertAlert(db, change.row);
     if (!isThreatAddress(f.threatIp)) return { action: change.action, row, threatIp: null };
-    await recordThreat(db, threatUpdate(f, row, change.action), location, nowIso);
-    return { action: change.action, row, threatIp: f.threatIp };
-  }
-
-  /** {@link recordOne} on SQLite: the same rows through cached prepared statements, synchronously. */
-  private recordOneSqlite(st: SqliteStatements, f: Finding, windowMs: number, nowIso: string, location: GeoLocation | null): RecordedAlert {
-    const key = aggregationKey(f);
-    const open = st.findOpen.get(key, iso(f.firstSeenMs - windowMs));
-    const change = planAlert(open, f, key, nowIso);
-    let row: AlertRow;
-    if (change.action === 'updated') {
-      const { source, title, description, ...rest } = change.patch;
-      row = source === undefined ? st.update.get({ ...rest, id: change.id })! : st.updateWithText.get({ ...rest, source, title, description, id: change.id })!;
-      if (row === undefined) throw new Error(`alert ${change.id} vanished during its update`);
-    } else {
-      row = st.insert.get(change.row)!;
-    }
-    if (!isThreatAddress(f.threatIp)) return { action: change.action, row, threatIp: null };
-    const u = threatUpdate(f, row, change.action);
-    st.upsertThreat.get(nextThreatRow(st.getThreat.get(u.ip), u, location, nowIso));
+    await recordThreat(db, threatUpdate(f, row, change.action, seen), location, nowIso);
     return { action: change.action, row, threatIp: f.threatIp };
   }
 

@@ -8,7 +8,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { Db } from '../store/database.js';
 import { getThreat, upsertThreat } from '../store/repos/threat.repo.js';
-import type { NewThreat, ThreatRow } from '../store/tables/threat.table.js';
+import type { ThreatRow } from '../store/tables/threat.table.js';
 import { maxSeverity, SEVERITIES, type Severity } from './finding.js';
 import type { GeoLocation } from './geo.js';
 
@@ -25,13 +25,17 @@ export interface ThreatUpdate {
 }
 
 const UNSPECIFIED = new BlockList();
-UNSPECIFIED.addAddress('0.0.0.0', 'ipv4');
-UNSPECIFIED.addAddress('::', 'ipv6'); // and, through the IPv4 rule, ::ffff:0.0.0.0
+UNSPECIFIED.addAddress('0.0.0.0', 'ipv4'); // for ::ffff:0.0.0.0
+UNSPECIFIED.addAddress('::', 'ipv6');
 
-/** True when alerts about `ip` can make it a threat: a valid address, not the unspecified 0.0.0.0 or ::. */
+/**
+ * True when alerts about `ip` can make it a threat: a valid address, not the unspecified 0.0.0.0 or ::. A valid IPv4
+ * text has no leading zeros, so 0.0.0.0 has one spelling and needs no BlockList (whose check builds a SocketAddress).
+ */
 export function isThreatAddress(ip: string): boolean {
   const family = isIP(ip);
-  return family !== 0 && !UNSPECIFIED.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return ip !== '0.0.0.0';
+  return family === 6 && !UNSPECIFIED.check(ip, 'ipv6');
 }
 
 /** The higher of two scores, either of which may be absent (null). */
@@ -42,10 +46,10 @@ export function maxScore(a: number | null, b: number | null): number | null {
 }
 
 /**
- * The threat row of `u.ip` after folding `u` into `prev` (the stored row, or undefined for a new threat). `location`
- * is used when the row has none yet. Pure: {@link recordThreat} and the alerts service's SQLite fast path share it.
+ * The threat row of `u.ip` after folding `u` into `prev` (the stored row, or the row a batch is about to store; undefined
+ * for a new threat). `location` is used when the row has none yet. Pure: {@link recordThreat} and the alerts service's SQLite fast path share it.
  */
-export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, location: GeoLocation | null, nowIso: string): NewThreat {
+export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, location: GeoLocation | null, nowIso: string): ThreatRow {
   if (!prev) {
     return {
       ip: u.ip,

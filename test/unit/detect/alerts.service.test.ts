@@ -2,13 +2,15 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { loadDetectionConfig } from '../../../src/config/detection.js';
 import { loadFirewallConfig } from '../../../src/config/firewall.js';
-import { AlertsService, aggregationKey } from '../../../src/detect/alerts.service.js';
+import { sql } from 'kysely';
+import { AlertsService, aggregationKey, type RecordedAlert } from '../../../src/detect/alerts.service.js';
 import type { Finding } from '../../../src/detect/finding.js';
-import { createGeoLocator } from '../../../src/detect/geo.js';
+import { createGeoLocator, type GeoLocation, type GeoLocator } from '../../../src/detect/geo.js';
 import { EventBus } from '../../../src/events.js';
 import { createNoneAdapter } from '../../../src/firewall/adapters/none.js';
 import { createFirewallService } from '../../../src/firewall/firewall.service.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
+import { listThreats } from '../../../src/store/repos/threat.repo.js';
 import { tempDir } from '../../helpers/setup.js';
 
 const T0 = Date.parse('2024-05-01T10:00:00.000Z');
@@ -155,6 +157,93 @@ describe('detect/alerts.service: AlertsService#record()', function () {
       expect(rows.map((r) => JSON.parse(r.details).autoBlock)).to.deep.equal([undefined, undefined, undefined]);
     });
   }
+
+  describe('the SQLite fast path against the Kysely path', () => {
+    // Batch 1: one threat address twice (folded into one threat write), two new threats whose rows tie on last_seen (the
+    // API lists ties newest rowid first, so rowids must follow first appearance), an unspecified address. Batch 2: a fold
+    // into an open alert, values SQLite stores differently from how they were bound (NaN and -0 scores, a lone
+    // surrogate), a threat address seen again after such a value.
+    const batches = (): Finding[][] => [
+      [
+        finding({ srcIp: '203.0.113.9', threatIp: '203.0.113.9', target: 't1', severity: 'medium', score: 0.5 }),
+        finding({ srcIp: '198.51.100.2', threatIp: '198.51.100.2', category: 'dos', target: 't2', severity: 'high', score: 0.8 }),
+        finding({ srcIp: '203.0.113.9', threatIp: '203.0.113.9', category: 'dos', target: 't3', severity: 'critical', score: 0.6 }),
+        finding({ srcIp: '0.0.0.0', threatIp: '0.0.0.0', target: 't4' }),
+      ],
+      [
+        finding({ srcIp: '203.0.113.9', threatIp: '203.0.113.9', target: 't1', count: 5, firstSeenMs: T0 + 5000, lastSeenMs: T0 + 6000, score: 0.9 }),
+        finding({ srcIp: '198.51.100.2', threatIp: '198.51.100.2', target: 't5', score: Number.NaN, title: 'lone \ud800 surrogate' }),
+        finding({ srcIp: '198.51.100.2', threatIp: '198.51.100.2', target: 't6', score: -0, severity: 'critical', firstSeenMs: T0 - 5000 }),
+        finding({ srcIp: '192.0.2.1', threatIp: '192.0.2.1', target: 't7', score: -0 }),
+      ],
+    ];
+    const NOW = T0 + 3_600_000;
+
+    async function run(db: Store, geo: GeoLocator | null = null, input = batches()): Promise<RecordedAlert[][]> {
+      const svc = new AlertsService({ store: db, config: loadDetectionConfig({}), events: null, geo, now: () => NOW });
+      const out: RecordedAlert[][] = [];
+      for (const batch of input) out.push(await svc.record(batch));
+      return out;
+    }
+    const contents = async (db: Store) => ({
+      alerts: await db.selectFrom('alerts').selectAll().orderBy('id').execute(),
+      threats: await db.selectFrom('threats').select(sql<number>`rowid`.as('rowid')).selectAll().orderBy('ip').execute(),
+    });
+
+    it('stores the same rows (threat rowids included) and returns the same results, each the row as stored', async () => {
+      const other = await openStore(path.join(tempDir(), 'kysely.db'));
+      try {
+        const viaFast = await run(store);
+        const viaKysely = await run(other.withoutPlugins());
+        const stored = await contents(store);
+        expect(stored).to.deep.equal(await contents(other));
+        expect(viaFast).to.deep.equal(viaKysely);
+
+        const byId = new Map(stored.alerts.map((r) => [r.id, r]));
+        for (const r of viaFast[1]!) expect(r.row, `alert ${r.row.id}`).to.deep.equal(byId.get(r.row.id));
+        expect(viaFast[1]!.map((r) => [r.action, r.row.score, r.threatIp])).to.deep.equal([
+          ['updated', 0.9, '203.0.113.9'],
+          ['created', null, '198.51.100.2'],
+          ['created', 0, '198.51.100.2'],
+          ['created', 0, '192.0.2.1'],
+        ]);
+        expect(Object.is(viaFast[1]![2]!.row.score, 0), 'the -0 score is read back as 0').to.equal(true);
+        expect(viaFast[1]![1]!.row.title, 'the lone surrogate as SQLite gave it back').to.match(/^lone \uFFFD+ surrogate$/u);
+        expect(viaFast[0]!.map((r) => r.threatIp)).to.deep.equal(['203.0.113.9', '198.51.100.2', '203.0.113.9', null]);
+
+        expect(stored.threats.map((t) => [t.rowid, t.ip, t.alerts, t.severity, t.category, t.score, t.first_seen])).to.deep.equal([
+          [3, '192.0.2.1', 1, 'medium', 'port_scan', 0, new Date(T0).toISOString()],
+          [2, '198.51.100.2', 3, 'critical', 'port_scan', 0.8, new Date(T0 - 5000).toISOString()],
+          [1, '203.0.113.9', 2, 'critical', 'dos', 0.9, new Date(T0).toISOString()],
+        ]);
+        expect((await listThreats(store)).map((t) => t.ip)).to.deep.equal(['203.0.113.9', '192.0.2.1', '198.51.100.2']);
+      } finally {
+        await closeStore(other);
+      }
+    });
+
+    it('folds a threat seen several times in a batch the same way when its location holds values SQLite alters', async () => {
+      const where: Record<string, GeoLocation> = {
+        '203.0.113.9': { country: 'Nowhere \ud800', countryCode: 'XX', city: null, latitude: Number.NaN, longitude: -0 },
+        '198.51.100.2': { country: null, countryCode: null, city: 'x', latitude: -0, longitude: Number.NaN },
+      };
+      const geo: GeoLocator = { lookup: async (ip) => where[ip] ?? null };
+      const other = await openStore(path.join(tempDir(), 'kysely.db'));
+      try {
+        const input = [...batches(), batches()[0]!.map((f) => ({ ...f, target: `${f.target}b`, firstSeenMs: T0 + 700_000, lastSeenMs: T0 + 700_000 }))];
+        expect(await run(store, geo, input)).to.deep.equal(await run(other.withoutPlugins(), geo, input));
+        const stored = await contents(store);
+        expect(stored).to.deep.equal(await contents(other));
+        expect(stored.threats.map((t) => [t.ip, t.alerts, t.country, t.latitude, t.longitude])).to.deep.equal([
+          ['192.0.2.1', 1, null, null, null],
+          ['198.51.100.2', 4, null, 0, null],
+          ['203.0.113.9', 4, 'Nowhere \uFFFD\uFFFD\uFFFD', null, 0],
+        ]);
+      } finally {
+        await closeStore(other);
+      }
+    });
+  });
 
   it('stores the location of public threat addresses and null for private ones', async () => {
     const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: createGeoLocator() });
