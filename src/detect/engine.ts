@@ -100,17 +100,8 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   const pending = new Set<Promise<RecordedAlert[]>>();
   // Flows already flagged (snapshots repeat a flow's id and start; ids restart with a new capture session, so the
   // start time is part of the key): bounded, oldest forgotten first.
-  const flaggedIds = new Set<string>();
-  const firstFlag = (flow: FlowRecord): boolean => {
-    const id = `${flow.id}@${flow.firstSeenMs}`;
-    if (flaggedIds.has(id)) return false;
-    flaggedIds.add(id);
-    if (flaggedIds.size > config.maxTracked) {
-      const oldest = flaggedIds.values().next();
-      if (!oldest.done) flaggedIds.delete(oldest.value);
-    }
-    return true;
-  };
+  const flaggedFlows = new FlowKeys(config.maxTracked);
+  const firstFlag = (flow: FlowRecord): boolean => flaggedFlows.add(flow.id, flow.firstSeenMs);
 
   async function process(flows: FlowRecord[]): Promise<RecordedAlert[]> {
     if (closed) throw new RangeError('DetectionEngine is closed');
@@ -161,4 +152,75 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
       if (ownsModel && model) await model.release();
     },
   };
+}
+
+/** SameValueZero, the equality of Map keys (and of the `${id}@${firstSeenMs}` strings this replaced). */
+function sameValueZero(a: number, b: number): boolean {
+  return a === b || (a !== a && b !== b);
+}
+
+/**
+ * A set of (flow id, first-seen ms) pairs holding at most `max`, the oldest added forgotten first: a Set of
+ * `${id}@${firstSeenMs}` strings without building the strings. Pairs sit in a ring in the order they were added.
+ */
+export class FlowKeys {
+  /** First-seen times of the remembered pairs, by id (almost always one per id). */
+  private readonly byId = new Map<number, number | number[]>();
+  private ids = new Float64Array(16);
+  private times = new Float64Array(16);
+  private head = 0;
+  private count = 0;
+
+  constructor(private readonly max: number) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds the pair; false (and no change) when it is already there. */
+  add(id: number, firstSeenMs: number): boolean {
+    const prev = this.byId.get(id);
+    if (prev === undefined) this.byId.set(id, firstSeenMs);
+    else if (typeof prev === 'number') {
+      if (sameValueZero(prev, firstSeenMs)) return false;
+      this.byId.set(id, [prev, firstSeenMs]);
+    } else {
+      for (const t of prev) if (sameValueZero(t, firstSeenMs)) return false;
+      prev.push(firstSeenMs);
+    }
+    if (this.count === this.ids.length) this.grow();
+    const at = (this.head + this.count) % this.ids.length;
+    this.ids[at] = id;
+    this.times[at] = firstSeenMs;
+    this.count++;
+    if (this.count > this.max) this.dropOldest();
+    return true;
+  }
+
+  private grow(): void {
+    const cap = this.ids.length;
+    const ids = new Float64Array(cap * 2);
+    const times = new Float64Array(cap * 2);
+    for (let k = 0; k < this.count; k++) {
+      ids[k] = this.ids[(this.head + k) % cap] as number;
+      times[k] = this.times[(this.head + k) % cap] as number;
+    }
+    this.ids = ids;
+    this.times = times;
+    this.head = 0;
+  }
+
+  private dropOldest(): void {
+    const id = this.ids[this.head] as number;
+    const t = this.times[this.head] as number;
+    this.head = (this.head + 1) % this.ids.length;
+    this.count--;
+    const prev = this.byId.get(id) as number | number[];
+    if (typeof prev === 'number') {
+      this.byId.delete(id);
+      return;
+    }
+    prev.splice(prev.findIndex((x) => sameValueZero(x, t)), 1);
+    if (prev.length === 1) this.byId.set(id, prev[0] as number);
+  }
 }

@@ -37,18 +37,49 @@ interface DbIpCityRecord {
   longitude?: number;
 }
 
-const NON_GLOBAL = new BlockList();
-for (const [net, prefix] of [
+/** Non-global IPv4 networks (prefix, length). */
+const NON_GLOBAL_V4: ReadonlyArray<readonly [string, number]> = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NON_GLOBAL.addSubnet(net, prefix, 'ipv4');
+];
+/** All non-global networks (IPv6 addresses are checked here; IPv4 ones by {@link isGlobalIpv4}, which agrees). */
+const NON_GLOBAL = new BlockList();
+for (const [net, prefix] of NON_GLOBAL_V4) NON_GLOBAL.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
 ] as const) NON_GLOBAL.addSubnet(net, prefix, 'ipv6');
 
+/** The 32 bits of a valid dotted quad (as `isIP` accepts it: four decimal octets, no leading zeros), unsigned. */
+function ipv4Bits(ip: string): number {
+  let bits = 0;
+  let octet = 0;
+  for (let i = 0; i < ip.length; i++) {
+    const c = ip.charCodeAt(i);
+    if (c === 46) {
+      bits = bits * 256 + octet;
+      octet = 0;
+    } else octet = octet * 10 + (c - 48);
+  }
+  return bits * 256 + octet;
+}
+
+/** {@link NON_GLOBAL_V4} as (network bits, mask) pairs, for an integer check instead of a BlockList's SocketAddress. */
+const NON_GLOBAL_V4_BITS: ReadonlyArray<readonly [number, number]> = NON_GLOBAL_V4.map(([net, prefix]) => {
+  const mask = prefix === 0 ? 0 : (~0 << (32 - prefix)) >>> 0;
+  return [(ipv4Bits(net) & mask) >>> 0, mask] as const;
+});
+
+/** True when a valid dotted quad lies in none of the {@link NON_GLOBAL_V4} networks. */
+function isGlobalIpv4(ip: string): boolean {
+  const bits = ipv4Bits(ip);
+  for (const [net, mask] of NON_GLOBAL_V4_BITS) if (((bits & mask) >>> 0) === net) return false;
+  return true;
+}
+
 /** IPv4-mapped IPv6 (`::ffff:1.2.3.4`) -> IPv4; other input unchanged. */
 function unmap(ip: string): string {
+  if (ip.charCodeAt(0) !== 58) return ip; // only text starting with ':' can match
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   return m ? (m[1] as string) : ip;
 }
@@ -58,18 +89,27 @@ export function isGlobalAddress(ip: string): boolean {
   const addr = unmap(ip.trim());
   const family = isIP(addr);
   if (family === 0) return false;
-  return !NON_GLOBAL.check(addr, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? isGlobalIpv4(addr) : !NON_GLOBAL.check(addr, 'ipv6');
 }
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
+/** English country names by ISO code as given (Intl.DisplayNames is slow; a capture has few countries). */
+const countryNames = new Map<string, string | null>();
+
 function countryName(code: string | undefined): string | null {
   if (!code || code.length !== 2) return null;
-  try {
-    return regionNames.of(code.toUpperCase()) ?? null;
-  } catch {
-    return null;
+  let name = countryNames.get(code);
+  if (name === undefined) {
+    try {
+      name = regionNames.of(code.toUpperCase()) ?? null;
+    } catch {
+      name = null;
+    }
+    if (countryNames.size >= 1024) countryNames.clear();
+    countryNames.set(code, name);
   }
+  return name;
 }
 
 /** Directory of the installed DB-IP databases. */

@@ -46,6 +46,12 @@ const TITLES: Record<string, string> = {
   other: 'Attack traffic',
 };
 
+/** The flows of one (src, family, dst): their finding so far and the highest-scoring flow. */
+interface Group {
+  finding: Finding;
+  best: FlaggedFlow;
+}
+
 /**
  * One finding per (src, family, dst) among `flagged` flows of `flows`. `isNew(flow)` tells whether a flow is
  * flagged for the first time: a flow flagged in a snapshot and again when it ends is counted once (count = flows, not
@@ -59,12 +65,25 @@ export function mlFindings(
   isNew: (flow: FlowRecord) => boolean = () => true,
   explainedBy: 'path' | 'heuristic' = 'path',
 ): Finding[] {
-  const byKey = new Map<string, { finding: Finding; best: FlaggedFlow }>();
+  // Keyed by source, then family, then destination (no key strings built per flow); `groups` in first-seen order.
+  const byKey = new Map<string, Map<string, Map<string, Group>>>();
+  const groups: Group[] = [];
   for (const hit of flagged) {
     const f = flows[hit.index] as FlowRecord;
     if (!isNew(f)) continue;
-    const key = `${f.srcIp}|${hit.category}|${f.dstIp}`;
-    const seen = byKey.get(key);
+    const srcIp = f.srcIp;
+    const dstIp = f.dstIp;
+    let byFamily = byKey.get(srcIp);
+    if (byFamily === undefined) {
+      byFamily = new Map();
+      byKey.set(srcIp, byFamily);
+    }
+    let byDst = byFamily.get(hit.category);
+    if (byDst === undefined) {
+      byDst = new Map();
+      byFamily.set(hit.category, byDst);
+    }
+    const seen = byDst.get(dstIp);
     if (seen) {
       seen.finding.count++;
       seen.finding.firstSeenMs = Math.min(seen.finding.firstSeenMs, f.firstSeenMs);
@@ -72,31 +91,33 @@ export function mlFindings(
       if (hit.score > seen.best.score) seen.best = hit;
       continue;
     }
-    byKey.set(key, {
+    const group: Group = {
       best: hit,
       finding: {
         category: hit.category,
         source: 'ml',
         severity: 'low',
         score: hit.score,
-        srcIp: f.srcIp,
+        srcIp: srcIp,
         srcPort: f.srcPort,
-        dstIp: f.dstIp,
+        dstIp: dstIp,
         dstPort: f.dstPort,
         protocol: f.protocol,
-        target: f.dstIp,
-        threatIp: RESPONDER_IS_THREAT.has(hit.category) ? f.dstIp : f.srcIp,
-        title: `${TITLES[hit.category] ?? 'Suspicious traffic'} from ${f.srcIp} to ${f.dstIp}`,
+        target: dstIp,
+        threatIp: RESPONDER_IS_THREAT.has(hit.category) ? dstIp : srcIp,
+        title: `${TITLES[hit.category] ?? 'Suspicious traffic'} from ${srcIp} to ${dstIp}`,
         description: '',
         count: 1,
         firstSeenMs: f.firstSeenMs,
         lastSeenMs: f.lastSeenMs,
         details: {},
       },
-    });
+    };
+    byDst.set(dstIp, group);
+    groups.push(group);
   }
   const out: Finding[] = [];
-  for (const { finding, best } of byKey.values()) {
+  for (const { finding, best } of groups) {
     const f = flows[best.index] as FlowRecord;
     finding.score = Math.round(best.score * 1e4) / 1e4;
     finding.severity = mlSeverity(finding.category, best.score, thresholds);

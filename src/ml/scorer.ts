@@ -53,6 +53,34 @@ export interface ScorerOptions {
 
 const LATENCY_WINDOW = 2048;
 
+/** What a flagged flow's explanation needs besides its feature row. */
+interface Explainer {
+  readonly model: FlowModel;
+  readonly top: number;
+}
+
+const EMPTY_ROWS = new Float32Array(0);
+
+/** A {@link FlaggedFlow} whose feature row sits at `row` (in rows of the model's width) of `rows`, shared by its chunk. */
+class Flagged implements FlaggedFlow {
+  rows = EMPTY_ROWS;
+  constructor(
+    readonly index: number,
+    readonly category: string,
+    readonly score: number,
+    readonly probability: number,
+    private readonly explainer: Explainer,
+    public row: number,
+  ) {}
+
+  explain(): FeatureContribution[] {
+    const { model, top } = this.explainer;
+    const w = model.width;
+    const row = this.rows.subarray(this.row * w, (this.row + 1) * w);
+    return explainRow(model.features, row, top, model.attributor?.attribute(row));
+  }
+}
+
 /** See the module comment. */
 export class FlowScorer {
   readonly model: FlowModel;
@@ -71,12 +99,14 @@ export class FlowScorer {
   private latencyCount = 0;
   private lastScoredAt: string | null = null;
   private readonly flaggedPerClass: Record<string, number>;
+  private readonly explainer: Explainer;
 
   constructor(model: FlowModel, options: ScorerOptions) {
     this.model = model;
     this.options = options;
     this.builders = Array.from({ length: options.maxInFlight }, () => new FeatureMatrixBuilder(model.info.features, Math.min(options.maxBatch, 1024)));
     this.flaggedPerClass = Object.fromEntries(model.classes.slice(1).map((c) => [c, 0]));
+    this.explainer = { model, top: options.explainTop };
   }
 
   /** Scores `flows`; resolves to null when the scorer is saturated (the flows are counted as skipped). */
@@ -116,7 +146,6 @@ export class FlowScorer {
     const w = model.width;
     const alertAt = model.thresholds.alert;
     const minPackets = this.options.minPackets ?? 3;
-    const top = this.options.explainTop;
     const scores = new Float32Array(n);
     const flagged: FlaggedFlow[] = [];
     const { cols } = flowColumns(flows);
@@ -125,6 +154,7 @@ export class FlowScorer {
       const rows = Math.min(this.options.maxBatch, n - start);
       const matrix = builder.build(flows, start, rows);
       const probs = await model.run(matrix, rows);
+      const firstFlagged = flagged.length;
       for (let r = 0; r < rows; r++) {
         const base = r * nc;
         const score = 1 - (probs[base] as number);
@@ -135,15 +165,18 @@ export class FlowScorer {
           for (let c = 2; c < nc; c++) if ((probs[base + c] as number) > (probs[base + best] as number)) best = c;
           const category = classes[best] as string;
           this.flaggedPerClass[category] = (this.flaggedPerClass[category] ?? 0) + 1;
-          const row = matrix.slice(r * w, (r + 1) * w);
-          flagged.push({
-            index: start + r,
-            category,
-            score,
-            probability: probs[base + best] as number,
-            explain: () => explainRow(model.features, row, top, model.attributor?.attribute(row)),
-          });
+          flagged.push(new Flagged(start + r, category, score, probs[base + best] as number, this.explainer, r));
         }
+      }
+      // The flagged rows, copied out of the builder's matrix (reused by the next batch) into one array per chunk.
+      const copied = new Float32Array((flagged.length - firstFlagged) * w);
+      for (let k = firstFlagged; k < flagged.length; k++) {
+        const hit = flagged[k] as Flagged;
+        const from = hit.row * w;
+        const to = (k - firstFlagged) * w;
+        for (let j = 0; j < w; j++) copied[to + j] = matrix[from + j] as number;
+        hit.rows = copied;
+        hit.row = k - firstFlagged;
       }
     }
     const elapsed = performance.now() - started;

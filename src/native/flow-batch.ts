@@ -138,33 +138,78 @@ export function checkLayout(addon: { batchLayoutVersion: number; flowColumns: st
   }
 }
 
-/** Formats a 16-byte address: dotted quad for IPv4-mapped addresses, RFC 5952 text otherwise. */
+/** Decimal text of 0..255, and lowercase hex without and with a leading zero (the formatters below). */
+const DEC: readonly string[] = Array.from({ length: 256 }, (_, i) => String(i));
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16));
+const HEX2: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Word `w` (0..7) of the address at `b[off]` in hex, no leading zeros. */
+function hexWord(b: Uint8Array, off: number, w: number): string {
+  const hi = b[off + 2 * w] as number;
+  const lo = b[off + 2 * w + 1] as number;
+  return hi === 0 ? (HEX[lo] as string) : (HEX[hi] as string) + (HEX2[lo] as string);
+}
+
+/** True when the address at `b[off]` is IPv4-mapped (`::ffff:a.b.c.d`). */
+function isMapped(b: Uint8Array, off: number): boolean {
+  if (b[off + 10] !== 0xff || b[off + 11] !== 0xff) return false;
+  for (let i = 0; i < 10; i++) if (b[off + i] !== 0) return false;
+  return true;
+}
+
+/**
+ * Formats a 16-byte address: dotted quad for IPv4-mapped addresses, RFC 5952 text otherwise (lowercase hex, the
+ * longest run of two or more zero words as '::', the first one on ties). Builds the text from lookup tables, without
+ * intermediate arrays.
+ */
 export function formatAddress(b: Uint8Array, off = 0): string {
-  let mapped = b[off + 10] === 0xff && b[off + 11] === 0xff;
-  for (let i = 0; mapped && i < 10; i++) if (b[off + i] !== 0) mapped = false;
-  if (mapped) return `${b[off + 12]}.${b[off + 13]}.${b[off + 14]}.${b[off + 15]}`;
-  const words: number[] = [];
-  for (let i = 0; i < 8; i++) words.push((b[off + 2 * i] << 8) | b[off + 2 * i + 1]);
-  // Longest run (>= 2) of zero words becomes '::' (first one on ties).
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (words[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && words[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
+  if (isMapped(b, off)) {
+    return (DEC[b[off + 12] as number] as string) + '.' + (DEC[b[off + 13] as number] as string) + '.' + (DEC[b[off + 14] as number] as string) + '.' + (DEC[b[off + 15] as number] as string);
   }
-  if (bestStart < 0) return words.map((w) => w.toString(16)).join(':');
-  const head = words.slice(0, bestStart).map((w) => w.toString(16)).join(':');
-  const tail = words.slice(bestStart + bestLen).map((w) => w.toString(16)).join(':');
-  return `${head}::${tail}`;
+  let bestStart = -1;
+  let bestLen = 1; // runs of one zero word stay '0'
+  let runStart = -1;
+  for (let w = 0; w <= 8; w++) {
+    if (w < 8 && b[off + 2 * w] === 0 && b[off + 2 * w + 1] === 0) {
+      if (runStart < 0) runStart = w;
+    } else if (runStart >= 0) {
+      if (w - runStart > bestLen) {
+        bestStart = runStart;
+        bestLen = w - runStart;
+      }
+      runStart = -1;
+    }
+  }
+  let s = '';
+  if (bestStart < 0) {
+    for (let w = 0; w < 8; w++) s = w === 0 ? hexWord(b, off, 0) : s + ':' + hexWord(b, off, w);
+    return s;
+  }
+  for (let w = 0; w < bestStart; w++) s = w === 0 ? hexWord(b, off, 0) : s + ':' + hexWord(b, off, w);
+  s += '::';
+  for (let w = bestStart + bestLen; w < 8; w++) s = w === bestStart + bestLen ? s + hexWord(b, off, w) : s + ':' + hexWord(b, off, w);
+  return s;
+}
+
+/**
+ * Text of IPv4 addresses by their 32 bits (as an int32, a small integer key), shared by all batches: an address
+ * seen again is not formatted again, and every flow with it shares one string (whose hash Map lookups compute
+ * once). Cleared when it grows past {@link IPV4_TEXT_MAX}.
+ */
+const ipv4Text = new Map<number, string>();
+const IPV4_TEXT_MAX = 1 << 16;
+
+/** {@link formatAddress}, with IPv4-mapped addresses taken from (or added to) {@link ipv4Text}. */
+function addressText(b: Uint8Array, off: number): string {
+  if (!isMapped(b, off)) return formatAddress(b, off);
+  const key = ((b[off + 12] as number) << 24) | ((b[off + 13] as number) << 16) | ((b[off + 14] as number) << 8) | (b[off + 15] as number);
+  let s = ipv4Text.get(key);
+  if (s === undefined) {
+    s = formatAddress(b, off);
+    if (ipv4Text.size >= IPV4_TEXT_MAX) ipv4Text.clear();
+    ipv4Text.set(key, s);
+  }
+  return s;
 }
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
@@ -347,7 +392,7 @@ class BatchView implements FlowColumns {
   ip(k: number): string {
     let s = this.ips[k];
     if (s === undefined) {
-      s = formatAddress(this.addrs, k * 16);
+      s = addressText(this.addrs, k * 16);
       this.ips[k] = s;
     }
     return s;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../../../src/config/detection.js';
-import { createDetectionEngine } from '../../../src/detect/engine.js';
+import { createDetectionEngine, FlowKeys } from '../../../src/detect/engine.js';
 import { EventBus } from '../../../src/events.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import { tempDir } from '../../helpers/setup.js';
@@ -74,5 +74,32 @@ describe('detect/engine: createDetectionEngine()', () => {
     const rows = await store.selectFrom('alerts').selectAll().execute();
     expect(rows.map((r) => r.category)).to.deep.equal(['port_scan']);
     await engine.close();
+  });
+});
+
+describe('detect/engine: FlowKeys', () => {
+  it('answers like a bounded Set of `${id}@${firstSeenMs}` strings (oldest forgotten first), ids repeating with new start times', () => {
+    for (const max of [1, 3, 50]) {
+      const keys = new FlowKeys(max);
+      const strings = new Set<string>();
+      let seed = max;
+      const rand = (k: number): number => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return (seed >>> 8) % k;
+      };
+      const starts = [0, 1_700_000_000_123.457, 1_700_000_000_123.458, 1e12 + 0.001, Number.NaN];
+      for (let i = 0; i < 20000; i++) {
+        const id = rand(40);
+        const ms = starts[rand(starts.length)] as number;
+        const key = `${id}@${ms}`;
+        const expected = !strings.has(key);
+        if (expected) {
+          strings.add(key);
+          if (strings.size > max) strings.delete(strings.values().next().value as string);
+        }
+        expect(keys.add(id, ms), `${i}: ${key}`).to.equal(expected);
+        expect(keys.size).to.equal(strings.size);
+      }
+    }
   });
 });

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { DEFAULT_MODEL_PATH } from '../../../src/config/detection.js';
 import { loadFlowModel, type FlowModel } from '../../../src/ml/model.js';
 import { FlowScorer } from '../../../src/ml/scorer.js';
+import { explainRow } from '../../../src/ml/explain.js';
+import { FeatureMatrixBuilder } from '../../../src/ml/features.js';
 import path from 'node:path';
 import { replayFile } from '../../../src/native/capture.js';
 import { fakeFlowModel, type FakeFlowModel } from '../../helpers/fake-flow-model.js';
@@ -35,6 +37,19 @@ describe('ml/scorer: FlowScorer', () => {
     expect(Object.values(stats.flagged).reduce((a, b) => a + b, 0)).to.equal(out!.flagged.length);
     expect(stats.flowsPerSecond).to.be.above(0);
     expect(stats.model?.name).to.equal('vigil-flow');
+  });
+
+  it('explains each flagged flow from its own feature row, also after later batches reused the feature buffers', async () => {
+    const s = new FlowScorer(model, { maxInFlight: 1, maxQueuedFlows: 0, maxBatch: 64, explainTop: 3, minPackets: 1 });
+    const batch = (await replayFile(path.join(FIXTURES, 'pcaps', 'ndpi_nmap_syn_portscan.pcap'))).flows.slice(0, 300);
+    const out = await s.score(batch);
+    expect(new Set(out!.flagged.map((f) => Math.floor(f.index / 64))).size, 'flagged flows in several chunks').to.be.above(2);
+    await s.score([...batch].reverse()); // same builder, other rows
+    const builder = new FeatureMatrixBuilder(model.info.features, 1);
+    for (const f of out!.flagged) {
+      const row = builder.build(batch, f.index, 1).slice(0, model.width);
+      expect(f.explain()).to.deep.equal(explainRow(model.features, row, 3, model.attributor?.attribute(row)));
+    }
   });
 
   it('never flags flows below the evidence gate (short flows, TCP without the opening SYN), but scores them', async () => {
