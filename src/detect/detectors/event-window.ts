@@ -10,24 +10,6 @@
 import type { AddressRef } from './address.js';
 
 /**
- * Parallel arrays whose first holds times: removes, in place and keeping the order, the entries with a time below
- * `cutoff`, calling `dropped(i)` for each (index before the move) while its values are still in place.
- */
-export function dropOlder(columns: readonly [number[], ...unknown[][]], cutoff: number, dropped: (i: number) => void): void {
-  const t = columns[0];
-  let kept = 0;
-  for (let i = 0; i < t.length; i++) {
-    if ((t[i] as number) < cutoff) {
-      dropped(i);
-      continue;
-    }
-    if (kept !== i) for (const col of columns) col[kept] = col[i];
-    kept++;
-  }
-  for (const col of columns) col.length = kept;
-}
-
-/**
  * `a` with `v` appended: the array itself, or a new exact-size literal while it holds fewer than two elements (a
  * push() onto an array of 0 or 1 elements reserves 17 slots, and most detector keys see one or two events).
  */

@@ -13,12 +13,14 @@ import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally, UNANSW
 /** Probes among `indices` with `flag` set. */
 function countFlag(w: ProbeWindow, indices: readonly number[], flag: number): number {
   let k = 0;
-  for (const i of indices) if ((w.flags[i] as number) & flag) k++;
+  for (const i of indices) if (w.flags(i) & flag) k++;
   return k;
 }
 
-interface SourceState extends Keyed {
-  probes: ProbeWindow;
+/** A source's probes (the window is the state: one object per source). */
+class SourceState extends ProbeWindow implements Keyed {
+  slot = -1;
+  batch = 0;
 }
 
 /** A TCP flow whose initiator sent only packets without SYN, ACK and RST (FIN, NULL, Xmas scans), with no payload. */
@@ -51,11 +53,11 @@ export class PortScanDetector implements Detector {
       if (col(C.endReason, i) === SNAPSHOT_REASON) continue;
       if (protocol === 6 ? col(C.fwdSyn, i) === 0 && !stealthProbe(col, i) : protocol !== 17) continue;
       const key = addressKey(c, i);
-      const state = this.sources.use(key) ?? this.sources.add(key, { slot: -1, batch: 0, probes: new ProbeWindow() });
+      const state = this.sources.use(key) ?? this.sources.add(key, new SourceState());
       // No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply.
       const unanswered = protocol === 6 ? col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0 : col(C.bwdPackets, i) === 0;
-      state.probes.push(c.firstSeenMs(i), addressRef(c, n + i), col(C.dstPort, i) * 256 + protocol, unanswered);
-      state.probes.trimTo(this.maxProbesPerSource);
+      state.push(c.firstSeenMs(i), addressRef(c, n + i), col(C.dstPort, i) * 256 + protocol, unanswered);
+      state.trimTo(this.maxProbesPerSource);
     }
     this.sources.cap(this.maxTracked);
     const findings: Finding[] = [];
@@ -63,7 +65,7 @@ export class PortScanDetector implements Detector {
     // same probes remain: trimming is monotone in the newest probe time).
     const least = Math.min(this.config.minPorts, this.config.minHosts);
     for (const state of this.sources.live()) {
-      if (state.probes.length >= least) findings.push(...this.evaluate(state));
+      if (state.length >= least) findings.push(...this.evaluate(state));
     }
     return findings;
   }
@@ -77,37 +79,36 @@ export class PortScanDetector implements Detector {
     return out;
   }
 
-  private evaluate(state: SourceState): Finding[] {
-    const w = state.probes;
+  private evaluate(w: SourceState): Finding[] {
     w.evict(this.config.windowSec * 1000);
     // The tallies tell which destinations and services can make a finding; only their probes are gathered.
     const tallies = w.tallies();
     const hosts = this.candidates(tallies.byHost, this.config.minPorts);
     const services = this.candidates(tallies.byService, this.config.minHosts);
     if (!hosts && !services) return [];
-    const src = addressOfKey(this.sources.keyOf(state));
+    const src = addressOfKey(this.sources.keyOf(w));
     // Those destinations and services in order of their first probe in the window, each with its probes (indices).
     const byHost = new Map<AddressRef, number[]>();
     const byPort = new Map<number, number[]>();
     for (let i = 0; i < w.length; i++) {
       const dst = w.dst[i] as AddressRef;
-      const svc = w.service[i] as number;
+      const svc = w.service(i);
       if (hosts?.has(dst)) (byHost.get(dst) ?? byHost.set(dst, []).get(dst))?.push(i);
       if (services?.has(svc)) (byPort.get(svc) ?? byPort.set(svc, []).get(svc))?.push(i);
     }
     const out: Finding[] = [];
     for (const [dst, probes] of byHost) {
       const ports = (tallies.byHost.get(dst) as Tally).distinct;
-      const fresh = probes.filter((i) => !((w.flags[i] as number) & REPORTED_VERTICAL));
+      const fresh = probes.filter((i) => !(w.flags(i) & REPORTED_VERTICAL));
       if (fresh.length === 0) continue;
-      for (const i of fresh) w.flags[i] = (w.flags[i] as number) | REPORTED_VERTICAL;
+      for (const i of fresh) w.mark(i, REPORTED_VERTICAL);
       out.push(this.finding(src, addressOfRef(dst), null, w, probes, fresh, ports, 'ports'));
     }
     for (const [svc, probes] of byPort) {
       const distinctHosts = (tallies.byService.get(svc) as Tally).distinct;
-      const fresh = probes.filter((i) => !((w.flags[i] as number) & REPORTED_HORIZONTAL));
+      const fresh = probes.filter((i) => !(w.flags(i) & REPORTED_HORIZONTAL));
       if (fresh.length === 0) continue;
-      for (const i of fresh) w.flags[i] = (w.flags[i] as number) | REPORTED_HORIZONTAL;
+      for (const i of fresh) w.mark(i, REPORTED_HORIZONTAL);
       out.push(this.finding(src, null, { port: Math.floor(svc / 256), proto: svc % 256 }, w, probes, fresh, distinctHosts, 'hosts'));
     }
     return out;
@@ -128,11 +129,11 @@ export class PortScanDetector implements Detector {
     let first = Infinity;
     let last = -Infinity;
     for (const i of fresh) {
-      const t = w.t[i] as number;
+      const t = w.time(i);
       if (t < first) first = t;
       if (t > last) last = t;
     }
-    const protocols = [...new Set(window.map((i) => (w.service[i] as number) % 256))];
+    const protocols = [...new Set(window.map((i) => w.service(i) % 256))];
     const vertical = kind === 'ports';
     return {
       category: 'port_scan',

@@ -1,11 +1,11 @@
 /**
- * The probes of one port-scan source within its sliding window: parallel arrays in arrival order (no object per
- * probe) and, once the source has enough probes to matter, per-destination and per-service tallies kept up to date as
- * probes arrive and leave, so the detector can tell without a pass over the window that no host or service can make
- * a finding.
+ * The probes of one port-scan source within its sliding window: one array of numbers (three per probe) and one of
+ * destinations, in arrival order (no object per probe), and, once the source has enough probes to matter,
+ * per-destination and per-service tallies kept up to date as probes arrive and leave, so the detector can tell
+ * without a pass over the window that no host or service can make a finding.
  */
 import type { AddressRef } from './address.js';
-import { appended, dropOlder } from './event-window.js';
+import { appended } from './event-window.js';
 
 /** Probe flags. */
 export const UNANSWERED = 1;
@@ -33,14 +33,13 @@ const NO_NUMBERS: readonly number[] = [];
 const NO_ADDRESSES: readonly AddressRef[] = [];
 
 export class ProbeWindow {
-  // Arrays grow through `appended` (event-window.ts).
-  /** First-seen time (epoch ms) of each probe, in arrival order. */
-  t = NO_NUMBERS as number[];
-  /** Destination address (address.ts `addressRef`). */
+  /**
+   * Per probe, in arrival order, three numbers: first-seen time (epoch ms), service (`port * 256 + protocol`) and
+   * flags. One array instead of three: most sources send one or two probes.
+   */
+  private ev = NO_NUMBERS as number[];
+  /** Destination address of each probe (address.ts `addressRef`). Grows through `appended` (event-window.ts). */
   dst = NO_ADDRESSES as AddressRef[];
-  /** `port * 256 + protocol`. */
-  service = NO_NUMBERS as number[];
-  flags = NO_NUMBERS as number[];
   private newest = -Infinity;
   private oldest = Infinity;
   /** Null until {@link tallies} is first asked for. */
@@ -48,37 +47,58 @@ export class ProbeWindow {
   private byService: Map<number, Tally> | null = null;
   /** Probes per (destination, service), keyed `destination id * SERVICES + service` (a string for odd services). */
   private pairs: Map<number | string, number> | null = null;
-  /** Destination ids free for reuse, and the next new one. */
-  private readonly freeIds: number[] = [];
+  /** Destination ids free for reuse (null until the tallies start), and the next new one. */
+  private freeIds: number[] | null = null;
   private nextId = 0;
 
   get length(): number {
-    return this.t.length;
+    return this.dst.length;
+  }
+
+  /** First-seen time of probe `i`. */
+  time(i: number): number {
+    return this.ev[3 * i] as number;
+  }
+
+  /** `port * 256 + protocol` of probe `i`. */
+  service(i: number): number {
+    return this.ev[3 * i + 1] as number;
+  }
+
+  /** Flags of probe `i`. */
+  flags(i: number): number {
+    return this.ev[3 * i + 2] as number;
+  }
+
+  /** Sets `flag` on probe `i`. */
+  mark(i: number, flag: number): void {
+    this.ev[3 * i + 2] = (this.ev[3 * i + 2] as number) | flag;
   }
 
   push(t: number, dst: AddressRef, service: number, unanswered: boolean): void {
     const flags = unanswered ? UNANSWERED : 0;
-    this.t = appended(this.t, t);
+    // Exact-size literals for the first two probes (see event-window.ts `appended`).
+    const ev = this.ev;
+    if (ev.length === 0) this.ev = [t, service, flags];
+    else if (ev.length === 3) this.ev = [ev[0] as number, ev[1] as number, ev[2] as number, t, service, flags];
+    else ev.push(t, service, flags);
     this.dst = appended(this.dst, dst);
-    this.service = appended(this.service, service);
-    this.flags = appended(this.flags, flags);
     if (t > this.newest) this.newest = t;
     if (t < this.oldest) this.oldest = t;
-    if (this.byHost) this.count(this.t.length - 1, 1);
+    if (this.byHost) this.count(this.dst.length - 1, 1);
   }
 
   /** Keeps the `max` latest arrivals. */
   trimTo(max: number): void {
-    const drop = this.t.length - max;
+    const drop = this.dst.length - max;
     if (drop <= 0) return;
     if (this.byHost) for (let i = 0; i < drop; i++) this.count(i, -1);
-    this.t.splice(0, drop);
+    this.ev.splice(0, 3 * drop);
     this.dst.splice(0, drop);
-    this.service.splice(0, drop);
-    this.flags.splice(0, drop);
     this.newest = -Infinity;
     this.oldest = Infinity;
-    for (const ti of this.t) {
+    for (let i = 0; i < this.ev.length; i += 3) {
+      const ti = this.ev[i] as number;
       if (ti > this.newest) this.newest = ti;
       if (ti < this.oldest) this.oldest = ti;
     }
@@ -88,11 +108,26 @@ export class ProbeWindow {
   evict(windowMs: number): void {
     const cutoff = this.newest - windowMs;
     if (!(this.oldest < cutoff)) return;
-    dropOlder([this.t, this.dst, this.service, this.flags], cutoff, (i) => {
-      if (this.byHost) this.count(i, -1);
-    });
+    const { ev, dst } = this;
+    const n = dst.length;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      if ((ev[3 * i] as number) < cutoff) {
+        if (this.byHost) this.count(i, -1);
+        continue;
+      }
+      if (kept !== i) {
+        ev[3 * kept] = ev[3 * i] as number;
+        ev[3 * kept + 1] = ev[3 * i + 1] as number;
+        ev[3 * kept + 2] = ev[3 * i + 2] as number;
+        dst[kept] = dst[i] as AddressRef;
+      }
+      kept++;
+    }
+    ev.length = 3 * kept;
+    dst.length = kept;
     this.oldest = Infinity;
-    for (const ti of this.t) if (ti < this.oldest) this.oldest = ti;
+    for (let i = 0; i < ev.length; i += 3) if ((ev[i] as number) < this.oldest) this.oldest = ev[i] as number;
   }
 
   /** Per-destination and per-service tallies of the probes in the window (built on first use, then kept). */
@@ -101,7 +136,8 @@ export class ProbeWindow {
       this.byHost = new Map();
       this.byService = new Map();
       this.pairs = new Map();
-      for (let i = 0; i < this.t.length; i++) this.count(i, 1);
+      this.freeIds = [];
+      for (let i = 0; i < this.dst.length; i++) this.count(i, 1);
     }
     return { byHost: this.byHost, byService: this.byService };
   }
@@ -111,11 +147,12 @@ export class ProbeWindow {
     const byHost = this.byHost as Map<AddressRef, HostTally>;
     const byService = this.byService as Map<number, Tally>;
     const pairs = this.pairs as Map<number | string, number>;
+    const freeIds = this.freeIds as number[];
     const dst = this.dst[i] as AddressRef;
-    const svc = this.service[i] as number;
-    const unanswered = (this.flags[i] as number) & UNANSWERED ? by : 0;
+    const svc = this.ev[3 * i + 1] as number;
+    const unanswered = (this.ev[3 * i + 2] as number) & UNANSWERED ? by : 0;
     let h = byHost.get(dst);
-    if (!h) byHost.set(dst, (h = { probes: 0, unanswered: 0, distinct: 0, id: this.freeIds.pop() ?? this.nextId++ }));
+    if (!h) byHost.set(dst, (h = { probes: 0, unanswered: 0, distinct: 0, id: freeIds.pop() ?? this.nextId++ }));
     let s = byService.get(svc);
     if (!s) byService.set(svc, (s = { probes: 0, unanswered: 0, distinct: 0 }));
     h.probes += by;
@@ -137,7 +174,7 @@ export class ProbeWindow {
     }
     if (h.probes === 0) {
       byHost.delete(dst);
-      this.freeIds.push(h.id);
+      freeIds.push(h.id);
     }
     if (s.probes === 0) byService.delete(svc);
   }

@@ -38,7 +38,7 @@ describe('detect/detectors/probe-window: ProbeWindow', () => {
         for (const p of ref) if (p.t > latest) latest = p.t;
         ref = ref.filter((p) => p.t >= latest - windowMs);
         w.evict(windowMs);
-        expect(Array.from({ length: w.length }, (_, i) => ({ t: w.t[i], dst: w.dst[i], service: w.service[i], unanswered: ((w.flags[i] as number) & UNANSWERED) !== 0 })), `run ${run} batch ${batch}`).to.deep.equal(ref);
+        expect(Array.from({ length: w.length }, (_, i) => ({ t: w.time(i), dst: w.dst[i], service: w.service(i), unanswered: (w.flags(i) & UNANSWERED) !== 0 })), `run ${run} batch ${batch}`).to.deep.equal(ref);
         const { byHost, byService } = w.tallies();
         const hosts = new Map<number | string, { probes: number; unanswered: number; distinct: Map<number, number> }>();
         const services = new Map<number, { probes: number; unanswered: number; distinct: Map<number | string, number> }>();
