@@ -14,7 +14,13 @@ import { addressesOfPairKey, addressPairKey, isGroupAddressAt } from './address.
 const PERIODIC_BY_DESIGN = new Set([53, 67, 68, 123, 137, 138, 1900, 5353, 5355]);
 
 interface BeaconState extends Keyed {
-  starts: number[];
+  /**
+   * Connection starts (epoch ms), sorted; null while the series has fewer than {@link INLINE} (they are in the
+   * detector's `early` array then: most series never get a third start, and fewer cannot make a finding).
+   */
+  starts: number[] | null;
+  /** Starts kept in `early` while `starts` is null. */
+  held: number;
   unreported: number;
   /** The first flow's source port. */
   srcPort: number;
@@ -23,6 +29,9 @@ interface BeaconState extends Keyed {
 }
 
 const MAX_STARTS = 64;
+
+/** Starts a series keeps in the detector's `early` array before it gets its own (fewer than minConnections allows). */
+const INLINE = 2;
 
 /**
  * Mean (s) and coefficient of variation of the intervals between `starts` (sorted, ms; at least two): the numbers
@@ -44,6 +53,8 @@ export class BeaconDetector implements Detector {
   readonly name = 'beaconing';
   /** By (source, destination, port, protocol) key (address.ts `addressPairKey`). */
   private readonly series = new KeyTable<BeaconState>();
+  /** The first {@link INLINE} starts of the series in slot `s` at `INLINE * s` (sorted), while it has no array. */
+  private early = new Float64Array(0);
 
   constructor(private readonly config: BeaconConfig, private readonly maxTracked: number) {}
 
@@ -60,34 +71,42 @@ export class BeaconDetector implements Detector {
       const t = c.firstSeenMs(i);
       let state = this.series.use(key);
       if (!state) {
-        // A one-element literal: most series never get a second start (a first push() onto [] reserves 17 slots).
-        state = this.series.add(key, { slot: -1, batch: 0, starts: [t], unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol });
+        state = this.series.add(key, { slot: -1, batch: 0, starts: null, held: 0, unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol });
+        this.keepEarly(state, t);
+      } else if (state.starts === null && state.held < INLINE) {
+        this.keepEarly(state, t);
       } else {
         // Kept sorted: flows arrive in end order, so a start can be earlier than the last one (insert it in place).
-        const starts = state.starts;
+        let starts = state.starts;
+        if (starts === null) {
+          // Exact size (a push() onto an array of 0 or 1 elements reserves 17 slots).
+          const e = this.early;
+          const o = INLINE * state.slot;
+          starts = state.starts = [e[o] as number, e[o + 1] as number];
+        }
         let at = starts.length;
         while (at > 0 && (starts[at - 1] as number) > t) at--;
-        // A second start makes an exact-size literal (see event-window.ts `appended`).
-        if (starts.length === 1) state.starts = at === 1 ? [starts[0] as number, t] : [t, starts[0] as number];
-        else if (at === starts.length) starts.push(t);
+        if (at === starts.length) starts.push(t);
         else starts.splice(at, 0, t);
+        if (starts.length > MAX_STARTS) starts.splice(0, starts.length - MAX_STARTS);
       }
       state.unreported++;
-      if (state.starts.length > MAX_STARTS) state.starts.splice(0, state.starts.length - MAX_STARTS);
     }
     this.series.cap(this.maxTracked);
     const out: Finding[] = [];
     const windowMs = this.config.windowSec * 1000;
     for (const state of this.series.live()) {
-      if (state.starts.length < this.config.minConnections) continue;
-      const latest = state.starts[state.starts.length - 1] as number;
+      // Fewer than INLINE + 1 starts (no array) are fewer than minConnections (at least 3).
+      const starts = state.starts;
+      if (starts === null || starts.length < this.config.minConnections) continue;
+      const latest = starts[starts.length - 1] as number;
       // Sorted: the starts before the window are a prefix.
       let before = 0;
-      while ((state.starts[before] as number) < latest - windowMs) before++;
-      if (before > 0) state.starts.splice(0, before);
-      state.unreported = Math.min(state.unreported, state.starts.length);
-      if (state.starts.length < this.config.minConnections || state.unreported === 0) continue;
-      const { mean, jitter } = intervalStats(state.starts);
+      while ((starts[before] as number) < latest - windowMs) before++;
+      if (before > 0) starts.splice(0, before);
+      state.unreported = Math.min(state.unreported, starts.length);
+      if (starts.length < this.config.minConnections || state.unreported === 0) continue;
+      const { mean, jitter } = intervalStats(starts);
       if (mean < this.config.minIntervalSec || jitter > this.config.maxJitter) continue;
       const fresh = state.unreported;
       state.unreported = 0;
@@ -97,7 +116,7 @@ export class BeaconDetector implements Detector {
         category: 'beaconing',
         source: 'rule',
         severity: 'medium',
-        score: ruleScore(state.starts.length, this.config.minConnections),
+        score: ruleScore(starts.length, this.config.minConnections),
         srcIp: f.srcIp,
         srcPort: null,
         dstIp: f.dstIp,
@@ -106,13 +125,13 @@ export class BeaconDetector implements Detector {
         target: `${f.dstIp}:${f.dstPort}/${f.protocol}`,
         threatIp: f.dstIp,
         title: `Periodic connections from ${f.srcIp} to ${f.dstIp}:${f.dstPort}`,
-        description: `${state.starts.length} connections every ${mean.toFixed(1)} s (jitter ${(jitter * 100).toFixed(1)}%) from ${f.srcIp} to ${f.dstIp}:${f.dstPort}: possible command-and-control beaconing.`,
+        description: `${starts.length} connections every ${mean.toFixed(1)} s (jitter ${(jitter * 100).toFixed(1)}%) from ${f.srcIp} to ${f.dstIp}:${f.dstPort}: possible command-and-control beaconing.`,
         count: fresh,
-        firstSeenMs: state.starts[state.starts.length - fresh] as number,
+        firstSeenMs: starts[starts.length - fresh] as number,
         lastSeenMs: latest,
         details: {
           detector: 'beaconing',
-          connections: state.starts.length,
+          connections: starts.length,
           meanIntervalSec: Math.round(mean * 1000) / 1000,
           jitter: Math.round(jitter * 1000) / 1000,
           windowSec: this.config.windowSec,
@@ -121,5 +140,23 @@ export class BeaconDetector implements Detector {
       });
     }
     return out;
+  }
+
+  /** Adds start `t` to the starts of `state` kept in `early` (sorted, a later equal start after the earlier). */
+  private keepEarly(state: BeaconState, t: number): void {
+    const o = INLINE * state.slot;
+    if (this.early.length < o + INLINE) {
+      const grown = new Float64Array(Math.max(INLINE * 64, 2 * (o + INLINE)));
+      grown.set(this.early);
+      this.early = grown;
+    }
+    const e = this.early;
+    let at = state.held;
+    while (at > 0 && (e[o + at - 1] as number) > t) {
+      e[o + at] = e[o + at - 1] as number;
+      at--;
+    }
+    e[o + at] = t;
+    state.held++;
   }
 }
