@@ -8,13 +8,22 @@ import type { FlowRecord } from '../../native/flow-record.js';
 import { addressKey, addressOfKey, addressOfRef, addressRef, type AddressRef } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { KeyTable, type Keyed } from '../lru-map.js';
-import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally, UNANSWERED } from './probe-window.js';
+import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally } from './probe-window.js';
 
-/** Probes among `indices` with `flag` set. */
-function countFlag(w: ProbeWindow, indices: readonly number[], flag: number): number {
-  let k = 0;
-  for (const i of indices) if (w.flags(i) & flag) k++;
-  return k;
+/**
+ * A destination (vertical) or service (horizontal) that passes the thresholds, and what one pass over the window
+ * gathers about it: its probes not reported yet for this kind (now marked reported) and their time span, and the
+ * protocol of its probes.
+ */
+interface Candidate<K> {
+  key: K;
+  tally: Tally;
+  fresh: number;
+  first: number;
+  last: number;
+  /** Protocol (service % 256) of the first probe; null once a probe with another has been seen. */
+  protocol: number | null;
+  seen: boolean;
 }
 
 /** A source's probes (the window is the state: one object per source). */
@@ -70,46 +79,38 @@ export class PortScanDetector implements Detector {
     return findings;
   }
 
-  /** Keys of `tallies` that pass the thresholds (`min` distinct others, enough unanswered), or null when none does. */
-  private candidates<K>(tallies: ReadonlyMap<K, Tally>, min: number): Set<K> | null {
-    let out: Set<K> | null = null;
-    for (const [key, e] of tallies) {
-      if (e.distinct >= min && !(e.unanswered / e.probes < this.config.minUnansweredRatio)) (out ??= new Set()).add(key);
+  /** The entries of `tallies` that pass the thresholds (`min` distinct others, enough unanswered), or null when none does. */
+  private candidates<K>(tallies: ReadonlyMap<K, Tally>, min: number): Map<K, Candidate<K>> | null {
+    let out: Map<K, Candidate<K>> | null = null;
+    for (const [key, tally] of tallies) {
+      if (tally.distinct >= min && !(tally.unanswered / tally.probes < this.config.minUnansweredRatio)) {
+        (out ??= new Map()).set(key, { key, tally, fresh: 0, first: Infinity, last: -Infinity, protocol: null, seen: false });
+      }
     }
     return out;
   }
 
   private evaluate(w: SourceState): Finding[] {
     w.evict(this.config.windowSec * 1000);
-    // The tallies tell which destinations and services can make a finding; only their probes are gathered.
+    // The tallies tell which destinations and services can make a finding; only their probes are looked at.
     const tallies = w.tallies();
     const hosts = this.candidates(tallies.byHost, this.config.minPorts);
     const services = this.candidates(tallies.byService, this.config.minHosts);
     if (!hosts && !services) return [];
     const src = addressOfKey(this.sources.keyOf(w));
-    // Those destinations and services in order of their first probe in the window, each with its probes (indices).
-    const byHost = new Map<AddressRef, number[]>();
-    const byPort = new Map<number, number[]>();
+    // Those destinations and services in order of their first probe in the window.
+    const hostOrder: Array<Candidate<AddressRef>> = [];
+    const serviceOrder: Array<Candidate<number>> = [];
     for (let i = 0; i < w.length; i++) {
-      const dst = w.dst[i] as AddressRef;
-      const svc = w.service(i);
-      if (hosts?.has(dst)) (byHost.get(dst) ?? byHost.set(dst, []).get(dst))?.push(i);
-      if (services?.has(svc)) (byPort.get(svc) ?? byPort.set(svc, []).get(svc))?.push(i);
+      const h = hosts?.get(w.dst[i] as AddressRef);
+      if (h) gather(w, i, h, REPORTED_VERTICAL, hostOrder);
+      const s = services?.get(w.service(i));
+      if (s) gather(w, i, s, REPORTED_HORIZONTAL, serviceOrder);
     }
     const out: Finding[] = [];
-    for (const [dst, probes] of byHost) {
-      const ports = (tallies.byHost.get(dst) as Tally).distinct;
-      const fresh = probes.filter((i) => !(w.flags(i) & REPORTED_VERTICAL));
-      if (fresh.length === 0) continue;
-      for (const i of fresh) w.mark(i, REPORTED_VERTICAL);
-      out.push(this.finding(src, addressOfRef(dst), null, w, probes, fresh, ports, 'ports'));
-    }
-    for (const [svc, probes] of byPort) {
-      const distinctHosts = (tallies.byService.get(svc) as Tally).distinct;
-      const fresh = probes.filter((i) => !(w.flags(i) & REPORTED_HORIZONTAL));
-      if (fresh.length === 0) continue;
-      for (const i of fresh) w.mark(i, REPORTED_HORIZONTAL);
-      out.push(this.finding(src, null, { port: Math.floor(svc / 256), proto: svc % 256 }, w, probes, fresh, distinctHosts, 'hosts'));
+    for (const h of hostOrder) if (h.fresh > 0) out.push(this.finding(src, addressOfRef(h.key), null, h, 'ports'));
+    for (const s of serviceOrder) {
+      if (s.fresh > 0) out.push(this.finding(src, null, { port: Math.floor(s.key / 256), proto: s.key % 256 }, s, 'hosts'));
     }
     return out;
   }
@@ -118,22 +119,15 @@ export class PortScanDetector implements Detector {
     src: string,
     dst: string | null,
     service: { port: number; proto: number } | null,
-    w: ProbeWindow,
-    window: number[],
-    fresh: number[],
-    distinct: number,
+    c: Candidate<unknown>,
     kind: 'ports' | 'hosts',
   ): Finding {
     const threshold = kind === 'ports' ? this.config.minPorts : this.config.minHosts;
-    const unanswered = countFlag(w, window, UNANSWERED);
-    let first = Infinity;
-    let last = -Infinity;
-    for (const i of fresh) {
-      const t = w.time(i);
-      if (t < first) first = t;
-      if (t > last) last = t;
-    }
-    const protocols = [...new Set(window.map((i) => w.service(i) % 256))];
+    const distinct = c.tally.distinct;
+    const unanswered = c.tally.unanswered;
+    const inWindow = c.tally.probes;
+    const first = c.first;
+    const last = c.last;
     const vertical = kind === 'ports';
     return {
       category: 'port_scan',
@@ -144,25 +138,46 @@ export class PortScanDetector implements Detector {
       srcPort: null,
       dstIp: vertical ? dst : null,
       dstPort: vertical ? null : (service?.port ?? null),
-      protocol: protocols.length === 1 ? (protocols[0] as number) : null,
+      protocol: c.protocol,
       target: vertical ? (dst as string) : `*:${service?.port}/${service?.proto}`,
       threatIp: src,
       title: vertical ? `Port scan of ${dst} from ${src}` : `Scan of port ${service?.port} across hosts from ${src}`,
       description: vertical
-        ? `${src} probed ${distinct} ports of ${dst} within ${this.config.windowSec} s; ${unanswered} of ${window.length} probes got no session.`
-        : `${src} probed port ${service?.port} on ${distinct} hosts within ${this.config.windowSec} s; ${unanswered} of ${window.length} probes got no session.`,
-      count: fresh.length,
+        ? `${src} probed ${distinct} ports of ${dst} within ${this.config.windowSec} s; ${unanswered} of ${inWindow} probes got no session.`
+        : `${src} probed port ${service?.port} on ${distinct} hosts within ${this.config.windowSec} s; ${unanswered} of ${inWindow} probes got no session.`,
+      count: c.fresh,
       firstSeenMs: first,
       lastSeenMs: last,
       details: {
         detector: 'port_scan',
         kind: vertical ? 'vertical' : 'horizontal',
         distinct,
-        probesInWindow: window.length,
-        unansweredRatio: Math.round((unanswered / window.length) * 1000) / 1000,
+        probesInWindow: inWindow,
+        unansweredRatio: Math.round((unanswered / inWindow) * 1000) / 1000,
         windowSec: this.config.windowSec,
         threshold,
       },
     };
   }
+}
+
+/**
+ * Adds probe `i` to candidate `c`: the first of `c` puts it on `order`; a probe without `reported` is fresh (and now
+ * marked). The protocol stays the first probe's while every probe has the same (as a Set of them would tell: -0 is 0).
+ */
+function gather<K>(w: ProbeWindow, i: number, c: Candidate<K>, reported: number, order: Array<Candidate<K>>): void {
+  const protocol = (w.service(i) % 256) + 0;
+  if (!c.seen) {
+    c.seen = true;
+    c.protocol = protocol;
+    order.push(c);
+  } else if (c.protocol !== null && !(c.protocol === protocol || (c.protocol !== c.protocol && protocol !== protocol))) {
+    c.protocol = null;
+  }
+  if (w.flags(i) & reported) return;
+  w.mark(i, reported);
+  c.fresh++;
+  const t = w.time(i);
+  if (t < c.first) c.first = t;
+  if (t > c.last) c.last = t;
 }

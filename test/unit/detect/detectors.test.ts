@@ -25,6 +25,20 @@ describe('detect/detectors', () => {
       expect(f2[0]!.details).to.include({ distinct: 26 });
     });
 
+    it('gives the protocol only when all probes of the host share it, and the time span of the new probes only', () => {
+      const d = new PortScanDetector(config.portScan, 1000);
+      const udp = (port: number, t: number) => makeFlow({ srcIp: '10.0.0.66', dstIp: '10.0.0.9', protocol: 17, dstPort: port, firstSeenMs: t, fwdPackets: 1, bwdPackets: 0, packets: 1, fwdPayloadBytes: 0, bwdPayloadBytes: 0, endReason: 'idle' });
+      const tcp = Array.from({ length: 20 }, (_, i) => synProbe('10.0.0.66', '10.0.0.9', 1000 + i, T0 + 100 * (20 - i)));
+      const [f1] = d.observe(tcp);
+      expect(f1).to.include({ protocol: 6, count: 20, firstSeenMs: T0 + 100, lastSeenMs: T0 + 2000 });
+      // Two UDP probes (one answered by nobody, one late): the host's probes now mix TCP and UDP.
+      const [f2, ...rest] = d.observe([udp(53, T0 + 5000), udp(54, T0 + 3000)]);
+      expect(rest).to.deep.equal([]);
+      expect(f2).to.include({ protocol: null, count: 2, firstSeenMs: T0 + 3000, lastSeenMs: T0 + 5000 });
+      expect(f2!.details).to.include({ distinct: 22, probesInWindow: 22, unansweredRatio: 1 });
+      expect(f2!.description).to.equal('10.0.0.66 probed 22 ports of 10.0.0.9 within 60 s; 22 of 22 probes got no session.');
+    });
+
     it('stays quiet below minPorts, when probes are answered, and when they are spread beyond the window', () => {
       const few = new PortScanDetector(config.portScan, 1000);
       expect(few.observe(Array.from({ length: 19 }, (_, i) => synProbe('10.0.0.66', '10.0.0.9', 1000 + i, T0 + i)))).to.deep.equal([]);
