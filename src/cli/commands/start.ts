@@ -25,6 +25,7 @@ import { createSensor } from '../../native/capture.js';
 import { SensorPipeline } from '../../pipeline.js';
 import { closeStore, makePrivate, openStore } from '../../store/database.js';
 import type { Env } from '../../config/env.js';
+import { shutdownSignal } from '../shutdown-signal.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The bundled sample capture (see samples/README.md). */
@@ -192,16 +193,15 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write('usage: vigil start\n\nConfigured through VIGIL_* environment variables (see README, "Desktop API").\n');
     return 0;
   }
-  const running = await startDesktop();
-  process.stdout.write(`vigil: desktop API listening on ${running.url}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.stderr.write(`vigil: ${signal}, shutting down\n`);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await running.close();
-  return 0;
+  // Listening from here: a signal during start-up shuts down cleanly once start-up is done (see shutdown-signal.ts).
+  const shutdown = shutdownSignal((signal) => process.stderr.write(`vigil: ${signal}, shutting down\n`));
+  try {
+    const running = await startDesktop();
+    if (!shutdown.requested) process.stdout.write(`vigil: desktop API listening on ${running.url}\n`);
+    await shutdown.received;
+    await running.close();
+    return 0;
+  } finally {
+    shutdown.dispose();
+  }
 }

@@ -12,6 +12,7 @@ import { createJwtVerifier } from '../../web-api/auth/jwt-verifier.js';
 import type { RateLimitStore } from '../../web-api/rate-limit.js';
 import { createCertificateSigner, loadOrCreateSigningKey } from '../../web-api/services/certificate.service.js';
 import { openWebStore, type WebStore } from '../../web-api/store/database.js';
+import { shutdownSignal } from '../shutdown-signal.js';
 
 /** A running Web API. */
 export interface RunningWebServer {
@@ -106,13 +107,18 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   const config = loadWebConfig();
-  const server = await startWebServer(config);
-  process.stdout.write(`vigil web: listening on ${server.url} (public URL ${config.publicUrl}, database ${config.database.kind}` +
-    `, rate limits ${config.redisUrl === undefined ? 'in memory' : 'in Redis'}, ${config.jwt === undefined ? 'no identity provider configured' : `tokens from ${config.jwt.issuer}`})\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await server.close();
-  return 0;
+  // Listening from here: a signal during start-up shuts down cleanly once start-up is done (see shutdown-signal.ts).
+  const shutdown = shutdownSignal();
+  try {
+    const server = await startWebServer(config);
+    if (!shutdown.requested) {
+      process.stdout.write(`vigil web: listening on ${server.url} (public URL ${config.publicUrl}, database ${config.database.kind}` +
+        `, rate limits ${config.redisUrl === undefined ? 'in memory' : 'in Redis'}, ${config.jwt === undefined ? 'no identity provider configured' : `tokens from ${config.jwt.issuer}`})\n`);
+    }
+    await shutdown.received;
+    await server.close();
+    return 0;
+  } finally {
+    shutdown.dispose();
+  }
 }

@@ -218,3 +218,38 @@ describe('vigil start data directory and database modes', function () {
     }
   });
 });
+
+describe('vigil start stopped during start-up', function () {
+  this.timeout(60_000);
+
+  it('a SIGTERM that arrives while it starts (here: on the data-directory notice, before the listening line) still shuts down cleanly with exit code 0', async () => {
+    // Regression: the handlers were installed only after the listening line, so a signal in between killed the process
+    // (exit code null); a test that stopped it right after that line lost the race on a busy machine.
+    const home = tempDir('start-early-signal-');
+    const dataDir = path.join(home, '.vigil');
+    mkdirSync(dataDir, { mode: 0o755 });
+    chmodSync(dataDir, 0o755); // makes start-up print a notice before it listens
+    const proc = spawn(process.execPath, ['bin/vigil.js', 'start'], {
+      cwd: ROOT,
+      env: cleanEnv({ HOME: home, VIGIL_DESKTOP_PORT: '0', VIGIL_FIREWALL: 'none', VIGIL_CAPTURE_FILE: path.join(FIXTURES, 'pcaps', 'zeek_qinq_8021ad_http.pcap'), VIGIL_REPLAY_LOOP: 'false' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let signalled = false;
+    proc.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (!signalled && stderr.includes('it is now 0700')) {
+        signalled = true;
+        proc.kill('SIGTERM');
+      }
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+    try {
+      expect(await exited).to.deep.equal({ code: 0, signal: null }, stderr);
+      expect(signalled).to.equal(true);
+      expect(stderr).to.contain('vigil: SIGTERM, shutting down');
+    } finally {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
+  });
+});
