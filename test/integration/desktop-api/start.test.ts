@@ -205,14 +205,14 @@ describe('vigil start data directory and database modes', function () {
     const proc = spawn(process.execPath, ['bin/vigil.js', 'start'], { cwd: ROOT, env: cleanEnv({ HOME: home, ...env({}) }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
     try {
       await listeningUrl(proc, () => stderr);
       expect(modeOf(dataDir)).to.equal('700');
       expect(stderr).to.contain(`vigil: ${dataDir} was open to other users (mode 755); it is now 0700`);
       for (const f of ['vigil.db', 'vigil.db-wal', 'vigil.db-shm', 'pairing-token']) expect(modeOf(path.join(dataDir, f)), f).to.equal('600');
       proc.kill('SIGTERM');
-      expect(await exited).to.equal(0);
+      expect(await exited).to.deep.equal({ code: 0, signal: null }, stderr);
     } finally {
       if (proc.exitCode === null) proc.kill('SIGKILL');
     }
