@@ -9,7 +9,6 @@ import type { BruteForceConfig } from '../../config/detection.js';
 import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressesOfPairKey, addressPairKey } from './address.js';
-import { appended } from './event-window.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { KeyTable, type Keyed } from '../lru-map.js';
 
@@ -23,25 +22,44 @@ export const LOGIN_PORTS: ReadonlySet<number> = new Set([
   21, 22, 23, 25, 110, 143, 389, 445, 465, 587, 636, 993, 995, 1433, 1521, 3306, 3389, 5432, 5900, 5985, 5986, 6379, 27017,
 ]);
 
-interface Attempt {
-  t: number;
-  end: number;
-  bytes: number;
-  reported: boolean;
-}
+/** Numbers per attempt in {@link ServiceState.attempts}: start and end time (epoch ms), payload bytes both ways. */
+const STRIDE = 3;
+const END = 1;
+const BYTES = 2;
 
 interface ServiceState extends Keyed {
-  attempts: Attempt[];
+  /**
+   * {@link STRIDE} numbers per attempt, in arrival order (numbers in an array are not boxed: an object per attempt
+   * held two heap numbers besides itself, all living as long as the key).
+   */
+  attempts: number[];
+  /**
+   * Attempts `[0, reported)` have been reported. Reporting marks every attempt of the window and later ones are
+   * appended (the window is cut keeping the order), so the reported attempts are always a prefix.
+   */
+  reported: number;
   port: number;
+}
+
+/**
+ * Coefficient of variation (population std / mean) of `values[start + k * stride]` for k below `count`; 0 for a
+ * constant series.
+ */
+function strideCv(values: readonly number[], start: number, stride: number, count: number): number {
+  if (count === 0) return 0;
+  const end = start + count * stride;
+  let sum = 0;
+  for (let i = start; i < end; i += stride) sum += values[i] as number;
+  const mean = sum / count;
+  if (mean === 0) return 0;
+  let squares = 0;
+  for (let i = start; i < end; i += stride) squares += ((values[i] as number) - mean) ** 2;
+  return Math.sqrt(squares / count) / mean;
 }
 
 /** Coefficient of variation (population std / mean); 0 for a constant series. */
 export function coefficientOfVariation(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const mean = values.reduce((a, v) => a + v, 0) / values.length;
-  if (mean === 0) return 0;
-  const variance = values.reduce((a, v) => a + (v - mean) ** 2, 0) / values.length;
-  return Math.sqrt(variance) / mean;
+  return strideCv(values, 0, 1, values.length);
 }
 
 export class BruteForceDetector implements Detector {
@@ -66,11 +84,15 @@ export class BruteForceDetector implements Detector {
       if (bwd > fwd * this.config.maxReplyRatio) continue;
       const port = cols[C.dstPort * n + i] as number;
       const key = addressPairKey(c, i, n + i, port);
-      const attempt = { t: c.firstSeenMs(i), end: c.lastSeenMs(i), bytes: fwd + bwd, reported: false };
+      const t = c.firstSeenMs(i);
+      const end = c.lastSeenMs(i);
       const state = this.services.use(key);
-      // Exact-size arrays for the first two attempts (event-window.ts `appended`).
-      if (state) state.attempts = appended(state.attempts, attempt);
-      else this.services.add(key, { slot: -1, batch: 0, attempts: [attempt], port });
+      // Exact-size arrays for the first two attempts (as event-window.ts `appended` does).
+      if (!state) this.services.add(key, { slot: -1, batch: 0, attempts: [t, end, fwd + bwd], reported: 0, port });
+      else if (state.attempts.length === STRIDE) {
+        const a = state.attempts;
+        state.attempts = [a[0] as number, a[END] as number, a[BYTES] as number, t, end, fwd + bwd];
+      } else state.attempts.push(t, end, fwd + bwd);
     }
     this.services.cap(this.maxTracked);
     const out: Finding[] = [];
@@ -78,22 +100,33 @@ export class BruteForceDetector implements Detector {
     for (const state of this.services.live()) {
       const attempts = state.attempts;
       let latest = -Infinity;
-      for (const a of attempts) if (a.t > latest) latest = a.t;
+      for (let j = 0; j < attempts.length; j += STRIDE) if ((attempts[j] as number) > latest) latest = attempts[j] as number;
       // Drops the attempts before the window, in place, keeping the order.
-      let n = 0;
-      for (const a of attempts) if (a.t >= latest - windowMs) attempts[n++] = a;
-      attempts.length = n;
+      let kept = 0;
+      let reported = 0;
+      for (let j = 0; j < attempts.length; j += STRIDE) {
+        if ((attempts[j] as number) >= latest - windowMs) {
+          if (j < state.reported * STRIDE) reported++;
+          attempts[kept] = attempts[j] as number;
+          attempts[kept + END] = attempts[j + END] as number;
+          attempts[kept + BYTES] = attempts[j + BYTES] as number;
+          kept += STRIDE;
+        }
+      }
+      attempts.length = kept;
+      state.reported = reported;
+      const n = kept / STRIDE;
       if (n < this.config.minAttempts) continue;
-      const cv = coefficientOfVariation(state.attempts.map((a) => a.bytes));
+      const cv = strideCv(attempts, BYTES, STRIDE, n);
       if (cv > this.config.maxSizeCv) continue;
-      const fresh = state.attempts.filter((a) => !a.reported);
-      if (fresh.length === 0) continue;
-      for (const a of fresh) a.reported = true;
+      if (reported === n) continue;
+      const fresh = n - reported;
+      state.reported = n;
       let first = Infinity;
       let last = -Infinity;
-      for (const a of fresh) {
-        if (a.t < first) first = a.t;
-        if (a.end > last) last = a.end;
+      for (let j = reported * STRIDE; j < kept; j += STRIDE) {
+        if ((attempts[j] as number) < first) first = attempts[j] as number;
+        if ((attempts[j + END] as number) > last) last = attempts[j + END] as number;
       }
       const [src, dst] = addressesOfPairKey(this.services.keyOf(state));
       out.push({
@@ -116,7 +149,7 @@ export class BruteForceDetector implements Detector {
         threatIp: src,
         title: `Brute force against ${dst}:${state.port} from ${src}`,
         description: `${src} made ${n} short, alike connections to ${dst}:${state.port} within ${this.config.windowSec} s (size variation ${cv.toFixed(2)}).`,
-        count: fresh.length,
+        count: fresh,
         firstSeenMs: first,
         lastSeenMs: last,
         details: {

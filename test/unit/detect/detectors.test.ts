@@ -166,6 +166,21 @@ describe('detect/detectors', () => {
       expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => big(i)))).to.deep.equal([]);
     });
 
+    it('reports only attempts not reported before, after the window drops old ones (attempts out of order)', () => {
+      const d = new BruteForceDetector(config.bruteForce, 1000);
+      expect(d.observe(Array.from({ length: 10 }, (_, i) => login(i)))[0]).to.include({ count: 10, firstSeenMs: T0, lastSeenMs: T0 + 45_000 + 3000 });
+      // Latest start 150 s: the window (120 s) keeps the attempts from 30 s on, four of them reported.
+      const [f2] = d.observe([30, 12, 25, 20, 11].map((i) => login(i)));
+      expect(f2).to.include({ count: 5, firstSeenMs: T0 + 55_000, lastSeenMs: T0 + 153_000 });
+      expect(f2?.details).to.include({ attemptsInWindow: 9, sizeCv: 0 });
+      // Latest 155 s: the attempt at 30 s leaves; one new attempt among eight reported.
+      const [f3] = d.observe([login(31)]);
+      expect(f3).to.include({ count: 1, firstSeenMs: T0 + 155_000, lastSeenMs: T0 + 158_000 });
+      expect(f3?.details).to.include({ attemptsInWindow: 9 });
+      // A repeat is one more attempt (same service), the others stay reported.
+      expect(d.observe([login(31)])[0]?.details).to.include({ attemptsInWindow: 10 });
+    });
+
     it('coefficientOfVariation()', () => {
       expect(coefficientOfVariation([5, 5, 5])).to.equal(0);
       expect(coefficientOfVariation([1, 3])).to.be.closeTo(0.5, 1e-12);
