@@ -14,23 +14,29 @@ export interface FlowDelta {
   spanUs: number;
 }
 
-interface Seen {
-  id: number;
-  fwdPackets: number;
-  bwdPackets: number;
-  fwdSyn: number;
-  lastSeenMs: number;
-}
+/**
+ * Numbers per table slot in {@link SnapshotDeltas.counters}: the previous snapshot's cumulative packets sent, replies
+ * and SYNs sent, and its last-seen time (epoch ms).
+ */
+const FIELDS = 4;
+const BWD = 1;
+const SYN = 2;
+const LAST_SEEN = 3;
 
 export class SnapshotDeltas {
-  /** Keyed by flow id (`a`) and start time (`b`, epoch ms): ids restart with a new capture session. */
-  private readonly seen = new LruTable<Seen>();
+  /**
+   * The flows with a snapshot, keyed by flow id (`a`) and start time (`b`, epoch ms): ids restart with a new capture
+   * session. The value is unused: an entry's figures are in {@link counters} at its slot.
+   */
+  private readonly seen = new LruTable<0>();
   private readonly key: TableKey = { a: 0, b: 0, text: null };
-  /** Entries of `seen` per flow id: a finished record whose id has none had no snapshot (no key to build). */
-  private readonly ids = new Map<number, number>();
+  /**
+   * {@link FIELDS} numbers per slot of `seen` (a typed array: an object per flow, with boxed fields, lived as long as
+   * the flow's entry).
+   */
+  private counters = new Float64Array(0);
 
   private readonly out: FlowDelta = { fwdPackets: 0, bwdPackets: 0, fwdSyn: 0, spanUs: 0 };
-  private readonly evicted = (entry: Seen): void => this.forgetId(entry.id);
 
   constructor(private readonly max: number) {}
 
@@ -41,7 +47,6 @@ export class SnapshotDeltas {
   delta(c: FlowColumns, i: number): Readonly<FlowDelta> {
     const { cols, n } = c;
     const d = this.out;
-    const id = cols[C.id * n + i] as number;
     const fwdPackets = cols[C.fwdPackets * n + i] as number;
     const bwdPackets = cols[C.bwdPackets * n + i] as number;
     const fwdSyn = cols[C.fwdSyn * n + i] as number;
@@ -50,41 +55,40 @@ export class SnapshotDeltas {
     d.fwdSyn = fwdSyn;
     d.spanUs = cols[C.durationUs * n + i] as number;
     const snapshot = cols[C.endReason * n + i] === SNAPSHOT_REASON;
-    if (!snapshot && !this.ids.has(id)) return d;
+    if (!snapshot && this.seen.size === 0) return d;
     const lastSeenMs = c.lastSeenMs(i);
     const key = this.key;
-    key.a = id;
+    key.a = cols[C.id * n + i] as number;
     key.b = c.firstSeenMs(i);
     const slot = this.seen.find(key);
-    const prev = slot < 0 ? undefined : this.seen.value(slot);
-    if (prev) {
-      d.fwdPackets = Math.max(0, fwdPackets - prev.fwdPackets);
-      d.bwdPackets = Math.max(0, bwdPackets - prev.bwdPackets);
-      d.fwdSyn = Math.max(0, fwdSyn - prev.fwdSyn);
-      d.spanUs = Math.max(0, (lastSeenMs - prev.lastSeenMs) * 1000);
+    const at = slot * FIELDS;
+    const prev = this.counters;
+    if (slot >= 0) {
+      d.fwdPackets = Math.max(0, fwdPackets - (prev[at] as number));
+      d.bwdPackets = Math.max(0, bwdPackets - (prev[at + BWD] as number));
+      d.fwdSyn = Math.max(0, fwdSyn - (prev[at + SYN] as number));
+      d.spanUs = Math.max(0, (lastSeenMs - (prev[at + LAST_SEEN] as number)) * 1000);
     }
     if (snapshot) {
-      if (prev) {
-        prev.fwdPackets = fwdPackets;
-        prev.bwdPackets = bwdPackets;
-        prev.fwdSyn = fwdSyn;
-        prev.lastSeenMs = lastSeenMs;
-        this.seen.use(slot);
-      } else {
-        this.ids.set(id, (this.ids.get(id) ?? 0) + 1);
-        this.seen.add(key, { id, fwdPackets, bwdPackets, fwdSyn, lastSeenMs });
-      }
-      this.seen.cap(this.max, this.evicted);
-    } else if (prev) {
-      this.seen.remove(slot);
-      this.forgetId(prev.id);
-    }
+      const s = slot >= 0 ? slot : this.seen.add(key, 0);
+      if (slot >= 0) this.seen.use(slot);
+      this.keep(s, fwdPackets, bwdPackets, fwdSyn, lastSeenMs);
+      this.seen.cap(this.max);
+    } else if (slot >= 0) this.seen.remove(slot);
     return d;
   }
 
-  private forgetId(id: number): void {
-    const n = (this.ids.get(id) ?? 0) - 1;
-    if (n > 0) this.ids.set(id, n);
-    else this.ids.delete(id);
+  private keep(slot: number, fwdPackets: number, bwdPackets: number, fwdSyn: number, lastSeenMs: number): void {
+    const at = slot * FIELDS;
+    if (at + FIELDS > this.counters.length) {
+      const grown = new Float64Array(Math.max(16 * FIELDS, this.counters.length * 2, at + FIELDS));
+      grown.set(this.counters);
+      this.counters = grown;
+    }
+    const to = this.counters;
+    to[at] = fwdPackets;
+    to[at + BWD] = bwdPackets;
+    to[at + SYN] = fwdSyn;
+    to[at + LAST_SEEN] = lastSeenMs;
   }
 }
