@@ -24,6 +24,7 @@ import { PacketFloodDetector, SynFloodDetector } from './detectors/flood.js';
 import { PortScanDetector } from './detectors/port-scan.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
+import { LruTable, type TableKey } from './lru-map.js';
 import { mlFindings } from './ml-findings.js';
 import type { DetectionEngine, MlStats } from './types.js';
 
@@ -154,73 +155,28 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   };
 }
 
-/** SameValueZero, the equality of Map keys (and of the `${id}@${firstSeenMs}` strings this replaced). */
-function sameValueZero(a: number, b: number): boolean {
-  return a === b || (a !== a && b !== b);
-}
-
 /**
  * A set of (flow id, first-seen ms) pairs holding at most `max`, the oldest added forgotten first: a Set of
- * `${id}@${firstSeenMs}` strings without building the strings. Pairs sit in a ring in the order they were added.
+ * `${id}@${firstSeenMs}` strings without building the strings. An {@link LruTable} whose entries are never `use`d, so
+ * its use order is the order of adding.
  */
 export class FlowKeys {
-  /** First-seen times of the remembered pairs, by id (almost always one per id). */
-  private readonly byId = new Map<number, number | number[]>();
-  private ids = new Float64Array(16);
-  private times = new Float64Array(16);
-  private head = 0;
-  private count = 0;
+  private readonly seen = new LruTable<0>();
+  private readonly key: TableKey = { a: 0, b: 0, text: null };
 
   constructor(private readonly max: number) {}
 
   get size(): number {
-    return this.count;
+    return this.seen.size;
   }
 
   /** Adds the pair; false (and no change) when it is already there. */
   add(id: number, firstSeenMs: number): boolean {
-    const prev = this.byId.get(id);
-    if (prev === undefined) this.byId.set(id, firstSeenMs);
-    else if (typeof prev === 'number') {
-      if (sameValueZero(prev, firstSeenMs)) return false;
-      this.byId.set(id, [prev, firstSeenMs]);
-    } else {
-      for (const t of prev) if (sameValueZero(t, firstSeenMs)) return false;
-      prev.push(firstSeenMs);
-    }
-    if (this.count === this.ids.length) this.grow();
-    const at = (this.head + this.count) % this.ids.length;
-    this.ids[at] = id;
-    this.times[at] = firstSeenMs;
-    this.count++;
-    if (this.count > this.max) this.dropOldest();
+    this.key.a = id;
+    this.key.b = firstSeenMs;
+    if (this.seen.find(this.key) >= 0) return false;
+    this.seen.add(this.key, 0);
+    this.seen.cap(this.max);
     return true;
-  }
-
-  private grow(): void {
-    const cap = this.ids.length;
-    const ids = new Float64Array(cap * 2);
-    const times = new Float64Array(cap * 2);
-    for (let k = 0; k < this.count; k++) {
-      ids[k] = this.ids[(this.head + k) % cap] as number;
-      times[k] = this.times[(this.head + k) % cap] as number;
-    }
-    this.ids = ids;
-    this.times = times;
-    this.head = 0;
-  }
-
-  private dropOldest(): void {
-    const id = this.ids[this.head] as number;
-    const t = this.times[this.head] as number;
-    this.head = (this.head + 1) % this.ids.length;
-    this.count--;
-    const prev = this.byId.get(id) as number | number[];
-    if (typeof prev === 'number') {
-      this.byId.delete(id);
-      return;
-    }
-    prev.splice(prev.findIndex((x) => sameValueZero(x, t)), 1);
-    if (prev.length === 1) this.byId.set(id, prev[0] as number);
   }
 }

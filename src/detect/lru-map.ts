@@ -148,7 +148,7 @@ export class LruTable<V> {
     }
   }
 
-  /** Values, oldest first. */
+  /** Keys and values, oldest first. */
   *entries(): IterableIterator<[TableKey, V]> {
     for (let s = this.oldest; s !== NONE; s = this.newer[s] as number) yield [this.keyAt(s), this.values[s] as V];
   }

@@ -150,11 +150,21 @@ function hexWord(b: Uint8Array, off: number, w: number): string {
   return hi === 0 ? (HEX[lo] as string) : (HEX[hi] as string) + (HEX2[lo] as string);
 }
 
-/** True when the address at `b[off]` is IPv4-mapped (`::ffff:a.b.c.d`). */
-function isMapped(b: Uint8Array, off: number): boolean {
-  if (b[off + 10] !== 0xff || b[off + 11] !== 0xff) return false;
-  for (let i = 0; i < 10; i++) if (b[off + i] !== 0) return false;
-  return true;
+/** True when the 16-byte address at `b[off]` is IPv4-mapped (`::ffff:a.b.c.d`: its text is a dotted quad). */
+export function isMapped(b: Uint8Array, off: number): boolean {
+  return (
+    b[off + 10] === 0xff &&
+    b[off + 11] === 0xff &&
+    ((b[off] as number) | (b[off + 1] as number) | (b[off + 2] as number) | (b[off + 3] as number) | (b[off + 4] as number) |
+      (b[off + 5] as number) | (b[off + 6] as number) | (b[off + 7] as number) | (b[off + 8] as number) | (b[off + 9] as number)) === 0
+  );
+}
+
+/** Words `from .. to-1` of the address at `b[off]` in hex, joined with ':'. */
+function hexWords(b: Uint8Array, off: number, from: number, to: number): string {
+  let s = '';
+  for (let w = from; w < to; w++) s = w === from ? hexWord(b, off, w) : s + ':' + hexWord(b, off, w);
+  return s;
 }
 
 /**
@@ -180,15 +190,8 @@ export function formatAddress(b: Uint8Array, off = 0): string {
       runStart = -1;
     }
   }
-  let s = '';
-  if (bestStart < 0) {
-    for (let w = 0; w < 8; w++) s = w === 0 ? hexWord(b, off, 0) : s + ':' + hexWord(b, off, w);
-    return s;
-  }
-  for (let w = 0; w < bestStart; w++) s = w === 0 ? hexWord(b, off, 0) : s + ':' + hexWord(b, off, w);
-  s += '::';
-  for (let w = bestStart + bestLen; w < 8; w++) s = w === bestStart + bestLen ? s + hexWord(b, off, w) : s + ':' + hexWord(b, off, w);
-  return s;
+  if (bestStart < 0) return hexWords(b, off, 0, 8);
+  return hexWords(b, off, 0, bestStart) + '::' + hexWords(b, off, bestStart + bestLen, 8);
 }
 
 /**

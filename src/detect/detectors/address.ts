@@ -1,5 +1,5 @@
 /** Shared address tests and keys for the detectors (they run once per flow: no allocation for IPv4 addresses). */
-import type { FlowColumns } from '../../native/flow-batch.js';
+import { isMapped, type FlowColumns } from '../../native/flow-batch.js';
 import type { TableKey } from '../lru-map.js';
 
 /**
@@ -25,11 +25,7 @@ export function isGroupAddress(ip: string): boolean {
 }
 
 /** True when address `k` of the batch is IPv4-mapped (its text is a dotted quad). */
-function mappedAt(c: FlowColumns, k: number): boolean {
-  const a = c.addrs;
-  const o = k * 16;
-  return a[o + 10] === 0xff && a[o + 11] === 0xff && (a[o] | a[o + 1] | a[o + 2] | a[o + 3] | a[o + 4] | a[o + 5] | a[o + 6] | a[o + 7] | a[o + 8] | a[o + 9]) === 0;
-}
+const mappedAt = (c: FlowColumns, k: number): boolean => isMapped(c.addrs, k * 16);
 
 /** {@link isGroupAddress} of address `k` of a batch (`c.ip(k)`), read from its bytes when it is IPv4. */
 export function isGroupAddressAt(c: FlowColumns, k: number): boolean {
