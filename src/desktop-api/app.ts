@@ -31,10 +31,10 @@ import * as monitoringRoutes from './routes/monitoring.routes.js';
 import * as statsRoutes from './routes/stats.routes.js';
 import * as threatsRoutes from './routes/threats.routes.js';
 import { AlertsService } from './services/alerts.service.js';
-import type { Clock } from './services/clock.js';
+import type { Clock } from '../clock.js';
 import type { EventStreamService } from './services/event-stream.service.js';
 import { HealthService } from './services/health.service.js';
-import type { MonitoringService } from './services/monitoring.service.js';
+import type { MonitoringService } from '../sensor/monitoring.js';
 import type { StatsService } from './services/stats.service.js';
 import { ThreatsService } from './services/threats.service.js';
 

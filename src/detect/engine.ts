@@ -26,7 +26,8 @@ import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
 import { mlFindings } from './ml-findings.js';
-import type { DetectionEngine, MlStats } from './types.js';
+import type { MlStats } from '../ml/types.js';
+import type { DetectionEngine } from './types.js';
 
 /** What {@link createDetectionEngine} needs. */
 export interface DetectionEngineDeps {

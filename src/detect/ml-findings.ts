@@ -3,7 +3,7 @@
  * highest-scoring flow's explanation and the model version.
  */
 import type { FlaggedFlow } from '../ml/scorer.js';
-import type { ModelInfo } from './types.js';
+import type { ModelInfo } from '../ml/types.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import type { ModelThresholds } from '../ml/model.js';
 import { shiftSeverity, type Finding, type Severity } from './finding.js';

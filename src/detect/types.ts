@@ -1,35 +1,9 @@
 /**
- * Contract between detection (src/ml + src/detect, issue "Detection") and the rest: the pipeline feeds it flow
- * batches, the desktop API reads ML statistics and threats through it.
+ * Contract between detection and the rest: the sensor pipeline feeds it flow batches, the desktop API reads ML
+ * statistics through it.
  */
 import type { FlowRecord } from '../native/flow-record.js';
-
-/** Model metadata reported by `/api/ml/stats`. */
-export interface ModelInfo {
-  name: string;
-  version: string;
-  sha256: string;
-  features: string[];
-  classes: string[];
-  thresholds: Record<string, number>;
-}
-
-/** `GET /api/ml/stats` body. Before a model is loaded: `model: null` and zero counters. */
-export interface MlStats {
-  model: ModelInfo | null;
-  flowsScored: number;
-  batches: number;
-  /** Flows flagged per class (non-benign classes above threshold). */
-  flagged: Record<string, number>;
-  latencyMs: { mean: number; p50: number; p95: number; p99: number };
-  flowsPerSecond: number;
-  lastScoredAt: string | null;
-  /**
-   * Flows delivered but not scored, counted, never silent: the scorer was saturated, or the pipeline dropped their
-   * batch because storage and detection were behind. With a model, flowsScored + skipped = flows delivered.
-   */
-  skipped: number;
-}
+import type { MlStats } from '../ml/types.js';
 
 /** What the pipeline calls for every flow batch; resolves when the batch has been scored, detected and stored. */
 export interface DetectionEngine {

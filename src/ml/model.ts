@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { ServiceUnavailableError } from '../errors.js';
-import type { ModelInfo } from '../detect/types.js';
+import type { ModelInfo } from './types.js';
 import { PathAttributor } from './attribution.js';
 import { WorkerSession } from './inference-worker.js';
 

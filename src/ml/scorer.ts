@@ -10,7 +10,7 @@
  */
 import { FLOW_COLUMN as C, flowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
-import type { MlStats } from '../detect/types.js';
+import type { MlStats } from './types.js';
 import { explainRow, type FeatureContribution } from './explain.js';
 import { FeatureMatrixBuilder } from './features.js';
 import type { FlowModel } from './model.js';

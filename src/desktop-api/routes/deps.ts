@@ -4,7 +4,7 @@ import type { FirewallService } from '../../firewall/types.js';
 import type { AlertsService } from '../services/alerts.service.js';
 import type { EventStreamService } from '../services/event-stream.service.js';
 import type { HealthService } from '../services/health.service.js';
-import type { MonitoringService } from '../services/monitoring.service.js';
+import type { MonitoringService } from '../../sensor/monitoring.js';
 import type { StatsService } from '../services/stats.service.js';
 import type { ThreatsService } from '../services/threats.service.js';
 

@@ -7,7 +7,7 @@ import type { Store } from '../../store/database.js';
 import { acknowledgeAlert, deleteAlert, getAlert, listAlerts, type AlertQuery } from '../../store/repos/alert.repo.js';
 import type { AlertRow } from '../../store/tables/alert.table.js';
 import type { Alert, AlertList } from '../schemas/alert.schema.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../clock.js';
 import { listCacheToken, type ListCacheToken } from './list-cache-token.js';
 
 /** Maps a stored row to the API's alert shape (the same mapping the event stream uses). */

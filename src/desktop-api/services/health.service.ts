@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import type { FirewallService } from '../../firewall/types.js';
 import type { Store } from '../../store/database.js';
 import type { Health } from '../schemas/health.schema.js';
-import type { Clock } from './clock.js';
-import type { MonitoringService } from './monitoring.service.js';
+import type { Clock } from '../../clock.js';
+import type { MonitoringService } from '../../sensor/monitoring.js';
 
 export class HealthService {
   constructor(

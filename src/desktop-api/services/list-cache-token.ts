@@ -9,7 +9,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { changeToken } from '../../store/change-counter.js';
 import { sqliteHandleOf, type Store } from '../../store/database.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../clock.js';
 
 /** Longest time (ms) a commit by another connection can go unnoticed. */
 export const FOREIGN_CHECK_MS = 100;

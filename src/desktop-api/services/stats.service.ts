@@ -13,8 +13,8 @@ import { countOpenThreats } from '../../store/repos/threat.repo.js';
 import { addToBuckets, listBuckets, pruneBuckets } from '../../store/repos/traffic.repo.js';
 import type { DashboardStats, TrafficStats } from '../schemas/stats.schema.js';
 import { localAddressClassifier } from './address-class.js';
-import type { Clock } from './clock.js';
-import type { MonitoringService } from './monitoring.service.js';
+import type { Clock } from '../../clock.js';
+import type { MonitoringService } from '../../sensor/monitoring.js';
 
 const SECOND_MS = 1000;
 const MINUTE_MS = 60_000;

@@ -10,9 +10,9 @@ import { loadDesktopConfig, type DesktopConfig } from '../../../src/config/deskt
 import { loadDetectionConfig } from '../../../src/config/detection.js';
 import { loadFirewallConfig } from '../../../src/config/firewall.js';
 import { createDesktopApp } from '../../../src/desktop-api/app.js';
-import type { Clock } from '../../../src/desktop-api/services/clock.js';
+import type { Clock } from '../../../src/clock.js';
 import { EventStreamService } from '../../../src/desktop-api/services/event-stream.service.js';
-import { MonitoringService } from '../../../src/desktop-api/services/monitoring.service.js';
+import { MonitoringService } from '../../../src/sensor/monitoring.js';
 import { loadOrCreatePairingToken } from '../../../src/desktop-api/services/pairing.service.js';
 import { StatsService } from '../../../src/desktop-api/services/stats.service.js';
 import { createDetectionEngine, type VigilDetectionEngine } from '../../../src/detect/engine.js';
@@ -21,7 +21,7 @@ import { createNoneAdapter } from '../../../src/firewall/adapters/none.js';
 import { createFirewallService, type ManagedFirewallService } from '../../../src/firewall/firewall.service.js';
 import { createSensor } from '../../../src/native/capture.js';
 import type { SensorStats } from '../../../src/native/types.js';
-import { SensorPipeline } from '../../../src/pipeline.js';
+import { SensorPipeline } from '../../../src/sensor/pipeline.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import { FIXTURES, tempDir } from '../../helpers/setup.js';
 

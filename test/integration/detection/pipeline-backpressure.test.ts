@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { loadDetectionConfig } from '../../../src/config/detection.js';
 import { createDetectionEngine } from '../../../src/detect/engine.js';
 import type { FlowRecord } from '../../../src/native/flow-record.js';
-import { SensorPipeline } from '../../../src/pipeline.js';
+import { SensorPipeline } from '../../../src/sensor/pipeline.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import { fakeFlowModel } from '../../helpers/fake-flow-model.js';
 import { tempDir } from '../../helpers/setup.js';

@@ -10,7 +10,7 @@ import { EventBus } from '../../../src/events.js';
 import type { FirewallService } from '../../../src/firewall/types.js';
 import type { FlowModel } from '../../../src/ml/model.js';
 import { createSensor, type CaptureStats } from '../../../src/native/capture.js';
-import { SensorPipeline, type PipelineCounters } from '../../../src/pipeline.js';
+import { SensorPipeline, type PipelineCounters } from '../../../src/sensor/pipeline.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import type { AlertRow } from '../../../src/store/tables/alert.table.js';
 import type { ThreatRow } from '../../../src/store/tables/threat.table.js';

@@ -10,7 +10,7 @@ import { loadDesktopConfig } from '../../../src/config/desktop.js';
 import { loadFirewallConfig } from '../../../src/config/firewall.js';
 import { createDesktopApp } from '../../../src/desktop-api/app.js';
 import { EventStreamService } from '../../../src/desktop-api/services/event-stream.service.js';
-import { MonitoringService } from '../../../src/desktop-api/services/monitoring.service.js';
+import { MonitoringService } from '../../../src/sensor/monitoring.js';
 import { StatsService } from '../../../src/desktop-api/services/stats.service.js';
 import { EventBus } from '../../../src/events.js';
 import { createNftablesAdapter } from '../../../src/firewall/adapters/nftables.js';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createSensor } from '../../../src/native/capture.js';
 import type { FlowRecord, SensorStats } from '../../../src/native/types.js';
-import { SensorPipeline } from '../../../src/pipeline.js';
+import { SensorPipeline } from '../../../src/sensor/pipeline.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import { countFlows, listRecentFlows } from '../../../src/store/repos/flow.repo.js';
 import { FIXTURES } from '../../helpers/setup.js';

@@ -4,13 +4,13 @@
  * sessions, restarts looping replays, and publishes `monitoring` events.
  */
 import path from 'node:path';
-import type { DesktopCaptureConfig } from '../../config/desktop.js';
-import { AppError, ConflictError, ServiceUnavailableError } from '../../errors.js';
-import type { EventBus } from '../../events.js';
-import type { CaptureSource, FlowOptions, Sensor, SensorStats } from '../../native/types.js';
-import type { MonitoringState } from '../schemas/health.schema.js';
-import type { Clock } from './clock.js';
-import { emptySensorStats, listInterfaces } from '../../native/capture.js';
+import type { DesktopCaptureConfig } from '../config/desktop.js';
+import { AppError, ConflictError, ServiceUnavailableError } from '../errors.js';
+import type { EventBus } from '../events.js';
+import type { CaptureSource, FlowOptions, Sensor, SensorStats } from '../native/types.js';
+import type { MonitoringState } from '../desktop-api/schemas/health.schema.js';
+import type { Clock } from '../clock.js';
+import { emptySensorStats, listInterfaces } from '../native/capture.js';
 import { addSensorStats } from './sensor-totals.js';
 
 /** Dependencies of {@link MonitoringService}. */

@@ -6,12 +6,12 @@
  * (`droppedFlows`) and reported to detection (`skip`), whose ML stats count them as `skipped`; live statistics still
  * see them.
  */
-import type { DetectionEngine } from './detect/types.js';
-import { emitsColumnFlows } from './native/capture.js';
-import type { FlowRecord, Sensor } from './native/types.js';
-import type { Store } from './store/database.js';
-import { insertFlowBatch, pruneFlows, type FlowRetention } from './store/repos/flow.repo.js';
-import type { NewFlow } from './store/tables/flow.table.js';
+import type { DetectionEngine } from '../detect/types.js';
+import { emitsColumnFlows } from '../native/capture.js';
+import type { FlowRecord, Sensor } from '../native/types.js';
+import type { Store } from '../store/database.js';
+import { insertFlowBatch, pruneFlows, type FlowRetention } from '../store/repos/flow.repo.js';
+import type { NewFlow } from '../store/tables/flow.table.js';
 
 /** Dependencies of {@link SensorPipeline}. */
 export interface PipelineDeps {

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import type { DesktopCaptureConfig } from '../../../../src/config/desktop.js';
-import { MonitoringService } from '../../../../src/desktop-api/services/monitoring.service.js';
-import { EventBus, type VigilEventMap } from '../../../../src/events.js';
-import { createSensor } from '../../../../src/native/capture.js';
-import type { SensorStats } from '../../../../src/native/types.js';
-import { FIXTURES, IS_ROOT } from '../../../helpers/setup.js';
+import type { DesktopCaptureConfig } from '../../../src/config/desktop.js';
+import { MonitoringService } from '../../../src/sensor/monitoring.js';
+import { EventBus, type VigilEventMap } from '../../../src/events.js';
+import { createSensor } from '../../../src/native/capture.js';
+import type { SensorStats } from '../../../src/native/types.js';
+import { FIXTURES, IS_ROOT } from '../../helpers/setup.js';
 
 const pcap = (name: string): string => path.join(FIXTURES, 'pcaps', name);
 const SMALL = pcap('zeek_qinq_8021ad_http.pcap'); // 14 packets

@@ -1,5 +1,5 @@
 /** Sums of SensorStats across capture sessions (each session's counters start at zero). */
-import type { SensorStats } from '../../native/types.js';
+import type { SensorStats } from '../native/types.js';
 
 /** `a + b` field by field; `flowsActive` is a gauge and is taken from `b`. */
 export function addSensorStats(a: SensorStats, b: SensorStats): SensorStats {
