@@ -98,7 +98,7 @@ function url(env: Env, name: string, value: string, protocols: readonly string[]
   return value;
 }
 
-/** Reads the Web API configuration from `env` (defaults documented in the README "Web API" section). */
+/** Reads the Web API configuration from `env` (defaults documented in docs/web-api.md). */
 export function loadWebConfig(env: Env = process.env): WebConfig {
   const host = str(env, 'VIGIL_WEB_HOST', '127.0.0.1');
   const port = int(env, 'VIGIL_WEB_PORT', 8787, 0, 65535);

@@ -190,7 +190,7 @@ export async function startDesktop(env: Env = process.env, log: (message: string
 /** `vigil start`: runs until SIGINT/SIGTERM. */
 export async function run(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write('usage: vigil start\n\nConfigured through VIGIL_* environment variables (see README, "Desktop API").\n');
+    process.stdout.write('usage: vigil start\n\nConfigured through VIGIL_* environment variables (see docs/desktop-api.md).\n');
     return 0;
   }
   // Listening from here: a signal during start-up shuts down cleanly once start-up is done (see shutdown-signal.ts).

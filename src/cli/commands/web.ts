@@ -103,7 +103,7 @@ export async function startWebServer(config: WebConfig, options: { log?: (messag
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
 export async function run(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write('usage: vigil web\n\nRuns the Web API. Configuration comes from VIGIL_WEB_* , VIGIL_JWT_* and VIGIL_REDIS_URL (see README).\n');
+    process.stdout.write('usage: vigil web\n\nRuns the Web API. Configuration comes from VIGIL_WEB_* , VIGIL_JWT_* and VIGIL_REDIS_URL (see docs/web-api.md).\n');
     return 0;
   }
   const config = loadWebConfig();
