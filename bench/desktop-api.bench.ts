@@ -6,8 +6,8 @@
  * three targets so background noise hits them alike, and each ratio is the median of the per-round ratios (a round is
  * bare, dashboard, alerts back to back: on a shared machine the load drifts over seconds, so many short interleaved
  * rounds estimate the ratio better than a few long ones). Target: >= 50% of the bare server's requests/s, p99 < 20 ms.
- * Each round also measures the stack reference (./stack-reference.ts): the prescribed middleware alone in front of the
- * bare constant, what the stack itself costs on the machine.
+ * Each round also measures the stack reference (./stack-reference.ts): the desktop API's middleware alone in front of
+ * the bare constant, what the stack itself costs on the machine.
  * Options: --duration SEC per round (default 3), --rounds N (default 5), --connections N (default 50),
  * --alerts N (default 100000), --pcap FILE (default: the bundled sample), --speed X (replay multiplier or max, default 10).
  * Progress goes to stderr; the last stdout line is the JSON result.
@@ -105,8 +105,8 @@ async function main(): Promise<void> {
     const bare = new Koa();
     bare.use(helloWorld);
     const bareServer = bare.listen(0, '127.0.0.1');
-    // The prescribed middleware (helmet headers, CORS, koa-ratelimit, a 16-route router) in front of the same constant:
-    // what the stack alone costs (./stack-reference.ts).
+    // The desktop API's middleware (helmet headers, CORS, koa-ratelimit, a 16-route router) in front of the same
+    // constant: what the stack alone costs (./stack-reference.ts).
     const referenceServer = stackReferenceApp({ routes: 16, cors: true, method: 'GET' }).listen(0, '127.0.0.1');
     await Promise.all([bareServer, referenceServer].map((s) => new Promise<void>((resolve) => s.once('listening', () => resolve()))));
     const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;

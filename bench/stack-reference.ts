@@ -1,12 +1,13 @@
 /**
- * The "stack reference" of the HTTP benchmarks: the middleware the issues prescribe, configured as the apps configure
- * them (koa-helmet's headers recorded once by `securityHeaders()`, @koa/cors's for a `*` origin likewise; koa-ratelimit's
- * memory driver with one shared Map, keyed by `ctx.ip`; @koa/router with as many routes as the real app; for POST, the
- * project's JSON body reader) and no application behind it: the measured route answers the bare server's constant
- * body with Koa's defaults. Its ratio to bare Koa, measured in the same run, is what the stack alone costs on the
- * machine: a real route near that ratio spends next to nothing on its own work. (The apps' hot routes do a little
- * better than the reference by skipping Koa's per-request content-type lookup and promise hops; they cannot go much
- * further without dropping a prescribed middleware.)
+ * The "stack reference" of the HTTP benchmarks: the middleware every request of the real apps passes (security
+ * headers, CORS, the rate limit and the router are part of the APIs' contract, so no route can skip them), configured
+ * as the apps configure them (koa-helmet's headers recorded once by `securityHeaders()`, @koa/cors's for a `*` origin
+ * likewise; koa-ratelimit's memory driver with one shared Map, keyed by `ctx.ip`; @koa/router with as many routes as
+ * the real app; for POST, the project's JSON body reader) and no application behind it: the measured route answers
+ * the bare server's constant body with Koa's defaults. Its ratio to bare Koa, measured in the same run, is what the
+ * stack alone costs on the machine: a real route near that ratio spends next to nothing on its own work. (The apps'
+ * hot routes do a little better than the reference by skipping Koa's per-request content-type lookup and promise
+ * hops; they cannot go much further without dropping one of these middleware.)
  */
 import cors from '@koa/cors';
 import Router from '@koa/router';
@@ -30,7 +31,7 @@ export function helloWorld(ctx: Koa.Context): void {
   ctx.body = { hello: 'world' };
 }
 
-/** A Koa app with the prescribed middleware and nothing else; the measured route is `/reference`. */
+/** A Koa app with the apps' middleware and nothing else; the measured route is `/reference`. */
 export function stackReferenceApp(options: StackReferenceOptions): Koa {
   const app = new Koa();
   const router = new Router();

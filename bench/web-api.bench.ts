@@ -5,7 +5,7 @@
  * does not share the servers' event loop, and so does the identity provider: oidc-provider uses AsyncLocalStorage,
  * which would put async hooks on every promise of the measured process. Target: validation >= 50% of the bare
  * server's requests/s. Each round also measures the stack reference (./stack-reference.ts): the same POST answered with
- * a constant by the prescribed middleware alone, what the stack itself costs.
+ * a constant by the Web API's middleware alone, what the stack itself costs.
  * `validate` runs with the default certificate reuse (VIGIL_WEB_CERT_REUSE_SEC=60: the probe key's certificate is signed
  * once per minute); `validateFreshCertificate` turns reuse off, so every request signs an Ed25519 JWS.
  * Options: --duration SEC per round (default 4), --rounds N (default 3), --connections N (default 10), --licenses N
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     ctx.body = 'Hello World';
   });
   const bare = bareApp.listen(0, '127.0.0.1');
-  // The prescribed middleware (helmet headers, koa-ratelimit, an 8-route router, the JSON body reader) in front of a
+  // The Web API's middleware (helmet headers, koa-ratelimit, an 8-route router, the JSON body reader) in front of a
   // constant answer to the same POST: what the stack alone costs (./stack-reference.ts).
   const reference = stackReferenceApp({ routes: 8, cors: false, method: 'POST' }).listen(0, '127.0.0.1');
   await Promise.all([bare, reference].map((s) => new Promise<void>((resolve) => s.once('listening', () => resolve()))));

@@ -11,7 +11,8 @@
 
 namespace vigil {
 
-// Times in nanoseconds. Defaults follow the issue: idle 120 s, active 1800 s.
+// Times in nanoseconds. Idle 120 s is CICFlowMeter's flow timeout, the scale of the flows the model was trained on;
+// active 1800 s (NetFlow's usual 30-minute active timeout) bounds how long a long-lived flow goes unreported.
 struct FlowTableConfig {
   uint32_t max_flows = 1u << 20;            // hard cap on concurrent flows; full -> evict the oldest idle flow
   int64_t idle_timeout_ns = 120'000'000'000LL;

@@ -1,6 +1,6 @@
 /**
- * Contract between the firewall service (src/firewall, issue "Firewall enforcement") and its callers (desktop API
- * routes, auto-block in detection, `vigil firewall status`).
+ * Contract between the firewall service (src/firewall: blocks enforced in the OS firewall) and its callers (desktop
+ * API routes, auto-block in detection, `vigil firewall status`), so callers depend on these types, not on the service.
  */
 
 /** Who asked: loopback, a paired client (token), detection's auto-block, or the CLI. */

@@ -1,6 +1,6 @@
 /**
- * The static, ordered list of migrations (no directory scanning, so bundling and tsx both work). Other issues add
- * their own `NNNN_verb_noun.ts` and register it here with one line.
+ * The static, ordered list of migrations (no directory scanning, so bundling and tsx both work). A change that needs
+ * new tables or columns adds its own `NNNN_verb_noun.ts` and registers it here with one line.
  */
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_create_core_tables.js';

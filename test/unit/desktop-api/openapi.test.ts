@@ -8,7 +8,7 @@ describe('desktop-api/openapi', () => {
     expect(committed).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument(API_VERSION))));
   });
 
-  it('documents the 13 endpoints of the issue plus the event stream and the document itself', () => {
+  it('documents the 13 REST endpoints, the event stream and the document itself', () => {
     const doc = buildOpenApiDocument(API_VERSION) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).to.equal('3.1.0');
     const ops = Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
