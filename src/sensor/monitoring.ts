@@ -8,7 +8,6 @@ import type { DesktopCaptureConfig } from '../config/desktop.js';
 import { AppError, ConflictError, ServiceUnavailableError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { CaptureSource, FlowOptions, Sensor, SensorStats } from '../native/types.js';
-import type { MonitoringState } from '../desktop-api/schemas/health.schema.js';
 import type { Clock } from '../clock.js';
 import { emptySensorStats, listInterfaces } from '../native/capture.js';
 import { addSensorStats } from './sensor-totals.js';
@@ -31,6 +30,30 @@ export interface MonitoringDeps {
    */
   defaultInterface?: () => string | undefined;
   log?: (message: string) => void;
+}
+
+/**
+ * Capture state: the body of the monitoring routes and `capture` in health. The desktop API's `monitoringStateSchema`
+ * describes this type for clients and OpenAPI (a compile-time check there keeps the two identical).
+ */
+export interface MonitoringState {
+  running: boolean;
+  /** `live`, `replay` or null when nothing has been started. */
+  source: 'live' | 'replay' | null;
+  /** ISO 8601 time the running session started; null when not running. */
+  startedAt: string | null;
+  interface: string | null;
+  /** File name (not path) of the replayed capture. */
+  file: string | null;
+  /** True when the bundled sample capture is replayed (live capture not configured or not permitted). */
+  sample: boolean;
+  filter: string | null;
+  /** Human summary, e.g. "live capture on eth0" or "replay of the bundled sample capture ...". */
+  description: string;
+  /** Why live capture was not used, when it was not. */
+  fallbackReason: string | null;
+  /** Last capture error after start, if any. */
+  error: string | null;
 }
 
 /** What a client may ask for. */
@@ -66,7 +89,7 @@ function fixFor(message: string): string {
   return 'Check the interface name with `vigil interfaces` and that Vigil may capture (root or CAP_NET_RAW).';
 }
 
-/** The sensor controller used by `vigil start`, the monitoring routes, health and the stats service. */
+/** The sensor controller used by `vigil start`, the monitoring routes, health and the live statistics. */
 export class MonitoringService {
   private readonly deps: MonitoringDeps;
   private active: ActiveSource | null = null;

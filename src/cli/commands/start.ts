@@ -1,6 +1,6 @@
 /**
- * `vigil start`: the composition root of the desktop sensor. Config -> store -> firewall -> sensor + monitoring ->
- * detection -> pipeline -> statistics -> desktop REST API; graceful shutdown on SIGINT/SIGTERM.
+ * `vigil start`: the composition root of the desktop sensor. Config -> store -> firewall -> sensor runtime (detection,
+ * sensor + monitoring, live statistics, pipeline) -> desktop REST API; graceful shutdown on SIGINT/SIGTERM.
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -13,16 +13,15 @@ import { loadFirewallConfig } from '../../config/firewall.js';
 import { createDesktopApp } from '../../desktop-api/app.js';
 import { systemClock } from '../../clock.js';
 import { EventStreamService } from '../../desktop-api/services/event-stream.service.js';
-import { MonitoringService } from '../../sensor/monitoring.js';
+import type { MonitoringService } from '../../sensor/monitoring.js';
 import { loadOrCreatePairingToken } from '../../desktop-api/services/pairing.service.js';
 import { StatsService } from '../../desktop-api/services/stats.service.js';
-import { createDetectionEngine, type VigilDetectionEngine } from '../../detect/engine.js';
 import { EventBus } from '../../events.js';
 import { selectAdapter } from '../../firewall/backend.js';
 import { createFirewallService } from '../../firewall/firewall.service.js';
 import { AppError, ConfigError } from '../../errors.js';
-import { createSensor } from '../../native/capture.js';
-import { SensorPipeline } from '../../sensor/pipeline.js';
+import { createSensorRuntime } from '../../sensor/runtime.js';
+import type { SensorPipeline } from '../../sensor/pipeline.js';
 import { closeStore, makePrivate, openStore } from '../../store/database.js';
 import type { Env } from '../../config/env.js';
 import { shutdownSignal } from '../shutdown-signal.js';
@@ -107,31 +106,21 @@ export async function startDesktop(env: Env = process.env, log: (message: string
     await firewall.start();
     cleanups.push(() => firewall.stop());
 
-    let detection: VigilDetectionEngine | null = null;
-    try {
-      detection = await createDetectionEngine({ store, config: detectionConfig, events, firewall });
-      const engine = detection;
-      cleanups.push(() => engine.close());
-    } catch (err) {
-      log(`vigil: detection is not running: ${err instanceof Error ? err.message : String(err)}`);
-    }
-
-    const sensor = createSensor();
-    const monitoring = new MonitoringService({ sensor, capture: config.capture, samplePath: SAMPLE_CAPTURE, events, clock: systemClock, log });
-    const stats = new StatsService({ store, monitoring, firewall, events, clock: systemClock, log: (m, e) => log(`vigil: ${m}: ${String(e)}`) });
-    const pipeline = new SensorPipeline({
-      sensor,
+    const runtime = await createSensorRuntime({
+      config,
       store,
-      detection,
-      onFlows: (flows) => stats.recordFlows(flows),
-      now: () => systemClock.now(),
-      retention: { maxAgeMs: config.flowRetentionMs, maxRows: config.flowRetentionMax },
-      log: (m, e) => log(`vigil: ${m}${e === undefined ? '' : `: ${String(e)}`}`),
+      events,
+      firewall,
+      detection: detectionConfig,
+      onDetectionError: (err) => log(`vigil: detection is not running: ${err instanceof Error ? err.message : String(err)}`),
+      samplePath: SAMPLE_CAPTURE,
+      clock: systemClock,
+      log,
     });
-    pipeline.start();
-    cleanups.push(() => pipeline.stop());
-    await stats.start();
-    cleanups.push(() => stats.stop());
+    cleanups.push(() => runtime.close());
+    const { monitoring, pipeline } = runtime;
+    const stats = new StatsService({ store, live: runtime.liveStats, monitoring, firewall, events, clock: systemClock });
+    cleanups.push(() => stats.close());
     const eventStream = new EventStreamService(events);
     cleanups.push(() => eventStream.close());
 
@@ -141,7 +130,7 @@ export async function startDesktop(env: Env = process.env, log: (message: string
       monitoring,
       stats,
       firewall,
-      detection,
+      detection: runtime.detection,
       events,
       eventStream,
       clock: systemClock,

@@ -1,8 +1,9 @@
 /** `GET /api/health`. */
 import { z } from 'zod';
+import type { MonitoringState } from '../../sensor/monitoring.js';
 import { isoTime } from './common.schema.js';
 
-/** Capture state as reported by health and the monitoring routes. */
+/** Capture state as reported by health and the monitoring routes: describes the sensor's {@link MonitoringState}. */
 export const monitoringStateSchema = z
   .object({
     running: z.boolean(),
@@ -41,4 +42,13 @@ export const healthSchema = z
   });
 
 export type Health = z.infer<typeof healthSchema>;
-export type MonitoringState = z.infer<typeof monitoringStateSchema>;
+
+/** True when A and B are the same type (optional, readonly and nullable modifiers included), else false. */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** Compiles only when `T` is `true`. */
+type Assert<T extends true> = T;
+/**
+ * Compile-time check (nothing runs): the schema and the sensor's state type are identical, so a field added, removed
+ * or retyped on either side fails `npm run typecheck` instead of drifting apart.
+ */
+export type MonitoringStateSchemaMatches = Assert<Equal<z.infer<typeof monitoringStateSchema>, MonitoringState>>;

@@ -37,7 +37,7 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     ctx = await createTestContext({ env: { VIGIL_CAPTURE_FILE: pcap('ndpi_nmap_syn_portscan.pcap') } });
     const s = await ctx.replayToEnd();
     replayed = { packets: s.packets, bytes: s.bytes, flows: s.flows };
-    await ctx.stats.tick();
+    await ctx.liveStats.tick();
   });
   after(async () => ctx.close());
 
@@ -343,7 +343,7 @@ describe('desktop API without detection', () => {
 
   it('GET /api/traffic/stats of the mixed IPv4/IPv6 capture: UDP (DNS) and TCP (TLS on 443) both present', async () => {
     await ctx.replayToEnd();
-    await ctx.stats.tick();
+    await ctx.liveStats.tick();
     const t = documented<{ totals: { packets: number }; protocols: Record<string, { packets: number }>; topPorts: Array<{ port: number; protocol: string }> }>(
       'TrafficStats',
       (await ctx.request('GET', '/api/traffic/stats')).body,

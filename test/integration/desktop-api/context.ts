@@ -1,7 +1,8 @@
 /**
  * TestContext for the desktop API: the real app factory over a real SQLite file in a temp dir, the real firewall
- * service (record-only `none` adapter: the OS is not touched), the real detection engine and the real sensor replaying
- * fixture captures through the real pipeline; the server listens on port 0. The HTTP client never throws on status.
+ * service (record-only `none` adapter: the OS is not touched) and the real sensor runtime (`createSensorRuntime`, as
+ * `vigil start` builds it: detection engine, sensor replaying fixture captures, live statistics, pipeline); the server
+ * listens on port 0. The HTTP client never throws on status.
  */
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,16 +13,17 @@ import { loadFirewallConfig } from '../../../src/config/firewall.js';
 import { createDesktopApp } from '../../../src/desktop-api/app.js';
 import type { Clock } from '../../../src/clock.js';
 import { EventStreamService } from '../../../src/desktop-api/services/event-stream.service.js';
-import { MonitoringService } from '../../../src/sensor/monitoring.js';
+import type { MonitoringService } from '../../../src/sensor/monitoring.js';
 import { loadOrCreatePairingToken } from '../../../src/desktop-api/services/pairing.service.js';
 import { StatsService } from '../../../src/desktop-api/services/stats.service.js';
-import { createDetectionEngine, type VigilDetectionEngine } from '../../../src/detect/engine.js';
+import type { VigilDetectionEngine } from '../../../src/detect/engine.js';
 import { EventBus } from '../../../src/events.js';
 import { createNoneAdapter } from '../../../src/firewall/adapters/none.js';
 import { createFirewallService, type ManagedFirewallService } from '../../../src/firewall/firewall.service.js';
-import { createSensor } from '../../../src/native/capture.js';
 import type { SensorStats } from '../../../src/native/types.js';
-import { SensorPipeline } from '../../../src/sensor/pipeline.js';
+import type { LiveStats } from '../../../src/sensor/live-stats.js';
+import type { SensorPipeline } from '../../../src/sensor/pipeline.js';
+import { createSensorRuntime } from '../../../src/sensor/runtime.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import { FIXTURES, tempDir } from '../../helpers/setup.js';
 
@@ -66,6 +68,7 @@ export interface TestContext {
   events: EventBus;
   monitoring: MonitoringService;
   stats: StatsService;
+  liveStats: LiveStats;
   pipeline: SensorPipeline;
   firewall: ManagedFirewallService;
   detection: VigilDetectionEngine | null;
@@ -105,20 +108,19 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const token = loadOrCreatePairingToken(config.tokenFile);
   const firewall = createFirewallService({ db: store, adapter: createNoneAdapter(), config: loadFirewallConfig(env), events, log: () => undefined });
   await firewall.start();
-  const detection = options.detection === false ? null : await createDetectionEngine({ store, config: loadDetectionConfig(env), events, firewall, geo: null });
-  const sensor = createSensor();
-  const monitoring = new MonitoringService({ sensor, capture: config.capture, samplePath: pcap('zeek_qinq_8021ad_http.pcap'), events, clock, loopDelayMs: 50 });
-  const stats = new StatsService({ store, monitoring, firewall, events, clock });
-  const pipeline = new SensorPipeline({
-    sensor,
+  const runtime = await createSensorRuntime({
+    config,
     store,
-    detection,
-    onFlows: (f) => stats.recordFlows(f),
-    now: () => clock.now(),
-    retention: { maxAgeMs: config.flowRetentionMs, maxRows: config.flowRetentionMax },
+    events,
+    firewall,
+    detection: options.detection === false ? null : loadDetectionConfig(env),
+    geo: null,
+    samplePath: pcap('zeek_qinq_8021ad_http.pcap'),
+    clock,
+    loopDelayMs: 50,
   });
-  pipeline.start();
-  await stats.start();
+  const { sensor, monitoring, liveStats, pipeline, detection } = runtime;
+  const stats = new StatsService({ store, live: liveStats, monitoring, firewall, events, clock });
   const eventStream = new EventStreamService(events);
   const rateLimitDb = new Map<string, unknown>();
   const app = createDesktopApp({
@@ -152,6 +154,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
     events,
     monitoring,
     stats,
+    liveStats,
     pipeline,
     firewall,
     detection,
@@ -185,9 +188,8 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await stats.stop();
-      await pipeline.stop();
-      await detection?.close();
+      stats.close();
+      await runtime.close();
       await firewall.stop();
       await closeStore(store);
     },

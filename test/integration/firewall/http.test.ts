@@ -12,6 +12,7 @@ import { createDesktopApp } from '../../../src/desktop-api/app.js';
 import { EventStreamService } from '../../../src/desktop-api/services/event-stream.service.js';
 import { MonitoringService } from '../../../src/sensor/monitoring.js';
 import { StatsService } from '../../../src/desktop-api/services/stats.service.js';
+import { LiveStats } from '../../../src/sensor/live-stats.js';
 import { EventBus } from '../../../src/events.js';
 import { createNftablesAdapter } from '../../../src/firewall/adapters/nftables.js';
 import { netnsRunner, type CommandRunner } from '../../../src/firewall/command-runner.js';
@@ -90,7 +91,7 @@ describe('Firewall through the desktop API (POST /api/firewall/block, /unblock, 
     await firewall.start();
     const sensor = createSensor();
     const monitoring = new MonitoringService({ sensor, capture: config.capture, samplePath: `${FIXTURES}/pcaps/zeek_qinq_8021ad_http.pcap`, events, clock, loopDelayMs: 50 });
-    stats = new StatsService({ store, monitoring, firewall, events, clock });
+    stats = new StatsService({ store, live: new LiveStats({ store, monitoring, clock }), monitoring, firewall, events, clock });
     eventStream = new EventStreamService(events);
     const app = createDesktopApp({
       config,
@@ -116,7 +117,7 @@ describe('Firewall through the desktop API (POST /api/firewall/block, /unblock, 
     try {
       eventStream?.close();
       if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-      await stats?.stop();
+      stats?.close();
       await firewall?.stop();
       if (store) await closeStore(store);
     } finally {

@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import { emptySensorStats } from '../../../src/native/capture.js';
+import type { FlowRecord, SensorStats } from '../../../src/native/types.js';
+import { LiveStats } from '../../../src/sensor/live-stats.js';
+import { closeStore, openStore, type Store } from '../../../src/store/database.js';
+import { listBuckets } from '../../../src/store/repos/traffic.repo.js';
+
+/** A flow record with only the fields the statistics read filled in meaningfully. */
+function flow(over: Partial<FlowRecord>): FlowRecord {
+  const base = {
+    id: 1, srcIp: '192.168.1.10', srcPort: 50000, dstIp: '93.184.216.34', dstPort: 443, protocol: 6, ipVersion: 4, vlanOuter: 0, vlanInner: 0,
+    firstSeenMs: 1000, lastSeenMs: 2000, firstSeen: '', lastSeen: '', durationUs: 0, endReason: 'fin',
+    packets: 10, bytes: 1000, fwdPackets: 4, bwdPackets: 6, fwdBytes: 300, bwdBytes: 700,
+  } as Partial<FlowRecord>;
+  return { ...base, ...over } as FlowRecord;
+}
+
+describe('sensor/LiveStats', () => {
+  let store: Store;
+  let now: number;
+  let totals: SensorStats;
+  let live: LiveStats;
+
+  beforeEach(async () => {
+    store = await openStore(':memory:');
+    now = Date.UTC(2026, 0, 1, 12, 0, 0, 500);
+    totals = emptySensorStats();
+    live = new LiveStats({ store, monitoring: { totals: () => totals }, clock: { now: () => now }, isLocal: (ip) => ip.startsWith('192.168.') });
+  });
+  afterEach(async () => {
+    await live.stop();
+    await closeStore(store);
+  });
+
+  it('recordFlows(): snapshots of one flow are counted once; the final record adds only the rest', () => {
+    live.recordFlows([flow({ endReason: 'snapshot', packets: 4, bytes: 400, fwdBytes: 100, bwdBytes: 300 })]);
+    live.recordFlows([flow({ endReason: 'snapshot', packets: 6, bytes: 600, fwdBytes: 200, bwdBytes: 400 })]);
+    live.recordFlows([flow({})]);
+    const me = live.topTalkers(10).find((x) => x.ip === '192.168.1.10')!;
+    expect(me).to.deep.equal({ ip: '192.168.1.10', packets: 10, bytes: 1000, flows: 1, sentBytes: 300, receivedBytes: 700 });
+    expect(live.topPorts(10)).to.deep.equal([{ port: 443, protocol: 'tcp', packets: 10, bytes: 1000, flows: 1 }]);
+    const directions = live.directionCounts();
+    expect(directions.outbound).to.deep.equal({ bytes: 300, packets: 3, flows: 1 });
+    expect(directions.inbound).to.deep.equal({ bytes: 700, packets: 7, flows: 0 });
+  });
+
+  it('recordFlows(): inbound, internal and external flows; ICMP has no port entry', () => {
+    live.recordFlows([
+      flow({ id: 2, srcIp: '198.51.100.1', dstIp: '192.168.1.10', dstPort: 22, fwdBytes: 900, bwdBytes: 100 }),
+      flow({ id: 3, srcIp: '192.168.1.2', dstIp: '192.168.1.10', protocol: 17, dstPort: 53 }),
+      flow({ id: 4, srcIp: '198.51.100.1', dstIp: '198.51.100.2', protocol: 1, srcPort: 8, dstPort: 0 }),
+    ]);
+    const directions = live.directionCounts();
+    expect(directions.inbound).to.deep.equal({ bytes: 900, packets: 9, flows: 1 });
+    expect(directions.outbound).to.deep.equal({ bytes: 100, packets: 1, flows: 0 });
+    expect(directions.internal).to.deep.equal({ bytes: 1000, packets: 10, flows: 1 });
+    expect(directions.external).to.deep.equal({ bytes: 1000, packets: 10, flows: 1 });
+    expect(live.topPorts(10).map((p) => `${p.protocol}/${p.port}`)).to.have.members(['tcp/22', 'udp/53']);
+  });
+
+  it('tick(): per-second deltas go to both timelines and the store; a restart reloads them', async () => {
+    await live.start();
+    totals = { ...totals, packets: 100, bytes: 10_000, flows: 5 };
+    now += 1000;
+    await live.tick();
+    totals = { ...totals, packets: 130, bytes: 13_000, flows: 6 };
+    now += 1000;
+    await live.tick();
+    const nonZero = live.perSecond().filter((b) => b.packets > 0);
+    expect(nonZero.map((b) => b.packets)).to.deep.equal([100, 30]);
+    expect(live.perSecond()).to.have.length(300);
+    expect(live.perMinute()).to.deep.equal([{ startMs: Date.UTC(2026, 0, 1, 12, 0, 0), packets: 130, bytes: 13_000, flows: 6 }]);
+    expect(live.lastSecond()).to.deep.equal({ startMs: Date.UTC(2026, 0, 1, 12, 0, 1), packets: 30, bytes: 3000, flows: 1 });
+    expect((await listBuckets(store, 'minute', 0)).map((b) => b.packets)).to.deep.equal([130]);
+
+    const reloaded = new LiveStats({ store, monitoring: { totals: () => emptySensorStats() }, clock: { now: () => now } });
+    await reloaded.start();
+    expect(reloaded.perMinute().map((b) => b.packets)).to.deep.equal([130]);
+    expect(reloaded.perSecond().filter((b) => b.packets > 0).map((b) => b.packets)).to.deep.equal([100, 30]);
+    await reloaded.stop();
+  });
+
+  it('seconds older than 5 minutes leave the per-second timeline', async () => {
+    await live.start();
+    totals = { ...totals, packets: 50 };
+    now += 1000;
+    await live.tick();
+    now += 301_000;
+    await live.tick();
+    expect(live.perSecond().some((b) => b.packets > 0)).to.equal(false);
+    expect(live.perMinute().reduce((a, b) => a + b.packets, 0)).to.equal(50);
+  });
+
+  it('onTick(): listeners run after each closed second, running while started and not on the final flush', async () => {
+    const seen: Array<{ running: boolean; packets: number }> = [];
+    const off = live.onTick(() => void seen.push({ running: live.running, packets: live.lastSecond().packets }));
+    await live.start();
+    totals = { ...totals, packets: 7 };
+    now += 1000;
+    await live.tick();
+    await live.stop();
+    off();
+    await live.tick();
+    expect(seen).to.deep.equal([
+      { running: true, packets: 7 },
+      { running: false, packets: 0 },
+    ]);
+  });
+});
