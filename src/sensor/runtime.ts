@@ -39,14 +39,13 @@ export interface SensorRuntimeDeps {
   clock?: Clock;
   /** Delay (ms) before a looping replay restarts. Default 1000. */
   loopDelayMs?: number;
-  /** The capture source; default: the native sensor (`createSensor()`). */
-  sensor?: Sensor;
-  /** Progress and failures of the running parts, one line each, already prefixed `vigil: `. */
+  /** Progress and failures of the running parts, one line per message, each prefixed `vigil: `. */
   log?: (message: string) => void;
 }
 
 /** The running parts, for the API and for tests. */
 export interface SensorRuntime {
+  /** The native sensor (capture core) the monitoring controls and the pipeline listens to. */
   sensor: Sensor;
   monitoring: MonitoringService;
   liveStats: LiveStats;
@@ -91,7 +90,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       }
     }
 
-    const sensor = deps.sensor ?? createSensor();
+    const sensor = createSensor();
     const monitoring = new MonitoringService({ sensor, capture: config.capture, samplePath: deps.samplePath, events, clock, loopDelayMs: deps.loopDelayMs, log });
     const liveStats = new LiveStats({ store, monitoring, clock, log: log && ((m, e) => log(`vigil: ${m}${detail(e)}`)) });
     const pipeline = new SensorPipeline({

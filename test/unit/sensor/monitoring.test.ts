@@ -15,7 +15,7 @@ function capture(over: Partial<DesktopCaptureConfig>): DesktopCaptureConfig {
   return { mode: 'replay', interface: undefined, filter: undefined, file: SMALL, replaySpeed: 0, replayLoop: false, ...over };
 }
 
-describe('desktop-api/services/MonitoringService (real sensor)', function () {
+describe('sensor/MonitoringService (real sensor)', function () {
   this.timeout(20_000);
 
   it('startConfigured() replays the configured file; stop() is idempotent; totals add up over sessions', async () => {
@@ -142,7 +142,7 @@ describe('desktop-api/services/MonitoringService (real sensor)', function () {
   });
 });
 
-describe('desktop-api/services/MonitoringService errors', () => {
+describe('sensor/MonitoringService errors', () => {
   it('a file that cannot be opened is reported by state().error and the problem keeps the capture code', async () => {
     const sensor = createSensor();
     const m = new MonitoringService({ sensor, capture: capture({ file: pcap('does-not-exist.pcap') }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });

@@ -7,7 +7,7 @@ import { closeStore, openStore, type Store } from '../../../src/store/database.j
 import { countFlows, listRecentFlows } from '../../../src/store/repos/flow.repo.js';
 import { FIXTURES } from '../../helpers/setup.js';
 
-describe('SensorPipeline (src/pipeline.ts)', function () {
+describe('SensorPipeline (src/sensor/pipeline.ts)', function () {
   this.timeout(20_000);
   let store: Store;
   beforeEach(async () => {
