@@ -8,7 +8,7 @@ import { acknowledgeAlert, deleteAlert, getAlert, listAlerts, type AlertQuery } 
 import type { AlertRow } from '../../store/tables/alert.table.js';
 import type { Alert, AlertList } from '../schemas/alert.schema.js';
 import type { Clock } from '../../clock.js';
-import { listCacheToken, type ListCacheToken } from './list-cache-token.js';
+import { changeTokenSource, type ChangeTokenSource } from '../../store/change-counter.js';
 
 /** Maps a stored row to the API's alert shape (the same mapping the event stream uses). */
 export function toAlert(row: AlertRow): Alert {
@@ -27,14 +27,14 @@ const LIST_CACHE_SIZE = 64;
 export class AlertsService {
   /** Serialised list pages by query, valid while the store's change token is unchanged (polling clients, the app). */
   private readonly listCache = new Map<string, { token: string; page: JsonPage }>();
-  private readonly cacheToken: ListCacheToken;
+  private readonly cacheToken: ChangeTokenSource;
 
   constructor(
     private readonly store: Store,
     private readonly events: EventBus,
     private readonly clock: Clock,
   ) {
-    this.cacheToken = listCacheToken(store, clock);
+    this.cacheToken = changeTokenSource(store, clock);
   }
 
   async list(query: AlertQuery): Promise<AlertList> {
@@ -45,8 +45,8 @@ export class AlertsService {
 
   /**
    * {@link list} serialised as UTF-8 JSON. Identical queries are answered from a small cache for as long as no row of
-   * the store has changed (checked per request with {@link listCacheToken}: writes of this process at once, other
-   * processes' commits within 100 ms), so repeated polling costs one tiny query and no serialisation.
+   * the store has changed (checked per request with the store's `changeTokenSource`: writes of this process at once,
+   * other processes' commits within 100 ms), so repeated polling costs one tiny query and no serialisation.
    */
   async listPage(query: AlertQuery): Promise<JsonPage> {
     const key = listKey(query);
