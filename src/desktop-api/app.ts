@@ -34,6 +34,7 @@ import { AlertsService } from './services/alerts.service.js';
 import type { Clock } from '../clock.js';
 import type { EventStreamService } from './services/event-stream.service.js';
 import { HealthService } from './services/health.service.js';
+import { MlStatsService } from './services/ml-stats.service.js';
 import type { MonitoringService } from '../sensor/monitoring.js';
 import type { StatsService } from './services/stats.service.js';
 import { ThreatsService } from './services/threats.service.js';
@@ -77,7 +78,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     threats: new ThreatsService(deps.store, deps.firewall),
     monitoring: deps.monitoring,
     firewall: deps.firewall,
-    detection: deps.detection,
+    mlStats: new MlStatsService(deps.detection),
     eventStream: deps.eventStream,
     openapi: JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as unknown,
     heartbeatMs: deps.heartbeatMs ?? 15_000,

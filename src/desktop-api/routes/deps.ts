@@ -1,9 +1,9 @@
 /** What every route file receives: the services of the desktop API (built by app.ts from its dependencies). */
-import type { DetectionEngine } from '../../detect/types.js';
 import type { FirewallService } from '../../firewall/types.js';
 import type { AlertsService } from '../services/alerts.service.js';
 import type { EventStreamService } from '../services/event-stream.service.js';
 import type { HealthService } from '../services/health.service.js';
+import type { MlStatsService } from '../services/ml-stats.service.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
 import type { StatsService } from '../services/stats.service.js';
 import type { ThreatsService } from '../services/threats.service.js';
@@ -15,7 +15,7 @@ export interface RouteDeps {
   threats: ThreatsService;
   monitoring: MonitoringService;
   firewall: FirewallService;
-  detection: Pick<DetectionEngine, 'mlStats'> | null;
+  mlStats: MlStatsService;
   eventStream: EventStreamService;
   /** The OpenAPI document served at /api/openapi.json. */
   openapi: unknown;

@@ -1,7 +1,6 @@
 /** `GET /api/dashboard/stats`, `GET /api/traffic/stats`, `GET /api/ml/stats`. */
 import type Router from '@koa/router';
 import { JSON_CONTENT_TYPE } from '../../http/json-page.js';
-import { emptyMlStats } from '../../ml/scorer.js';
 import type { RouteDeps } from './deps.js';
 
 export function register(router: Router, deps: RouteDeps): void {
@@ -21,6 +20,6 @@ export function register(router: Router, deps: RouteDeps): void {
     ctx.body = deps.stats.traffic();
   });
   router.get('/api/ml/stats', (ctx) => {
-    ctx.body = deps.detection?.mlStats() ?? emptyMlStats(); // before a model is loaded: zero counters, no error
+    ctx.body = deps.mlStats.mlStats();
   });
 }
