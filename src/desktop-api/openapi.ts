@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z, type ZodType } from 'zod';
+import { SEVERITIES } from '../domain/alert.js';
 import { alertDeletedSchema, alertListSchema, alertSchema } from './schemas/alert.schema.js';
 import { problemSchema } from './schemas/common.schema.js';
 import { blockBody, blockedEntrySchema, blockedListSchema, unblockBody } from './schemas/firewall.schema.js';
@@ -87,7 +88,7 @@ export const ROUTES: readonly RouteDoc[] = [
       { name: 'limit', in: 'query', description: '1..500, default 50', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
       { name: 'before', in: 'query', description: 'Cursor: only alerts with a smaller id (use nextBefore)', schema: { type: 'integer', minimum: 1 } },
       { name: 'acknowledged', in: 'query', description: 'Filter by acknowledgement', schema: { type: 'boolean' } },
-      { name: 'severity', in: 'query', description: 'Filter by severity', schema: { type: 'string', enum: ['low', 'medium', 'high', 'critical'] } },
+      { name: 'severity', in: 'query', description: 'Filter by severity', schema: { type: 'string', enum: [...SEVERITIES] } },
     ],
   },
   { method: 'get', path: '/api/alerts/:id', summary: 'One alert', status: 200, response: 'Alert', params: [idParam], problems: [400, 404] },

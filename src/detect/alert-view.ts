@@ -2,34 +2,8 @@
  * The one mapping from a stored alert row to the alert shape clients see: the desktop API's alert bodies and the
  * `alert` events on the event bus (and so the SSE stream) both use it, so the two can never disagree.
  */
+import type { AlertView } from '../domain/alert.js';
 import type { AlertRow } from '../store/tables/alert.table.js';
-import type { Severity } from './finding.js';
-
-/** An alert as the API and the event stream show it. */
-export interface AlertView {
-  id: number;
-  createdAt: string;
-  updatedAt: string;
-  severity: Severity;
-  category: string;
-  title: string;
-  description: string;
-  srcIp: string;
-  srcPort: number | null;
-  dstIp: string | null;
-  dstPort: number | null;
-  protocol: number | null;
-  /** 0..1, or null for rule-only alerts. */
-  score: number | null;
-  source: 'ml' | 'rule';
-  acknowledged: boolean;
-  acknowledgedAt: string | null;
-  /** Occurrences aggregated into this alert (at least 1), in the unit of `details.countUnit` (the leading origin's). */
-  count: number;
-  firstSeen: string;
-  lastSeen: string;
-  details: Record<string, unknown>;
-}
 
 /** Parses the `details` JSON column; a corrupt value becomes `{raw}` rather than an error. */
 export function parseDetails(text: string): Record<string, unknown> {

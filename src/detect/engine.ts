@@ -16,7 +16,7 @@ import { loadFlowModel, type FlowModel } from '../ml/model.js';
 import { emptyMlStats, FlowScorer } from '../ml/scorer.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import type { Store } from '../store/database.js';
-import { AlertsService, type RecordedAlert } from './alerts.service.js';
+import { AlertAggregator, type RecordedAlert } from './alert-aggregator.js';
 import { BeaconDetector } from './detectors/beacon.js';
 import { BlockedIpDetector } from './detectors/blocked-ip.js';
 import { BruteForceDetector } from './detectors/brute-force.js';
@@ -89,7 +89,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   ];
   const firewall = deps.firewall ?? null;
   if (firewall) detectors.push(new BlockedIpDetector((ip) => firewall.isBlocked(ip)));
-  const alerts = new AlertsService({
+  const alerts = new AlertAggregator({
     store: deps.store,
     config,
     events: deps.events ?? null,

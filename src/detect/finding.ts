@@ -1,23 +1,13 @@
 /**
  * A finding: one detector's (or the model's) observation about one (source, category, target), before aggregation
- * into an alert. Detectors return findings; `alerts.service.ts` folds them into stored alerts.
+ * into an alert. Detectors return findings; `alert-aggregator.ts` folds them into stored alerts.
  */
+import { SEVERITIES, severityRank, type AlertSource, type Severity } from '../domain/alert.js';
 import type { FlowRecord } from '../native/flow-record.js';
-import type { AlertSource, Severity } from '../store/tables/alert.table.js';
-
-export type { Severity, AlertSource };
-
-/** Severities, lowest first. */
-export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
-
-/** The higher of two severities. */
-export function maxSeverity(a: Severity, b: Severity): Severity {
-  return SEVERITIES.indexOf(a) >= SEVERITIES.indexOf(b) ? a : b;
-}
 
 /** `s` moved `steps` levels (clamped). */
 export function shiftSeverity(s: Severity, steps: number): Severity {
-  const i = Math.min(SEVERITIES.length - 1, Math.max(0, SEVERITIES.indexOf(s) + steps));
+  const i = Math.min(SEVERITIES.length - 1, Math.max(0, severityRank(s) + steps));
   return SEVERITIES[i] as Severity;
 }
 

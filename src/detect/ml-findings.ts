@@ -6,7 +6,8 @@ import type { FlaggedFlow } from '../ml/scorer.js';
 import type { ModelInfo } from '../ml/types.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import type { ModelThresholds } from '../ml/model.js';
-import { shiftSeverity, type Finding, type Severity } from './finding.js';
+import type { Severity } from '../domain/alert.js';
+import { shiftSeverity, type Finding } from './finding.js';
 
 /** Severity of a family when the model is near-certain; lower scores step down (see {@link mlSeverity}). */
 export const ML_BASE_SEVERITY: Readonly<Record<string, Severity>> = Object.freeze({

@@ -6,10 +6,8 @@
  * sends from 0.0.0.0), so there is nothing to map or block; their alerts are still stored.
  */
 import { BlockList, isIP } from 'node:net';
-import type { Db } from '../store/database.js';
-import { getThreat, upsertThreat } from '../store/repos/threat.repo.js';
+import { maxSeverity, severityRank, type Severity } from '../domain/alert.js';
 import type { ThreatRow } from '../store/tables/threat.table.js';
-import { maxSeverity, SEVERITIES, type Severity } from './finding.js';
 import type { GeoLocation } from './geo.js';
 
 /** What one recorded alert contributes to its threat. */
@@ -47,7 +45,8 @@ export function maxScore(a: number | null, b: number | null): number | null {
 
 /**
  * The threat row of `u.ip` after folding `u` into `prev` (the stored row, or the row a batch is about to store; undefined
- * for a new threat). `location` is used when the row has none yet. Pure: {@link recordThreat} and the alerts service's SQLite fast path share it.
+ * for a new threat). `location` is used when the row has none yet. Pure: the alert aggregator folds every alert of a
+ * batch into its address's row with it, and the store writes the result once per batch.
  */
 export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, location: GeoLocation | null, nowIso: string): ThreatRow {
   if (!prev) {
@@ -67,7 +66,7 @@ export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, loca
       updated_at: nowIso,
     };
   }
-  const worse = SEVERITIES.indexOf(u.severity) > SEVERITIES.indexOf(prev.severity);
+  const worse = severityRank(u.severity) > severityRank(prev.severity);
   const keepLocation = prev.latitude !== null;
   return {
     ip: prev.ip,
@@ -84,12 +83,4 @@ export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, loca
     longitude: keepLocation ? prev.longitude : (location?.longitude ?? null),
     updated_at: nowIso,
   };
-}
-
-/**
- * Folds `u` into the threat row of `u.ip` (creating it) and returns the stored row. `location` is used when the
- * row has none yet. Runs inside the caller's transaction.
- */
-export async function recordThreat(db: Db, u: ThreatUpdate, location: GeoLocation | null, nowIso: string): Promise<ThreatRow> {
-  return upsertThreat(db, nextThreatRow(await getThreat(db, u.ip), u, location, nowIso));
 }

@@ -1,8 +1,7 @@
 /** Alert routes: list query, alert body, acknowledge and delete results. */
 import { z } from 'zod';
-import { isoTime, positiveIntString } from './common.schema.js';
-
-export const severitySchema = z.enum(['low', 'medium', 'high', 'critical']);
+import { alertViewSchema, severitySchema } from '../../domain/alert.js';
+import { positiveIntString } from './common.schema.js';
 
 /** `GET /api/alerts` query. */
 export const alertListQuery = z.strictObject({
@@ -17,31 +16,8 @@ export const alertListQuery = z.strictObject({
   severity: severitySchema.optional(),
 });
 
-export const alertSchema = z
-  .object({
-    id: z.number().int(),
-    createdAt: isoTime,
-    updatedAt: isoTime,
-    severity: severitySchema,
-    category: z.string(),
-    title: z.string(),
-    description: z.string(),
-    srcIp: z.string(),
-    srcPort: z.number().int().nullable(),
-    dstIp: z.string().nullable(),
-    dstPort: z.number().int().nullable(),
-    protocol: z.number().int().nullable(),
-    score: z.number().min(0).max(1).nullable(),
-    source: z.enum(['ml', 'rule']),
-    acknowledged: z.boolean(),
-    acknowledgedAt: isoTime.nullable(),
-    /** Occurrences folded into this alert. */
-    count: z.number().int().min(1),
-    firstSeen: isoTime,
-    lastSeen: isoTime,
-    /** Explanation, model version, auto-block note... */
-    details: z.record(z.string(), z.unknown()),
-  });
+/** An alert body: the domain's alert view (the OpenAPI component `Alert`). */
+export const alertSchema = alertViewSchema;
 
 export const alertListSchema = z
   .object({

@@ -1,7 +1,7 @@
 /** `GET /api/threats` and `GET /api/ml/stats`. */
 import { z } from 'zod';
 import { isoTime } from './common.schema.js';
-import { severitySchema } from './alert.schema.js';
+import { severitySchema } from '../../domain/alert.js';
 
 export const threatSchema = z
   .object({

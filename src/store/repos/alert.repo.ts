@@ -1,6 +1,7 @@
 /** Alert persistence: detection inserts and aggregates; the desktop API lists, acknowledges and deletes. */
 import type { Db } from '../database.js';
-import type { AlertRow, AlertSource, NewAlert, Severity } from '../tables/alert.table.js';
+import type { AlertSource, Severity } from '../../domain/alert.js';
+import type { AlertRow, NewAlert } from '../tables/alert.table.js';
 
 /** Inserts one alert and returns the stored row (with its id). */
 export async function insertAlert(db: Db, row: NewAlert): Promise<AlertRow> {

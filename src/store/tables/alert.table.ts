@@ -1,10 +1,6 @@
 /** The `alerts` table: one row per (aggregated) alert raised by detection. */
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
-
-/** Alert severity, lowest to highest. */
-export type Severity = 'low' | 'medium' | 'high' | 'critical';
-/** Who raised the alert: the ML scorer or a behavioural rule. */
-export type AlertSource = 'ml' | 'rule';
+import type { AlertSource, Severity } from '../../domain/alert.js';
 
 export interface AlertTable {
   id: Generated<number>;

@@ -1,6 +1,6 @@
 /** The `threats` table: one row per threatening remote IP (for the map), upserted by detection. */
 import type { Insertable, Selectable } from 'kysely';
-import type { Severity } from './alert.table.js';
+import type { Severity } from '../../domain/alert.js';
 
 export interface ThreatTable {
   /** Normalised IPv4/IPv6 text; primary key. */

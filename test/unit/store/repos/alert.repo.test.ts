@@ -10,7 +10,8 @@ import {
   updateAlertAggregate,
 } from '../../../../src/store/repos/alert.repo.js';
 import { closeStore, openStore, type Store } from '../../../../src/store/database.js';
-import type { NewAlert, Severity } from '../../../../src/store/tables/alert.table.js';
+import type { Severity } from '../../../../src/domain/alert.js';
+import type { NewAlert } from '../../../../src/store/tables/alert.table.js';
 
 /** A valid alert row; override what the test cares about. */
 function alertRow(over: Partial<NewAlert> = {}): NewAlert {

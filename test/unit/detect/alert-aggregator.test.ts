@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { loadDetectionConfig } from '../../../src/config/detection.js';
 import { loadFirewallConfig } from '../../../src/config/firewall.js';
 import { sql } from 'kysely';
-import { AlertsService, aggregationKey, type RecordedAlert } from '../../../src/detect/alerts.service.js';
+import { AlertAggregator, aggregationKey, type RecordedAlert } from '../../../src/detect/alert-aggregator.js';
 import type { Finding } from '../../../src/detect/finding.js';
 import { createGeoLocator, type GeoLocation, type GeoLocator } from '../../../src/detect/geo.js';
 import { EventBus } from '../../../src/events.js';
@@ -25,7 +25,7 @@ function finding(over: Partial<Finding> = {}): Finding {
   };
 }
 
-describe('detect/alerts.service: AlertsService#record()', function () {
+describe('detect/alert-aggregator: AlertAggregator#record()', function () {
   this.timeout(60_000);
   let store: Store;
   let events: EventBus;
@@ -50,7 +50,7 @@ describe('detect/alerts.service: AlertsService#record()', function () {
   }
 
   it('folds repeats of one (source, category, target) within the window into one alert with a count', async () => {
-    const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null });
+    const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
     await svc.record([finding()]);
     await svc.record([finding({ count: 5, firstSeenMs: T0 + 60_000, lastSeenMs: T0 + 70_000, severity: 'high', score: 0.9 })]);
     const rows = await store.selectFrom('alerts').selectAll().execute();
@@ -64,7 +64,7 @@ describe('detect/alerts.service: AlertsService#record()', function () {
   });
 
   it('moves a threat\'s first_seen back when a later finding started earlier (regression: the upsert kept the old value)', async () => {
-    const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null });
+    const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
     await svc.record([finding({ firstSeenMs: T0 + 60_000, lastSeenMs: T0 + 61_000 })]);
     await svc.record([finding({ category: 'dos', firstSeenMs: T0, lastSeenMs: T0 + 500 })]);
     const threat = await store.selectFrom('threats').selectAll().executeTakeFirstOrThrow();
@@ -72,7 +72,7 @@ describe('detect/alerts.service: AlertsService#record()', function () {
   });
 
   it('opens a new alert after the window, and for another category or target', async () => {
-    const svc = new AlertsService({ store, config: loadDetectionConfig({ VIGIL_DETECT_ALERT_WINDOW_SEC: '60' }), events, geo: null });
+    const svc = new AlertAggregator({ store, config: loadDetectionConfig({ VIGIL_DETECT_ALERT_WINDOW_SEC: '60' }), events, geo: null });
     await svc.record([finding()]);
     await svc.record([finding({ firstSeenMs: T0 + 3_600_000, lastSeenMs: T0 + 3_600_500 })]);
     await svc.record([finding({ category: 'dos', target: '10.0.0.5', severity: 'critical' }), finding({ target: '10.0.0.6', dstIp: '10.0.0.6' })]);
@@ -88,7 +88,7 @@ describe('detect/alerts.service: AlertsService#record()', function () {
   });
 
   it('merges a rule and an ML finding for the same key without double counting', async () => {
-    const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null });
+    const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
     await svc.record([finding({ count: 100 }), finding({ source: 'ml', count: 95, score: 0.99, severity: 'medium', details: { detector: 'ml', explanation: [] } })]);
     const rows = await store.selectFrom('alerts').selectAll().execute();
     expect(rows).to.have.length(1);
@@ -96,69 +96,78 @@ describe('detect/alerts.service: AlertsService#record()', function () {
     expect(JSON.parse(rows[0]!.details)).to.deep.include({ detector: 'port_scan', ml: { detector: 'ml', explanation: [] } });
   });
 
-  // The service writes through cached better-sqlite3 statements on a store from openStore(), and through Kysely on any
-  // other (a derived Kysely instance has no SQLite handle): both must fold evidence the same way.
-  for (const [via, kyselyOnly] of [['the SQLite fast path', false], ['the Kysely path', true]] as const) {
-    describe(`a rule confirming an alert the model opened (${via})`, () => {
-      const ml = (over: Partial<Finding> = {}): Finding =>
-        finding({
-          category: 'dos', source: 'ml', severity: 'low', score: 0.6, count: 3, title: 'DoS traffic', description: 'model',
-          details: { detector: 'ml', model: { version: '1.0.0' }, explanation: [{ feature: 'Flow Packets/s', value: 9, benignPercentile: 99.9 }], flowsFlagged: 3, countUnit: 'flows' },
-          ...over,
-        });
-      const rule = (k: number): Finding =>
-        finding({
-          category: 'dos', severity: 'high', score: 0.9, count: 1000, title: 'UDP flood', description: `rule ${k}`,
-          firstSeenMs: T0 + k * 1000, lastSeenMs: T0 + k * 1000 + 500, details: { detector: 'flood', packetsInWindow: 1000 * k, countUnit: 'packets' },
-        });
+  it('rejects with a TypeError on a store without a SQLite connection (a derived Kysely instance), storing nothing', async () => {
+    const svc = new AlertAggregator({ store: store.withoutPlugins(), config: loadDetectionConfig({}), events, geo: null });
+    let error: unknown;
+    await svc.record([finding()]).catch((err: unknown) => (error = err));
+    expect(error).to.be.instanceOf(TypeError);
+    expect(await store.selectFrom('alerts').selectAll().execute()).to.deep.equal([]);
+    expect(seen).to.deep.equal([]);
+  });
 
-      it('keeps the model evidence once under details.ml, leads with the rule and counts in the rule\'s unit (regression: details nested one level deeper per batch)', async () => {
-        const svc = new AlertsService({ store: kyselyOnly ? store.withoutPlugins() : store, config: loadDetectionConfig({}), events, geo: null });
-        await svc.record([ml()]);
-        for (let k = 1; k <= 3; k++) await svc.record([rule(k)]);
-        await svc.record([ml({ count: 2, score: 0.7, firstSeenMs: T0 + 5000, lastSeenMs: T0 + 5000, details: { ...ml().details, flowsFlagged: 2 } })]);
-        const rows = await store.selectFrom('alerts').selectAll().execute();
-        expect(rows).to.have.length(1);
-        expect(rows[0]).to.include({ source: 'rule', title: 'UDP flood', description: 'rule 3', count: 3000, severity: 'high', score: 0.9 });
-        expect(JSON.parse(rows[0]!.details)).to.deep.equal({
-          detector: 'flood', packetsInWindow: 3000, countUnit: 'packets',
-          ml: { ...ml().details, flowsFlagged: 5 },
-        });
+  describe('a rule confirming an alert the model opened', () => {
+    const ml = (over: Partial<Finding> = {}): Finding =>
+      finding({
+        category: 'dos', source: 'ml', severity: 'low', score: 0.6, count: 3, title: 'DoS traffic', description: 'model',
+        details: { detector: 'ml', model: { version: '1.0.0' }, explanation: [{ feature: 'Flow Packets/s', value: 9, benignPercentile: 99.9 }], flowsFlagged: 3, countUnit: 'flows' },
+        ...over,
+      });
+    const rule = (k: number): Finding =>
+      finding({
+        category: 'dos', severity: 'high', score: 0.9, count: 1000, title: 'UDP flood', description: `rule ${k}`,
+        firstSeenMs: T0 + k * 1000, lastSeenMs: T0 + k * 1000 + 500, details: { detector: 'flood', packetsInWindow: 1000 * k, countUnit: 'packets' },
       });
 
-      it('folds a batch holding both a rule and an ML finding into a rule-led alert the same way', async () => {
-        const svc = new AlertsService({ store: kyselyOnly ? store.withoutPlugins() : store, config: loadDetectionConfig({}), events, geo: null });
-        await svc.record([ml()]);
-        await svc.record([ml({ count: 4, details: { ...ml().details, flowsFlagged: 4 } }), rule(1)]);
-        const rows = await store.selectFrom('alerts').selectAll().execute();
-        expect(rows[0]).to.include({ source: 'rule', count: 1000 });
-        expect(JSON.parse(rows[0]!.details)).to.deep.equal({ detector: 'flood', packetsInWindow: 1000, countUnit: 'packets', ml: { ...ml().details, flowsFlagged: 7 } });
-      });
-    });
-
-    it(`stores alerts about the unspecified addresses 0.0.0.0 and :: but makes no threat of them and never auto-blocks them (${via})`, async () => {
-      const fw = firewall([]);
-      const svc = new AlertsService({
-        store: kyselyOnly ? store.withoutPlugins() : store,
-        config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'high' }),
-        events,
-        geo: createGeoLocator(),
-        firewall: fw,
-      });
-      const recorded = await svc.record([
-        finding({ category: 'dos', srcIp: '0.0.0.0', threatIp: '0.0.0.0', target: '255.255.255.255', severity: 'critical' }),
-        finding({ category: 'dos', srcIp: '::', threatIp: '::', target: 'ff02::1:2', severity: 'critical' }),
-        finding({ category: 'dos', srcIp: '::ffff:0.0.0.0', threatIp: '::ffff:0.0.0.0', severity: 'critical' }),
-      ]);
-      expect(recorded.map((r) => [r.action, r.threatIp])).to.deep.equal([['created', null], ['created', null], ['created', null]]);
-      expect(await store.selectFrom('threats').selectAll().execute()).to.deep.equal([]);
-      expect((await fw.list()).blocked).to.deep.equal([]);
+    it('keeps the model evidence once under details.ml, leads with the rule and counts in the rule\'s unit (regression: details nested one level deeper per batch)', async () => {
+      const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
+      await svc.record([ml()]);
+      for (let k = 1; k <= 3; k++) await svc.record([rule(k)]);
+      await svc.record([ml({ count: 2, score: 0.7, firstSeenMs: T0 + 5000, lastSeenMs: T0 + 5000, details: { ...ml().details, flowsFlagged: 2 } })]);
       const rows = await store.selectFrom('alerts').selectAll().execute();
-      expect(rows.map((r) => JSON.parse(r.details).autoBlock)).to.deep.equal([undefined, undefined, undefined]);
+      expect(rows).to.have.length(1);
+      expect(rows[0]).to.include({ source: 'rule', title: 'UDP flood', description: 'rule 3', count: 3000, severity: 'high', score: 0.9 });
+      expect(JSON.parse(rows[0]!.details)).to.deep.equal({
+        detector: 'flood', packetsInWindow: 3000, countUnit: 'packets',
+        ml: { ...ml().details, flowsFlagged: 5 },
+      });
     });
-  }
 
-  describe('the SQLite fast path against the Kysely path', () => {
+    it('folds a batch holding both a rule and an ML finding into a rule-led alert the same way', async () => {
+      const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
+      await svc.record([ml()]);
+      await svc.record([ml({ count: 4, details: { ...ml().details, flowsFlagged: 4 } }), rule(1)]);
+      const rows = await store.selectFrom('alerts').selectAll().execute();
+      expect(rows[0]).to.include({ source: 'rule', count: 1000 });
+      expect(JSON.parse(rows[0]!.details)).to.deep.equal({ detector: 'flood', packetsInWindow: 1000, countUnit: 'packets', ml: { ...ml().details, flowsFlagged: 7 } });
+    });
+  });
+
+  it('stores alerts about the unspecified addresses 0.0.0.0 and :: but makes no threat of them and never auto-blocks them', async () => {
+    const fw = firewall([]);
+    const svc = new AlertAggregator({
+      store,
+      config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'high' }),
+      events,
+      geo: createGeoLocator(),
+      firewall: fw,
+    });
+    const recorded = await svc.record([
+      finding({ category: 'dos', srcIp: '0.0.0.0', threatIp: '0.0.0.0', target: '255.255.255.255', severity: 'critical' }),
+      finding({ category: 'dos', srcIp: '::', threatIp: '::', target: 'ff02::1:2', severity: 'critical' }),
+      finding({ category: 'dos', srcIp: '::ffff:0.0.0.0', threatIp: '::ffff:0.0.0.0', severity: 'critical' }),
+    ]);
+    expect(recorded.map((r) => [r.action, r.threatIp])).to.deep.equal([['created', null], ['created', null], ['created', null]]);
+    expect(await store.selectFrom('threats').selectAll().execute()).to.deep.equal([]);
+    expect((await fw.list()).blocked).to.deep.equal([]);
+    const rows = await store.selectFrom('alerts').selectAll().execute();
+    expect(rows.map((r) => JSON.parse(r.details).autoBlock)).to.deep.equal([undefined, undefined, undefined]);
+  });
+
+  // A batch is one transaction: each threat address is read once and written once, and each alert row is rebuilt from
+  // the values written rather than read back. The reference is the same findings one per batch (each its own
+  // transaction, so every threat is read back after each write); within a batch every key is distinct, so merging
+  // changes nothing and both must store and return the same rows.
+  describe('a batch in one transaction against one finding per transaction', () => {
     // Batch 1: one threat address twice (folded into one threat write), two new threats whose rows tie on last_seen (the
     // API lists ties newest rowid first, so rowids must follow first appearance), an unspecified address. Batch 2: a fold
     // into an open alert, values SQLite stores differently from how they were bound (NaN and -0 scores, a lone
@@ -180,24 +189,25 @@ describe('detect/alerts.service: AlertsService#record()', function () {
     const NOW = T0 + 3_600_000;
 
     async function run(db: Store, geo: GeoLocator | null = null, input = batches()): Promise<RecordedAlert[][]> {
-      const svc = new AlertsService({ store: db, config: loadDetectionConfig({}), events: null, geo, now: () => NOW });
+      const svc = new AlertAggregator({ store: db, config: loadDetectionConfig({}), events: null, geo, now: () => NOW });
       const out: RecordedAlert[][] = [];
       for (const batch of input) out.push(await svc.record(batch));
       return out;
     }
+    const oneByOne = (input: Finding[][]): Finding[][] => input.flat().map((f) => [f]);
     const contents = async (db: Store) => ({
       alerts: await db.selectFrom('alerts').selectAll().orderBy('id').execute(),
       threats: await db.selectFrom('threats').select(sql<number>`rowid`.as('rowid')).selectAll().orderBy('ip').execute(),
     });
 
     it('stores the same rows (threat rowids included) and returns the same results, each the row as stored', async () => {
-      const other = await openStore(path.join(tempDir(), 'kysely.db'));
+      const other = await openStore(path.join(tempDir(), 'one-by-one.db'));
       try {
         const viaFast = await run(store);
-        const viaKysely = await run(other.withoutPlugins());
+        const viaOneByOne = await run(other, null, oneByOne(batches()));
         const stored = await contents(store);
         expect(stored).to.deep.equal(await contents(other));
-        expect(viaFast).to.deep.equal(viaKysely);
+        expect(viaFast.flat()).to.deep.equal(viaOneByOne.flat());
 
         const byId = new Map(stored.alerts.map((r) => [r.id, r]));
         for (const r of viaFast[1]!) expect(r.row, `alert ${r.row.id}`).to.deep.equal(byId.get(r.row.id));
@@ -228,10 +238,10 @@ describe('detect/alerts.service: AlertsService#record()', function () {
         '198.51.100.2': { country: null, countryCode: null, city: 'x', latitude: -0, longitude: Number.NaN },
       };
       const geo: GeoLocator = { lookup: async (ip) => where[ip] ?? null };
-      const other = await openStore(path.join(tempDir(), 'kysely.db'));
+      const other = await openStore(path.join(tempDir(), 'one-by-one.db'));
       try {
         const input = [...batches(), batches()[0]!.map((f) => ({ ...f, target: `${f.target}b`, firstSeenMs: T0 + 700_000, lastSeenMs: T0 + 700_000 }))];
-        expect(await run(store, geo, input)).to.deep.equal(await run(other.withoutPlugins(), geo, input));
+        expect((await run(store, geo, input)).flat()).to.deep.equal((await run(other, geo, oneByOne(input))).flat());
         const stored = await contents(store);
         expect(stored).to.deep.equal(await contents(other));
         expect(stored.threats.map((t) => [t.ip, t.alerts, t.country, t.latitude, t.longitude])).to.deep.equal([
@@ -246,7 +256,7 @@ describe('detect/alerts.service: AlertsService#record()', function () {
   });
 
   it('stores the location of public threat addresses and null for private ones', async () => {
-    const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: createGeoLocator() });
+    const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: createGeoLocator() });
     await svc.record([finding(), finding({ srcIp: '192.168.1.20', threatIp: '192.168.1.20' })]);
     const pub = await store.selectFrom('threats').selectAll().where('ip', '=', '64.13.134.52').executeTakeFirstOrThrow();
     expect(pub.country_code).to.equal('US');
@@ -259,14 +269,14 @@ describe('detect/alerts.service: AlertsService#record()', function () {
   describe('auto-block (VIGIL_AUTOBLOCK) through the firewall service', () => {
     it('is off by default', async () => {
       const fw = firewall([]);
-      const svc = new AlertsService({ store, config: loadDetectionConfig({}), events, geo: null, firewall: fw });
+      const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null, firewall: fw });
       await svc.record([finding({ severity: 'critical' })]);
       expect(fw.isBlocked('64.13.134.52')).to.equal(false);
     });
 
     it('blocks the source of an alert at the configured severity with an expiry, and says so in the alert', async () => {
       const fw = firewall([]);
-      const svc = new AlertsService({ store, config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'high', VIGIL_AUTOBLOCK_DURATION_SEC: '600' }), events, geo: null, firewall: fw });
+      const svc = new AlertAggregator({ store, config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'high', VIGIL_AUTOBLOCK_DURATION_SEC: '600' }), events, geo: null, firewall: fw });
       await svc.record([finding({ severity: 'medium', srcIp: '198.51.100.1', threatIp: '198.51.100.1' })]);
       expect(fw.isBlocked('198.51.100.1'), 'medium is below high').to.equal(false);
       await svc.record([finding({ severity: 'high' })]);
@@ -282,7 +292,7 @@ describe('detect/alerts.service: AlertsService#record()', function () {
 
     it('respects protected addresses and records the refusal', async () => {
       const fw = firewall(['64.13.134.0/24']);
-      const svc = new AlertsService({ store, config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'critical' }), events, geo: null, firewall: fw });
+      const svc = new AlertAggregator({ store, config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'critical' }), events, geo: null, firewall: fw });
       await svc.record([finding({ severity: 'critical' })]);
       expect(fw.isBlocked('64.13.134.52')).to.equal(false);
       const row = await store.selectFrom('alerts').selectAll().executeTakeFirstOrThrow();

@@ -2,25 +2,25 @@
  * Alert aggregation: findings become stored alerts, one per (source address, category, target) and window. A
  * finding whose key has an alert last seen within `alertWindowSec` (capture time) folds into it: count grows,
  * last_seen moves, severity and score take the maximum; a rule finding takes the lead of an alert the model opened
- * (`foldEvidence`). Every change is published as an `alert` event; each alert
- * also updates its threat (threats.ts). Optional auto-block (`VIGIL_AUTOBLOCK`) blocks a threat address through the
+ * (`foldEvidence`). Every change is published as an `alert` event; each alert also updates its threat (threats.ts).
+ * A batch is stored in one transaction through the store's alert batch writer (`writeAlertBatch`); this module
+ * decides what to write and holds no SQL. Optional auto-block (`VIGIL_AUTOBLOCK`) blocks a threat address through the
  * firewall service once one of its alerts reaches the configured severity, with an expiry, and records the outcome
  * (blocked, or refused with the firewall's reason, e.g. a protected address) in the alert's details.
  */
 import type { DetectionConfig } from '../config/detection.js';
+import { maxSeverity, severityRank, type AlertSource, type Severity } from '../domain/alert.js';
 import { AppError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
-import type SqliteDatabase from 'better-sqlite3';
-import { sqliteHandleOf, type Db, type Store } from '../store/database.js';
-import { findOpenAlertByKey, insertAlert, updateAlertAggregate, type AlertAggregatePatch } from '../store/repos/alert.repo.js';
-import type { AlertRow, AlertSource } from '../store/tables/alert.table.js';
-import type { ThreatRow } from '../store/tables/threat.table.js';
-import { maxSeverity, SEVERITIES, type Finding, type Severity } from './finding.js';
+import type { Store } from '../store/database.js';
+import { updateAlertAggregate } from '../store/repos/alert.repo.js';
+import { writeAlertBatch, type AlertAggregate, type AlertBatch, type AlertLead, type NewAlertRow } from '../store/repos/sqlite-alert-batch.repo.js';
+import type { AlertRow } from '../store/tables/alert.table.js';
+import type { Finding } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
-import { isThreatAddress, maxScore, nextThreatRow, recordThreat, type ThreatUpdate } from './threats.js';
+import { isThreatAddress, maxScore, nextThreatRow, type ThreatUpdate } from './threats.js';
 import { parseDetails, toAlertView } from './alert-view.js';
-
 
 /** Aggregation key of a finding. */
 export function aggregationKey(f: Pick<Finding, 'srcIp' | 'category' | 'target'>): string {
@@ -29,8 +29,9 @@ export function aggregationKey(f: Pick<Finding, 'srcIp' | 'category' | 'target'>
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** Dependencies of {@link AlertsService}. */
-export interface AlertsServiceDeps {
+/** Dependencies of {@link AlertAggregator}. */
+export interface AlertAggregatorDeps {
+  /** A store opened by `openStore` (alerts are written through its SQLite connection). */
   store: Store;
   config: Readonly<DetectionConfig>;
   events?: EventBus | null;
@@ -101,7 +102,7 @@ function mergeBatch(findings: readonly Finding[]): Map<string, Finding> {
       byKey.set(key, { ...f, details: { ...f.details } });
       continue;
     }
-    const weaker = seen.source === f.source && !(SEVERITIES.indexOf(f.severity) > SEVERITIES.indexOf(seen.severity) || (f.score ?? 0) > (seen.score ?? 0));
+    const weaker = seen.source === f.source && !(severityRank(f.severity) > severityRank(seen.severity) || (f.score ?? 0) > (seen.score ?? 0));
     const [older, newer] = weaker ? [f, seen] : [seen, f];
     const folded = foldEvidence(older, newer);
     byKey.set(key, {
@@ -118,12 +119,8 @@ function mergeBatch(findings: readonly Finding[]): Map<string, Finding> {
   return byKey;
 }
 
-/** What folding a finding into an open alert sets: the aggregate always, the text when the finding leads. */
-type FoldPatch = Required<Pick<AlertAggregatePatch, 'count' | 'last_seen' | 'updated_at' | 'severity' | 'score' | 'details'>> &
-  Pick<AlertAggregatePatch, 'source' | 'title' | 'description'>;
-
-/** What one finding does to the alerts table: fold into the `open` alert, or insert a new row. */
-type AlertChange = { action: 'updated'; open: AlertRow; patch: FoldPatch } | { action: 'created'; row: Omit<AlertRow, 'id'> };
+/** What one finding does to the alerts table: fold into the `open` alert (`lead` when the finding leads), or insert a new row. */
+type AlertChange = { action: 'updated'; open: AlertRow; aggregate: AlertAggregate; lead: AlertLead | null } | { action: 'created'; row: NewAlertRow };
 
 /** A finding's capture times as ISO strings (each is needed more than once). */
 interface SeenIso {
@@ -140,15 +137,15 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
     return {
       action: 'updated',
       open,
-      patch: {
+      aggregate: {
         count: folded.count,
         last_seen: lastIso > open.last_seen ? lastIso : open.last_seen,
         updated_at: nowIso,
         severity: maxSeverity(open.severity, f.severity),
         score: maxScore(open.score, f.score),
-        ...(folded.leads ? { source: folded.source, title: f.title, description: f.description } : {}),
         details: JSON.stringify(folded.details),
       },
+      lead: folded.leads ? { source: folded.source, title: f.title, description: f.description } : null,
     };
   }
   return {
@@ -182,130 +179,39 @@ function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action']
   return { ip: f.threatIp, severity: row.severity, score: row.score, category: row.category, newAlert: action === 'created', firstSeen: seen.firstIso, lastSeen: seen.lastIso };
 }
 
-const ALERT_COLUMNS = [
-  'created_at', 'updated_at', 'severity', 'category', 'title', 'description', 'src_ip', 'src_port', 'dst_ip', 'dst_port',
-  'protocol', 'score', 'source', 'acknowledged', 'acknowledged_at', 'aggregation_key', 'count', 'first_seen', 'last_seen', 'details',
-] as const satisfies readonly (keyof AlertRow)[];
-/** What every aggregate update sets, and what it sets when the new finding leads (see {@link planAlert}). */
-const UPDATE_COLUMNS = ['count', 'last_seen', 'updated_at', 'severity', 'score', 'details'] as const satisfies readonly (keyof FoldPatch)[];
-const LEAD_COLUMNS = ['source', 'title', 'description'] as const satisfies readonly (keyof FoldPatch)[];
-const THREAT_COLUMNS = [
-  'ip', 'severity', 'score', 'category', 'alerts', 'first_seen', 'last_seen', 'country', 'country_code', 'city', 'latitude', 'longitude', 'updated_at',
-] as const satisfies readonly (keyof ThreatRow)[];
-
-/** `row`'s values in `columns` order, for a statement with positional parameters (named ones cost a lookup each). */
-function valuesOf<T>(row: T, columns: readonly (keyof T)[]): unknown[] {
-  const values = new Array<unknown>(columns.length);
-  for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!];
-  return values;
-}
-
-/** Matches a surrogate that is not half of a pair (in `u` mode a pair is one code point). */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
 /**
- * True when SQLite gives back every value of `row` as it was bound. It does not for NaN (stored as NULL), -0 (stored
- * as 0) and a string with a lone surrogate (stored as invalid UTF-8, read back as U+FFFD): a row built from the values
- * written, rather than read back, is only the stored row when this holds.
+ * Stores a merged batch through `batch` (one transaction): each finding folds into the open alert of its key or opens
+ * one, and its threat address's row folds in the alert ({@link nextThreatRow}; written once per address when the batch
+ * ends). Folding into the row staged in the batch equals folding into the row read back after each write: its values
+ * come from stored alert rows (as read back), ISO times, counts, and the address's location, which is the same for
+ * every fold of the batch (a location value SQLite would store differently, e.g. NaN as NULL, picks the same values
+ * either way).
  */
-function storedAsIs(row: object): boolean {
-  for (const v of Object.values(row)) {
-    if (typeof v === 'number' ? Number.isNaN(v) || (v === 0 && 1 / v < 0) : typeof v === 'string' && LONE_SURROGATE.test(v)) return false;
-  }
-  return true;
-}
-
-/**
- * The statements of the SQLite fast path, prepared once per connection: the same SQL as the Kysely repos compile, with
- * positional parameters and without `returning *` (the service builds the stored row from what it wrote).
- */
-interface SqliteStatements {
-  findOpen: SqliteDatabase.Statement<[string, string], AlertRow>;
-  getAlert: SqliteDatabase.Statement<[number], AlertRow>;
-  update: SqliteDatabase.Statement<unknown[]>;
-  updateWithLead: SqliteDatabase.Statement<unknown[]>;
-  insert: SqliteDatabase.Statement<unknown[]>;
-  getThreat: SqliteDatabase.Statement<[string], ThreatRow>;
-  upsertThreat: SqliteDatabase.Statement<unknown[]>;
-  /** Runs `work` in one transaction (built once: better-sqlite3 builds a new wrapper on every `transaction()` call). */
-  inTransaction: (work: () => RecordedAlert[]) => RecordedAlert[];
-}
-const statementsByHandle = new WeakMap<SqliteDatabase.Database, SqliteStatements>();
-
-function sqliteStatements(h: SqliteDatabase.Database): SqliteStatements {
-  let st = statementsByHandle.get(h);
-  if (st === undefined) {
-    const assign = (columns: readonly string[]): string => columns.map((c) => `${c} = ?`).join(', ');
-    const params = (columns: readonly string[]): string => columns.map(() => '?').join(', ');
-    const threatSet = THREAT_COLUMNS.filter((c) => c !== 'ip').map((c) => (c === 'first_seen' ? 'first_seen = case when excluded.first_seen < threats.first_seen then excluded.first_seen else threats.first_seen end' : `${c} = excluded.${c}`)).join(', ');
-    st = {
-      findOpen: h.prepare('select * from alerts where aggregation_key = ? and last_seen >= ? order by id desc limit 1'),
-      getAlert: h.prepare('select * from alerts where id = ?'),
-      update: h.prepare(`update alerts set ${assign(UPDATE_COLUMNS)} where id = ?`),
-      updateWithLead: h.prepare(`update alerts set ${assign([...UPDATE_COLUMNS, ...LEAD_COLUMNS])} where id = ?`),
-      insert: h.prepare(`insert into alerts (${ALERT_COLUMNS.join(', ')}) values (${params(ALERT_COLUMNS)})`),
-      getThreat: h.prepare('select * from threats where ip = ?'),
-      upsertThreat: h.prepare(`insert into threats (${THREAT_COLUMNS.join(', ')}) values (${params(THREAT_COLUMNS)}) on conflict (ip) do update set ${threatSet}`),
-      inTransaction: h.transaction((work: () => RecordedAlert[]) => work()),
-    };
-    statementsByHandle.set(h, st);
-  }
-  return st;
-}
-
-/** Inserts a new alert; returns the stored row. */
-function insertAlertSqlite(st: SqliteStatements, row: Omit<AlertRow, 'id'>): AlertRow {
-  const id = Number(st.insert.run(valuesOf(row, ALERT_COLUMNS)).lastInsertRowid);
-  const stored: AlertRow = { id, ...row };
-  return storedAsIs(stored) ? stored : st.getAlert.get(id)!;
-}
-
-/** Folds `patch` into `open` (read in the same transaction); returns the stored row. */
-function updateAlertSqlite(st: SqliteStatements, open: AlertRow, patch: FoldPatch): AlertRow {
-  const values = valuesOf(patch, UPDATE_COLUMNS);
-  const { changes } = patch.source === undefined ? st.update.run(values, open.id) : st.updateWithLead.run(values, valuesOf(patch, LEAD_COLUMNS), open.id);
-  if (changes === 0) throw new Error(`alert ${open.id} vanished during its update`);
-  const stored: AlertRow = { ...open, ...patch };
-  return storedAsIs(stored) ? stored : st.getAlert.get(open.id)!;
-}
-
-/**
- * `recordOne` (the Kysely path) for a whole batch on SQLite: the same rows through cached prepared statements,
- * synchronously, inside the caller's transaction. A threat address seen several times in the batch is read once and
- * written once, after the batch's alerts, with every update folded in. Folding into the row about to be written equals
- * folding into the row read back: its values come from stored alert rows (as read back), ISO times, counts, and the
- * address's location, which is the same for every fold of the batch (a location value SQLite would store differently,
- * e.g. NaN as NULL, picks the same values either way). Threats are written in the order their addresses first appear,
- * so new threats get their rowids in the same order as when each update is written at once (`listThreats` breaks ties
- * on last_seen by rowid).
- */
-function recordBatchSqlite(st: SqliteStatements, merged: ReadonlyMap<string, Finding>, windowMs: number, nowIso: string, locations: ReadonlyMap<string, GeoLocation | null>): RecordedAlert[] {
+function storeBatch(batch: AlertBatch, merged: ReadonlyMap<string, Finding>, windowMs: number, nowIso: string, locations: ReadonlyMap<string, GeoLocation | null>): RecordedAlert[] {
   const recorded: RecordedAlert[] = [];
-  const threats = new Map<string, ThreatRow>();
   for (const [key, f] of merged) {
     const seen = seenIso(f);
-    const open = st.findOpen.get(key, iso(f.firstSeenMs - windowMs));
+    const open = batch.findOpenAlert(key, iso(f.firstSeenMs - windowMs));
     const change = planAlert(open, f, key, nowIso, seen);
-    const row = change.action === 'updated' ? updateAlertSqlite(st, change.open, change.patch) : insertAlertSqlite(st, change.row);
+    const row = change.action === 'updated' ? batch.updateAlertAggregate(change.open, change.aggregate, change.lead) : batch.insertAlert(change.row);
     if (!isThreatAddress(f.threatIp)) {
       recorded.push({ action: change.action, row, threatIp: null });
       continue;
     }
     const ip = f.threatIp;
-    threats.set(ip, nextThreatRow(threats.get(ip) ?? st.getThreat.get(ip), threatUpdate(f, row, change.action, seen), locations.get(ip) ?? null, nowIso));
+    batch.upsertThreat(nextThreatRow(batch.getThreat(ip), threatUpdate(f, row, change.action, seen), locations.get(ip) ?? null, nowIso));
     recorded.push({ action: change.action, row, threatIp: ip });
   }
-  for (const t of threats.values()) st.upsertThreat.run(valuesOf(t, THREAT_COLUMNS));
   return recorded;
 }
 
 /** See the module comment. */
-export class AlertsService {
+export class AlertAggregator {
   private readonly now: () => number;
   /** Auto-block attempts per address (epoch ms), so a refused address is not retried on every batch. */
   private readonly autoBlockTried = new Map<string, number>();
 
-  constructor(private readonly deps: AlertsServiceDeps) {
+  constructor(private readonly deps: AlertAggregatorDeps) {
     this.now = deps.now ?? Date.now;
   }
 
@@ -319,38 +225,16 @@ export class AlertsService {
     }
     const nowIso = iso(this.now());
     const windowMs = this.deps.config.alertWindowSec * 1000;
-    const handle = sqliteHandleOf(this.deps.store);
-    const recorded =
-      handle !== undefined
-        ? // One transaction per batch, inside Kysely's connection lock (never interleaved with a Kysely transaction).
-          await this.deps.store.connection().execute(async () => {
-            const st = sqliteStatements(handle);
-            return st.inTransaction(() => recordBatchSqlite(st, merged, windowMs, nowIso, locations));
-          })
-        : await this.deps.store.transaction().execute(async (trx) => {
-            const out: RecordedAlert[] = [];
-            for (const [key, f] of merged) out.push(await this.recordOne(trx, key, f, windowMs, nowIso, locations.get(f.threatIp) ?? null));
-            return out;
-          });
+    const recorded = await writeAlertBatch(this.deps.store, (batch) => storeBatch(batch, merged, windowMs, nowIso, locations));
     for (const r of recorded) this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertView(r.row) } });
     await this.autoBlock(recorded);
     return recorded;
   }
 
-  private async recordOne(db: Db, key: string, f: Finding, windowMs: number, nowIso: string, location: GeoLocation | null): Promise<RecordedAlert> {
-    const seen = seenIso(f);
-    const open = await findOpenAlertByKey(db, key, iso(f.firstSeenMs - windowMs));
-    const change = planAlert(open, f, key, nowIso, seen);
-    const row = change.action === 'updated' ? await updateAlertAggregate(db, change.open.id, change.patch) : await insertAlert(db, change.row);
-    if (!isThreatAddress(f.threatIp)) return { action: change.action, row, threatIp: null };
-    await recordThreat(db, threatUpdate(f, row, change.action, seen), location, nowIso);
-    return { action: change.action, row, threatIp: f.threatIp };
-  }
-
   private qualifies(severity: Severity): boolean {
     const level = this.deps.config.autoBlock.level;
     if (level === 'off') return false;
-    return SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(level);
+    return severityRank(severity) >= severityRank(level);
   }
 
   private async autoBlock(recorded: readonly RecordedAlert[]): Promise<void> {
