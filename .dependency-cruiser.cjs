@@ -20,6 +20,11 @@ const KOA = ['^node_modules/(@types/)?(koa|koa-[^/]+|@koa/[^/]+|koa__[^/]+)/'];
 /** The SQL drivers: only the store opens a database. */
 const SQL_DRIVERS = ['^node_modules/(@types/)?(better-sqlite3|pg|pg-[^/]+)/'];
 const APIS = '^src/(desktop-api|web-api)/';
+/**
+ * errors.ts, events.ts and clock.ts are usable anywhere, leaves included: they import nothing themselves, so a leaf that
+ * uses them still depends on nothing else.
+ */
+const CROSS_CUTTING = '^src/(errors|events|clock)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -49,7 +54,7 @@ module.exports = {
         'errors.ts, events.ts and clock.ts are imported by every layer; if they imported any of our modules or a ' +
         'package, every layer would depend on that too.',
       severity: 'error',
-      from: { path: '^src/(errors|events|clock)\\.ts$' },
+      from: { path: CROSS_CUTTING },
       to: { dependencyTypesNot: ['core'] },
     },
     {
@@ -64,41 +69,42 @@ module.exports = {
 
     // ---- the leaves and the pure libraries ------------------------------------------------------------------------
     {
-      name: 'net-imports-only-errors',
+      name: 'net-is-pure',
       comment:
-        'net/ is pure address arithmetic (parse, format, classify) over node:net; importing a layer or a package ' +
-        'would pull that into every caller, from config to the detectors.',
+        'net/ is pure address arithmetic (parse, format, classify) over node:net and may use errors.ts; importing a ' +
+        'layer or a package would pull that into every caller, from config to the detectors.',
       severity: 'error',
       from: { path: '^src/net/' },
-      to: { dependencyTypesNot: ['core'], pathNot: ['^src/net/', '^src/errors\\.ts$'] },
+      to: { dependencyTypesNot: ['core'], pathNot: ['^src/net/', CROSS_CUTTING] },
     },
     {
-      name: 'config-imports-only-errors-domain-net',
+      name: 'config-not-to-layers',
       comment:
-        'config/ turns the environment into a frozen typed object that every layer receives; it describes settings, ' +
-        'so it must not reach into the layers it configures (a firewall rule parser belongs to firewall/, and the ' +
-        'service converts the configured text).',
+        'config/ turns the environment into a frozen typed object that every layer receives; it may use errors, ' +
+        'domain and net, but it describes settings, so it must not reach into the layers it configures (a firewall ' +
+        'rule parser belongs to firewall/, and the service converts the configured text).',
       severity: 'error',
       from: { path: '^src/config/' },
-      to: { path: OURS, pathNot: ['^src/config/', '^src/errors\\.ts$', '^src/domain/', '^src/net/'] },
+      to: { path: OURS, pathNot: ['^src/config/', CROSS_CUTTING, '^src/domain/', '^src/net/'] },
     },
     {
       name: 'native-is-a-leaf',
       comment:
-        "src/native is the addon's typed face: it may use errors.ts, its own files and the raw binding types, and " +
-        'no package. Anything more would make every consumer of the capture API depend on it.',
+        "src/native is the addon's typed face: it may use errors.ts, its own files and the raw binding types (and the " +
+        'other cross-cutting modules), no package and no other folder, net/ included. Anything more would make every ' +
+        'consumer of the capture API depend on it.',
       severity: 'error',
       from: { path: '^src/native/' },
-      to: { dependencyTypesNot: ['core'], pathNot: ['^src/native/', '^src/errors\\.ts$', '^binding\\.d\\.ts$'] },
+      to: { dependencyTypesNot: ['core'], pathNot: ['^src/native/', CROSS_CUTTING, '^binding\\.d\\.ts$'] },
     },
     {
       name: 'store-is-a-leaf',
       comment:
         'store/ is the only place that talks SQL; it maps rows, it does not call services, the addon or the APIs. ' +
-        'It may use errors.ts, domain/ (the types a table stores) and config types (database settings).',
+        'It may use the cross-cutting modules, domain/ (the types a table stores) and config types (database settings).',
       severity: 'error',
       from: { path: '^src/store/' },
-      to: { path: OURS, pathNot: ['^src/store/', '^src/errors\\.ts$', '^src/domain/', '^src/config/'] },
+      to: { path: OURS, pathNot: ['^src/store/', CROSS_CUTTING, '^src/domain/', '^src/config/'] },
     },
     {
       name: 'store-takes-config-types-only',
@@ -158,7 +164,7 @@ module.exports = {
         'and config, never a service, the store, the addon or an API.',
       severity: 'error',
       from: { path: '^src/http/' },
-      to: { path: OURS, pathNot: ['^src/http/', '^src/(errors|events|clock)\\.ts$', '^src/(domain|config|net)/'] },
+      to: { path: OURS, pathNot: ['^src/http/', CROSS_CUTTING, '^src/(domain|config|net)/'] },
     },
     {
       name: 'no-koa-below-the-http-edge',
