@@ -15,10 +15,12 @@
 
 /** Our own code: a path that resolves into the repository's TypeScript (binding.d.ts is the addon's raw surface). */
 const OURS = ['^src/', '^test/', '^bench/', '^binding\\.d\\.ts$'];
+// Package paths match anywhere in the resolved path: a symlinked node_modules (a worktree sharing one) resolves to
+// `../<elsewhere>/node_modules/...`, and the rules must hold there too.
 /** Koa and its middleware: only the HTTP edge (http/, the two APIs, cli) may know about them. */
-const KOA = ['^node_modules/(@types/)?(koa|koa-[^/]+|@koa/[^/]+|koa__[^/]+)/'];
+const KOA = ['(^|/)node_modules/(@types/)?(koa|koa-[^/]+|@koa/[^/]+|koa__[^/]+)/'];
 /** The SQL drivers: only the store opens a database. */
-const SQL_DRIVERS = ['^node_modules/(@types/)?(better-sqlite3|pg|pg-[^/]+)/'];
+const SQL_DRIVERS = ['(^|/)node_modules/(@types/)?(better-sqlite3|pg|pg-[^/]+)/'];
 const APIS = '^src/(desktop-api|web-api)/';
 /**
  * errors.ts, events.ts and clock.ts are usable anywhere, leaves included: they import nothing themselves, so a leaf that
@@ -64,7 +66,7 @@ module.exports = {
         'derive from; it may use zod to state them, and nothing else of ours or from npm.',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { dependencyTypesNot: ['core'], pathNot: ['^src/domain/', '^node_modules/zod/'] },
+      to: { dependencyTypesNot: ['core'], pathNot: ['^src/domain/', '(^|/)node_modules/zod/'] },
     },
 
     // ---- the leaves and the pure libraries ------------------------------------------------------------------------
@@ -145,7 +147,7 @@ module.exports = {
         'repo. A warning, not an error, until the remaining services are moved.',
       severity: 'warn',
       from: { path: '^src/', pathNot: '^src/store/' },
-      to: { path: '^node_modules/kysely/', dependencyTypesNot: ['type-only'] },
+      to: { path: '(^|/)node_modules/kysely/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'only-load-ts-loads-the-addon',
