@@ -5,7 +5,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type Transaction } from 'kysely';
 import { ServiceUnavailableError } from '../errors.js';
 import { migrations } from './migrations/index.js';
 import type { AlertTable } from './tables/alert.table.js';
@@ -110,6 +110,16 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
     throw new ServiceUnavailableError(`Database migration ${failed} failed: ${String(error)}`, 'migration_failed', { cause: error });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when the store answers a trivial query (health checks); never throws. */
+export async function storeAnswers(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Closes the store (checkpoints the WAL). Safe to call twice. */

@@ -1,7 +1,6 @@
 /** `GET /api/health`: capture, database and firewall state in one small document. */
-import { sql } from 'kysely';
 import type { FirewallService } from '../../firewall/types.js';
-import type { Store } from '../../store/database.js';
+import { storeAnswers, type Store } from '../../store/database.js';
 import type { Health } from '../schemas/health.schema.js';
 import type { Clock } from '../../clock.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
@@ -20,12 +19,7 @@ export class HealthService {
 
   /** `degraded` when the database does not answer, capture is not running or has failed. */
   async health(): Promise<Health> {
-    let database: Health['database'] = 'ok';
-    try {
-      await sql`select 1`.execute(this.deps.store);
-    } catch {
-      database = 'error';
-    }
+    const database: Health['database'] = (await storeAnswers(this.deps.store)) ? 'ok' : 'error';
     let firewall: Health['firewall'];
     try {
       const s = await this.deps.firewall.status();
