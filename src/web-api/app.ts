@@ -25,7 +25,7 @@ import type { CertificateSigner } from './services/certificate.service.js';
 import { DownloadService } from './services/download.service.js';
 import { LicenseService } from './services/license.service.js';
 import { UserService } from './services/user.service.js';
-import type { WebStore } from './store/database.js';
+import type { WebStore } from '../store/web/database.js';
 
 /** Everything the Web API needs, built by the composition root (`vigil web`) or a test. */
 export interface LicenseAppDeps {

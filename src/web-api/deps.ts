@@ -4,7 +4,7 @@ import type { CertificateSigner } from './services/certificate.service.js';
 import type { DownloadService } from './services/download.service.js';
 import type { LicenseService } from './services/license.service.js';
 import type { UserService } from './services/user.service.js';
-import type { WebStore } from './store/database.js';
+import type { WebStore } from '../store/web/database.js';
 
 /** Services and prepared middleware shared by the route files. */
 export interface RouteDeps {

@@ -11,7 +11,7 @@ import { createLicenseApp } from '../../web-api/app.js';
 import { createJwtVerifier } from '../../web-api/auth/jwt-verifier.js';
 import type { RateLimitStore } from '../../web-api/rate-limit.js';
 import { createCertificateSigner, loadOrCreateSigningKey } from '../../web-api/services/certificate.service.js';
-import { openWebStore, type WebStore } from '../../web-api/store/database.js';
+import { openWebStore, type WebStore } from '../../store/web/database.js';
 import { shutdownSignal } from '../shutdown-signal.js';
 
 /** A running Web API. */

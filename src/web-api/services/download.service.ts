@@ -1,7 +1,7 @@
 /** Download tracking: one record per download a signed-in user reports. */
 import { randomUUID } from 'node:crypto';
-import type { WebStore } from '../store/database.js';
-import { insertDownload } from '../store/repos/download.repo.js';
+import type { WebStore } from '../../store/web/database.js';
+import { insertDownload } from '../../store/web/repos/download.repo.js';
 
 /** A recorded download. */
 export interface Download {

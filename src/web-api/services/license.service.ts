@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { ConflictError, NotFoundError } from '../../errors.js';
-import type { WebStore } from '../store/database.js';
-import { countActiveLicenses, findLicenseByKeyHash, findLicenseById, insertLicense, type LicenseRow, updateLicense } from '../store/repos/license.repo.js';
+import type { WebStore } from '../../store/web/database.js';
+import { countActiveLicenses, findLicenseByKeyHash, findLicenseById, insertLicense, type LicenseRow, updateLicense } from '../../store/web/repos/license.repo.js';
 import type { CertificateSigner } from './certificate.service.js';
 import { generateLicenseKey, hashLicenseKey, normalizeLicenseKey } from './license-key.js';
 

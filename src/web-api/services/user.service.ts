@@ -1,10 +1,10 @@
 /** Users are created on first sight of a verified token and their email/name kept in step with its claims. */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/jwt-verifier.js';
-import type { WebStore } from '../store/database.js';
-import { countDownloadsByUser } from '../store/repos/download.repo.js';
-import { listLicensesByUser } from '../store/repos/license.repo.js';
-import { findUserByIdentity, insertUserIfAbsent, updateUserProfile, type UserRow } from '../store/repos/user.repo.js';
+import type { WebStore } from '../../store/web/database.js';
+import { countDownloadsByUser } from '../../store/web/repos/download.repo.js';
+import { listLicensesByUser } from '../../store/web/repos/license.repo.js';
+import { findUserByIdentity, insertUserIfAbsent, updateUserProfile, type UserRow } from '../../store/web/repos/user.repo.js';
 import { type License, toLicense } from './license.service.js';
 
 /** A user as the API shows it. */

@@ -7,11 +7,17 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
 import pg from 'pg';
-import type { WebDatabaseConfig } from '../../config/web.js';
 import { migrateToLatest } from './migrate.js';
 import type { DownloadTable } from './tables/download.table.js';
 import type { LicenseTable } from './tables/license.table.js';
 import type { UserTable } from './tables/user.table.js';
+
+/**
+ * Where the database lives: an SQLite file (`:memory:` for tests) or a PostgreSQL connection URL. The store takes this
+ * plain value rather than the Web API's config, so it stays a leaf; `WebDatabaseConfig` (config/web.ts) has this shape
+ * and is passed as is.
+ */
+export type WebStoreLocation = { readonly kind: 'sqlite'; readonly file: string } | { readonly kind: 'postgres'; readonly url: string };
 
 /** The kysely schema of the Web API database. */
 export interface WebDatabase {
@@ -23,7 +29,7 @@ export interface WebDatabase {
 /** An open, migrated database. */
 export interface WebStore {
   readonly db: Kysely<WebDatabase>;
-  readonly kind: WebDatabaseConfig['kind'];
+  readonly kind: WebStoreLocation['kind'];
   /** Resolves true when a trivial query succeeds (for `/health`). */
   ping(): Promise<boolean>;
   /** Closes the connection or pool. */
@@ -55,17 +61,17 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
 }
 
 /** Opens (creating the SQLite file's directory if needed) and migrates the database to the latest version. */
-export async function openWebStore(config: WebDatabaseConfig): Promise<WebStore> {
+export async function openWebStore(location: WebStoreLocation): Promise<WebStore> {
   let db: Kysely<WebDatabase>;
-  if (config.kind === 'sqlite') {
-    if (config.file !== ':memory:') mkdirSync(path.dirname(config.file), { recursive: true });
-    const database = new SqliteDatabase(config.file);
+  if (location.kind === 'sqlite') {
+    if (location.file !== ':memory:') mkdirSync(path.dirname(location.file), { recursive: true });
+    const database = new SqliteDatabase(location.file);
     database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
     db = new Kysely<WebDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   } else {
-    const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5000 });
+    const pool = new pg.Pool({ connectionString: location.url, max: 10, connectionTimeoutMillis: 5000 });
     // An idle client losing its connection must not crash the process; the next query reports the failure.
     pool.on('error', () => undefined);
     db = new Kysely<WebDatabase>({ dialect: new PostgresDialect({ pool }) });
@@ -78,7 +84,7 @@ export async function openWebStore(config: WebDatabaseConfig): Promise<WebStore>
   }
   return {
     db,
-    kind: config.kind,
+    kind: location.kind,
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { ConflictError } from '../../../../src/errors.js';
-import type { WebDatabaseConfig } from '../../../../src/config/web.js';
-import { openWebStore, type WebStore } from '../../../../src/web-api/store/database.js';
-import { countActiveLicenses, findLicenseByKeyHash, insertLicense, type LicenseRow } from '../../../../src/web-api/store/repos/license.repo.js';
-import { insertUserIfAbsent } from '../../../../src/web-api/store/repos/user.repo.js';
+import { openWebStore, type WebStore, type WebStoreLocation } from '../../../../src/store/web/database.js';
+import { countActiveLicenses, findLicenseByKeyHash, insertLicense, type LicenseRow } from '../../../../src/store/web/repos/license.repo.js';
+import { insertUserIfAbsent } from '../../../../src/store/web/repos/user.repo.js';
 import { createPgDatabase, TEST_PG_URL, TEST_WEB_DATABASE } from '../../../integration/web-api/test-context.js';
 import { tempDir } from '../../../helpers/setup.js';
 
@@ -16,7 +15,7 @@ function license(id: string, overrides: Partial<LicenseRow> = {}): LicenseRow {
 
 describe('web-api store: license.repo', () => {
   let store: WebStore;
-  let config: WebDatabaseConfig;
+  let config: WebStoreLocation;
   let drop: () => Promise<void> = async () => undefined;
 
   beforeEach(async () => {
