@@ -24,6 +24,7 @@ import { createSensorRuntime } from '../../sensor/runtime.js';
 import type { SensorPipeline } from '../../sensor/pipeline.js';
 import { closeStore, makePrivate, openStore } from '../../store/database.js';
 import type { Env } from '../../config/env.js';
+import { whenListening } from '../listening.js';
 import { shutdownSignal } from '../shutdown-signal.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -140,10 +141,7 @@ export async function startDesktop(env: Env = process.env, log: (message: string
       log: (m, e) => log(`${m}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     });
     const server = app.listen(config.port, config.host);
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
+    await whenListening(server, 'VIGIL_DESKTOP_PORT');
     cleanups.push(
       () =>
         new Promise<void>((resolve) => {

@@ -12,6 +12,7 @@ import { createJwtVerifier } from '../../web-api/auth/jwt-verifier.js';
 import type { RateLimitStore } from '../../web-api/rate-limit.js';
 import { createCertificateSigner, loadOrCreateSigningKey } from '../../web-api/services/certificate.service.js';
 import { openWebStore, type WebStore } from '../../store/web/database.js';
+import { whenListening } from '../listening.js';
 import { shutdownSignal } from '../shutdown-signal.js';
 
 /** A running Web API. */
@@ -76,10 +77,7 @@ export async function startWebServer(config: WebConfig, options: { log?: (messag
       ...(options.log === undefined ? {} : { log: options.log }),
     });
     const server = app.listen(config.port, config.host);
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
+    await whenListening(server, 'VIGIL_WEB_PORT');
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const redisClient = redis;
