@@ -29,6 +29,24 @@ function freshBundle() {
   }
 }
 
+// Run as an npm script (`npm start`, `npm run start:web`, `npx vigil`), Vigil's parent is npm (the scripts `exec`, so
+// a SIGINT or SIGTERM npm passes on reaches Vigil itself) or the `sh -c` npm runs a script in. If that parent dies
+// without passing a signal on (npm killed outright, a shell that does not forward), Vigil would keep running orphaned,
+// still holding its port. So under npm the parent going away is the stop signal: Vigil sends itself SIGTERM and shuts
+// down as it does for any stop. Started any other way, an orphaned Vigil is the operator's choice (nohup, setsid) and
+// keeps running. Polled, since Node has no parent-death signal; the timer is unref'd, so it never keeps a finished
+// command alive.
+const PARENT_POLL_MS = 500;
+if (process.env.npm_lifecycle_event !== undefined) {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, PARENT_POLL_MS);
+  watch.unref();
+}
+
 // `vigil replay --json FILE | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(0);
