@@ -144,8 +144,8 @@ module.exports = {
       name: 'sql-builder-only-in-store',
       comment:
         'kysely outside store/ means SQL outside the store (a `sql` template in a service); move the query into a ' +
-        'repo. A warning, not an error, until the remaining services are moved.',
-      severity: 'warn',
+        'repo (type-only imports of kysely types are fine).',
+      severity: 'error',
       from: { path: '^src/', pathNot: '^src/store/' },
       to: { path: '(^|/)node_modules/kysely/', dependencyTypesNot: ['type-only'] },
     },

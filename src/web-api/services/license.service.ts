@@ -3,10 +3,10 @@
  * certificate for valid licenses.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { WebStore } from '../../store/web/database.js';
 import { countActiveLicenses, findLicenseByKeyHash, findLicenseById, insertLicense, type LicenseRow, updateLicense } from '../../store/web/repos/license.repo.js';
+import { lockUserForUpdate } from '../../store/web/repos/user.repo.js';
 import type { CertificateSigner } from './certificate.service.js';
 import { generateLicenseKey, hashLicenseKey, normalizeLicenseKey } from './license-key.js';
 
@@ -76,9 +76,8 @@ export class LicenseService {
       revoked_at: null,
     };
     await this.store.db.transaction().execute(async (trx) => {
-      // Serialise key creation per user so concurrent requests cannot pass the cap together. SQLite transactions
-      // already run one at a time on the single connection; PostgreSQL needs a row lock.
-      if (this.store.kind === 'postgres') await sql`select id from users where id = ${userId} for update`.execute(trx);
+      // Serialise key creation per user so concurrent requests cannot pass the cap together.
+      await lockUserForUpdate(trx, this.store.kind, userId);
       const active = await countActiveLicenses(trx, userId, nowIso);
       if (active >= this.policy.maxActiveKeysPerUser) {
         throw new ConflictError(

@@ -1,5 +1,5 @@
 /** Rows of `users`. */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { WebDatabase } from '../database.js';
 import type { UserTable } from '../tables/user.table.js';
 
@@ -26,4 +26,13 @@ export async function insertUserIfAbsent(db: Db, row: UserRow): Promise<UserRow>
 /** Refreshes the profile claims of a user. */
 export async function updateUserProfile(db: Db, id: string, email: string | null, name: string | null, nowIso: string): Promise<void> {
   await db.updateTable('users').set({ email, name, updated_at: nowIso }).where('id', '=', id).execute();
+}
+
+/**
+ * Locks the user's row until the transaction `trx` ends, so per-user work (the key cap) cannot run concurrently across
+ * connections or instances. PostgreSQL takes a row lock (`for update`); SQLite needs none, because its transactions
+ * already run one at a time on the single connection.
+ */
+export async function lockUserForUpdate(trx: Transaction<WebDatabase>, kind: 'sqlite' | 'postgres', userId: string): Promise<void> {
+  if (kind === 'postgres') await sql`select id from users where id = ${userId} for update`.execute(trx);
 }
