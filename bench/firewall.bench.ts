@@ -21,7 +21,7 @@ import { loadFirewallConfig } from '../src/config/firewall.js';
 import type { BackendName } from '../src/firewall/adapters/adapter.js';
 import { createAdapter } from '../src/firewall/backend.js';
 import { netnsRunner } from '../src/firewall/command-runner.js';
-import { parseAddress } from '../src/firewall/rules.js';
+import { parseAddress } from '../src/net/cidr.js';
 import { createFirewallService } from '../src/firewall/firewall.service.js';
 import { closeStore, openStore } from '../src/store/database.js';
 import { insertBlockedIps } from '../src/store/repos/blocked-ip.repo.js';

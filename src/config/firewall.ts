@@ -3,7 +3,7 @@
  * variables are read).
  */
 import { ConfigError } from '../errors.js';
-import { parseAddress } from '../firewall/rules.js';
+import { parseAddress } from '../net/cidr.js';
 import { bool, int, list, oneOf, type Env } from './env.js';
 
 /** Backend choices for VIGIL_FIREWALL. */

@@ -19,7 +19,8 @@ import { writeAlertBatch, type AlertAggregate, type AlertBatch, type AlertLead, 
 import type { AlertRow } from '../store/tables/alert.table.js';
 import type { Finding } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
-import { isThreatAddress, maxScore, nextThreatRow, type ThreatUpdate } from './threats.js';
+import { isThreatAddress } from '../net/classify.js';
+import { maxScore, nextThreatRow, type ThreatUpdate } from './threats.js';
 import { parseDetails, toAlertView } from './alert-view.js';
 
 /** Aggregation key of a finding. */

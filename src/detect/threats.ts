@@ -3,9 +3,9 @@
  * category of its worst alert, how many alerts it has, first/last seen and a location (null for non-global
  * addresses). The blocked flag is not stored: readers ask the firewall (`isBlocked`) when they list threats.
  * Unspecified addresses (0.0.0.0, ::) never become threats: they name no host (a DHCP client asking for an address
- * sends from 0.0.0.0), so there is nothing to map or block; their alerts are still stored.
+ * sends from 0.0.0.0), so there is nothing to map or block; their alerts are still stored (net/classify.ts
+ * `isThreatAddress` decides).
  */
-import { BlockList, isIP } from 'node:net';
 import { maxSeverity, severityRank, type Severity } from '../domain/alert.js';
 import type { ThreatRow } from '../store/tables/threat.table.js';
 import type { GeoLocation } from './geo.js';
@@ -20,20 +20,6 @@ export interface ThreatUpdate {
   newAlert: boolean;
   firstSeen: string;
   lastSeen: string;
-}
-
-const UNSPECIFIED = new BlockList();
-UNSPECIFIED.addAddress('0.0.0.0', 'ipv4'); // for ::ffff:0.0.0.0
-UNSPECIFIED.addAddress('::', 'ipv6');
-
-/**
- * True when alerts about `ip` can make it a threat: a valid address, not the unspecified 0.0.0.0 or ::. A valid IPv4
- * text has no leading zeros, so 0.0.0.0 has one spelling and needs no BlockList (whose check builds a SocketAddress).
- */
-export function isThreatAddress(ip: string): boolean {
-  const family = isIP(ip);
-  if (family === 4) return ip !== '0.0.0.0';
-  return family === 6 && !UNSPECIFIED.check(ip, 'ipv6');
 }
 
 /** The higher of two scores, either of which may be absent (null). */

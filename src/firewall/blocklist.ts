@@ -9,7 +9,8 @@ import { deleteBlockedIp, upsertBlockedIp } from '../store/repos/blocked-ip.repo
 import type { BlockedIpRow } from '../store/tables/blocked-ip.table.js';
 import { publishChange, recordAudit } from './audit.js';
 import { forgetBlock, loadBlocks, dropOsListing, osFailure, rememberBlock, toAdapterEntry, type FirewallContext } from './context.js';
-import { assertBlockable, overlaps, parseAddress, tryParseAddress, type ParsedAddress, type ProtectedAddressProvider } from './rules.js';
+import { overlaps, parseAddress, tryParseAddress, type ParsedAddress } from '../net/cidr.js';
+import { assertBlockable, type ProtectedAddressProvider } from './rules.js';
 import type { BlockedEntry, FirewallService } from './types.js';
 
 /** Longest accepted block reason (characters, after trimming). */

@@ -11,7 +11,7 @@ import { listBlockedIps } from '../store/repos/blocked-ip.repo.js';
 import type { BlockedIpRow } from '../store/tables/blocked-ip.table.js';
 import type { AdapterEntry, AppliedState, FirewallAdapter } from './adapters/adapter.js';
 import { CommandError } from './command-runner.js';
-import { parseAddress, type ParsedAddress } from './rules.js';
+import { parseAddress, type ParsedAddress } from '../net/cidr.js';
 
 /** The mutable state of one firewall service. */
 export interface FirewallState {

@@ -4,6 +4,7 @@
  * count, reserved), then Float64 columns in {@link FLOW_COLUMNS} order, then 16-byte source and destination
  * addresses (IPv4-mapped IPv6). {@link checkLayout} compares this file with the addon at load.
  */
+import { addressText, formatAddress, writeMappedIpv4 } from '../net/address.js';
 import type { FlowEndReason, FlowRecord } from './flow-record.js';
 
 /** Layout version this decoder understands (`kBatchLayoutVersion`). */
@@ -136,83 +137,6 @@ export function checkLayout(addon: { batchLayoutVersion: number; flowColumns: st
   if (a !== FLOW_COLUMNS.join(',')) {
     throw new Error('native flow batch columns differ from src/native/flow-batch.ts: rebuild the addon (npm run build:native)');
   }
-}
-
-/** Decimal text of 0..255, and lowercase hex without and with a leading zero (the formatters below). */
-const DEC: readonly string[] = Array.from({ length: 256 }, (_, i) => String(i));
-const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16));
-const HEX2: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** Word `w` (0..7) of the address at `b[off]` in hex, no leading zeros. */
-function hexWord(b: Uint8Array, off: number, w: number): string {
-  const hi = b[off + 2 * w] as number;
-  const lo = b[off + 2 * w + 1] as number;
-  return hi === 0 ? (HEX[lo] as string) : (HEX[hi] as string) + (HEX2[lo] as string);
-}
-
-/** True when the 16-byte address at `b[off]` is IPv4-mapped (`::ffff:a.b.c.d`: its text is a dotted quad). */
-export function isMapped(b: Uint8Array, off: number): boolean {
-  return (
-    b[off + 10] === 0xff &&
-    b[off + 11] === 0xff &&
-    ((b[off] as number) | (b[off + 1] as number) | (b[off + 2] as number) | (b[off + 3] as number) | (b[off + 4] as number) |
-      (b[off + 5] as number) | (b[off + 6] as number) | (b[off + 7] as number) | (b[off + 8] as number) | (b[off + 9] as number)) === 0
-  );
-}
-
-/** Words `from .. to-1` of the address at `b[off]` in hex, joined with ':'. */
-function hexWords(b: Uint8Array, off: number, from: number, to: number): string {
-  let s = '';
-  for (let w = from; w < to; w++) s = w === from ? hexWord(b, off, w) : s + ':' + hexWord(b, off, w);
-  return s;
-}
-
-/**
- * Formats a 16-byte address: dotted quad for IPv4-mapped addresses, RFC 5952 text otherwise (lowercase hex, the
- * longest run of two or more zero words as '::', the first one on ties). Builds the text from lookup tables, without
- * intermediate arrays.
- */
-export function formatAddress(b: Uint8Array, off = 0): string {
-  if (isMapped(b, off)) {
-    return (DEC[b[off + 12] as number] as string) + '.' + (DEC[b[off + 13] as number] as string) + '.' + (DEC[b[off + 14] as number] as string) + '.' + (DEC[b[off + 15] as number] as string);
-  }
-  let bestStart = -1;
-  let bestLen = 1; // runs of one zero word stay '0'
-  let runStart = -1;
-  for (let w = 0; w <= 8; w++) {
-    if (w < 8 && b[off + 2 * w] === 0 && b[off + 2 * w + 1] === 0) {
-      if (runStart < 0) runStart = w;
-    } else if (runStart >= 0) {
-      if (w - runStart > bestLen) {
-        bestStart = runStart;
-        bestLen = w - runStart;
-      }
-      runStart = -1;
-    }
-  }
-  if (bestStart < 0) return hexWords(b, off, 0, 8);
-  return hexWords(b, off, 0, bestStart) + '::' + hexWords(b, off, bestStart + bestLen, 8);
-}
-
-/**
- * Text of IPv4 addresses by their 32 bits (as an int32, a small integer key), shared by all batches: an address
- * seen again is not formatted again, and every flow with it shares one string (whose hash Map lookups compute
- * once). Cleared when it grows past {@link IPV4_TEXT_MAX}.
- */
-const ipv4Text = new Map<number, string>();
-const IPV4_TEXT_MAX = 1 << 16;
-
-/** {@link formatAddress}, with IPv4-mapped addresses taken from (or added to) {@link ipv4Text}. */
-function addressText(b: Uint8Array, off: number): string {
-  if (!isMapped(b, off)) return formatAddress(b, off);
-  const key = ((b[off + 12] as number) << 24) | ((b[off + 13] as number) << 16) | ((b[off + 14] as number) << 8) | (b[off + 15] as number);
-  let s = ipv4Text.get(key);
-  if (s === undefined) {
-    s = formatAddress(b, off);
-    if (ipv4Text.size >= IPV4_TEXT_MAX) ipv4Text.clear();
-    ipv4Text.set(key, s);
-  }
-  return s;
 }
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
@@ -412,17 +336,6 @@ class BatchView implements FlowColumns {
   }
 }
 
-/** Writes a canonical dotted quad as an IPv4-mapped address at `addrs[off]`; leaves zeros for anything else. */
-function putIpv4(addrs: Uint8Array, off: number, ip: string): void {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return;
-  const bytes = parts.map((p) => (/^(0|[1-9][0-9]{0,2})$/.test(p) ? Number(p) : 256));
-  if (bytes.some((b) => b > 255)) return;
-  addrs[off + 10] = 0xff;
-  addrs[off + 11] = 0xff;
-  addrs.set(bytes, off + 12);
-}
-
 /** Columns of a batch of plain records (tests, the `flows` event): numeric fields copied, times and text kept as given. */
 class RecordsView implements FlowColumns {
   readonly n: number;
@@ -441,8 +354,8 @@ class RecordsView implements FlowColumns {
         if (typeof v === 'number') this.cols[c * n + i] = v;
       }
       this.cols[K.endReason * n + i] = END_REASONS.indexOf(f.endReason);
-      putIpv4(this.addrs, i * 16, f.srcIp);
-      putIpv4(this.addrs, (n + i) * 16, f.dstIp);
+      writeMappedIpv4(this.addrs, i * 16, f.srcIp);
+      writeMappedIpv4(this.addrs, (n + i) * 16, f.dstIp);
     }
   }
 

@@ -5,7 +5,7 @@
  * with {@link LiveStats.onTick} run after it (the desktop API publishes its `stats` event there).
  */
 import type { Clock } from '../clock.js';
-import { localAddressClassifier } from '../desktop-api/services/address-class.js';
+import { localAddressClassifier } from '../net/classify.js';
 import type { FlowRecord } from '../native/types.js';
 import type { Store } from '../store/database.js';
 import { addToBuckets, listBuckets, pruneBuckets } from '../store/repos/traffic.repo.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import qrcode from 'qrcode-terminal';
 import { loadDesktopConfig, type DesktopConfig } from '../../config/desktop.js';
 import type { Env } from '../../config/env.js';
-import { isLoopback } from '../../desktop-api/services/address-class.js';
+import { isLoopback } from '../../net/classify.js';
 import { loadOrCreatePairingToken } from '../../desktop-api/services/pairing.service.js';
 
 /** The LAN address a phone can reach: the configured host, or the first non-internal IPv4 when bound to all. */

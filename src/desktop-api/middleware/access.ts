@@ -12,7 +12,8 @@ import type { Context, Middleware, Next } from 'koa';
 import { isIP } from 'node:net';
 import type { TokenPolicy } from '../../config/desktop.js';
 import { UnauthorizedError } from '../../errors.js';
-import { isLoopback, normaliseIp } from '../services/address-class.js';
+import { normaliseIp } from '../../net/address.js';
+import { isLoopback } from '../../net/classify.js';
 import { tokenMatches } from '../services/pairing.service.js';
 
 /** Paths that need no token. */

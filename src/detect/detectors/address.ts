@@ -1,5 +1,6 @@
 /** Shared address tests and keys for the detectors (they run once per flow: no allocation for IPv4 addresses). */
-import { isMapped, type FlowColumns } from '../../native/flow-batch.js';
+import type { FlowColumns } from '../../native/flow-batch.js';
+import { formatIpv4, isMapped } from '../../net/address.js';
 import type { TableKey } from '../lru-map.js';
 
 /**
@@ -62,11 +63,9 @@ export function addressRef(c: FlowColumns, k: number): AddressRef {
   return v < 0 ? c.ip(k) : v | 0;
 }
 
-const quad = (v: number): string => `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
-
 /** The address text of an {@link AddressRef}. */
 export function addressOfRef(r: AddressRef): string {
-  return typeof r === 'number' ? quad(r >>> 0) : r;
+  return typeof r === 'number' ? formatIpv4(r >>> 0) : r;
 }
 
 /**
@@ -98,12 +97,12 @@ export function addressPairKey(c: FlowColumns, k1: number, k2: number, a = 0, b 
 
 /** The address text of an {@link addressKey}. */
 export function addressOfKey(key: Readonly<TableKey>): string {
-  return key.text === null ? quad(Math.floor(key.a / 65536)) : key.text.slice(1, key.text.indexOf('\u0000'));
+  return key.text === null ? formatIpv4(Math.floor(key.a / 65536)) : key.text.slice(1, key.text.indexOf('\u0000'));
 }
 
 /** The two address texts of an {@link addressPairKey}. */
 export function addressesOfPairKey(key: Readonly<TableKey>): [string, string] {
-  if (key.text === null) return [quad(Math.floor(key.a / 65536)), quad(Math.floor(key.b / 65536))];
+  if (key.text === null) return [formatIpv4(Math.floor(key.a / 65536)), formatIpv4(Math.floor(key.b / 65536))];
   const t = key.text;
   const i = t.indexOf('\u0000');
   return [t.slice(1, i), t.slice(i + 1, t.indexOf('\u0000', i + 1))];

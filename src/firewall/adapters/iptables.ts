@@ -5,7 +5,7 @@
  * Membership changes go through one `ipset restore` process each (script on stdin); a full rebuild fills a
  * temporary set and swaps it in, so it is atomic. Everything is idempotent.
  */
-import { parseAddress } from '../rules.js';
+import { parseAddress } from '../../net/cidr.js';
 import { CommandError, execFileRunner, type CommandRunner } from '../command-runner.js';
 import type { AdapterEntry, AppliedState, FirewallAdapter } from './adapter.js';
 

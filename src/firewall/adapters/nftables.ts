@@ -5,7 +5,7 @@
  * is passed on stdin (still execFile with an argument list, no shell), so a rebuild with 50,000 members is atomic
  * and takes one process.
  */
-import { parseAddress } from '../rules.js';
+import { parseAddress } from '../../net/cidr.js';
 import { execFileRunner, type CommandRunner } from '../command-runner.js';
 import type { AdapterEntry, AppliedState, FirewallAdapter } from './adapter.js';
 

@@ -7,7 +7,7 @@
  * exercised against a live pf here (Vigil's CI runs Linux).
  */
 import { execFileRunner, type CommandRunner } from '../command-runner.js';
-import { parseAddress } from '../rules.js';
+import { parseAddress } from '../../net/cidr.js';
 import type { AdapterEntry, FirewallAdapter } from './adapter.js';
 
 /** Anchor and table names. */

@@ -8,7 +8,7 @@
  * exercised against a live Windows Firewall here (Vigil's CI runs Linux).
  */
 import { execFileRunner, type CommandRunner } from '../command-runner.js';
-import { tryParseAddress } from '../rules.js';
+import { tryParseAddress } from '../../net/cidr.js';
 import type { AdapterEntry, FirewallAdapter } from './adapter.js';
 import type { Command } from './pf.js';
 

@@ -15,7 +15,8 @@ import {
   isGroupAddressAt,
   isUnspecifiedIpv4At,
 } from '../../../../src/detect/detectors/address.js';
-import { flowColumns, formatAddress, type FlowColumns } from '../../../../src/native/flow-batch.js';
+import { flowColumns, type FlowColumns } from '../../../../src/native/flow-batch.js';
+import { formatAddress } from '../../../../src/net/address.js';
 import type { TableKey } from '../../../../src/detect/lru-map.js';
 import { makeFlow } from '../flow-factory.js';
 

@@ -1,0 +1,72 @@
+/** src/net/classify.ts: which addresses are threats (hosts) and which are global. */
+import { BlockList, isIP } from 'node:net';
+import { expect } from 'chai';
+import { isGlobalAddress, isThreatAddress } from '../../../src/net/classify.js';
+
+describe('net/classify: isThreatAddress()', () => {
+  it('accepts valid IPv4 and IPv6 addresses other than the unspecified ones', () => {
+    for (const ip of ['1.2.3.4', '8.8.8.8', '10.0.0.1', '255.255.255.255', '0.0.0.1', '1.0.0.0', '2001:db8::1', 'fe80::1', '::1', '::ffff:8.8.4.4', 'fe80::1%eth0']) {
+      expect(isThreatAddress(ip), ip).to.equal(true);
+    }
+  });
+
+  it('refuses the unspecified addresses in every spelling, and text that is no address', () => {
+    for (const ip of ['0.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0', '0::0', '::0.0.0.0', '::ffff:0.0.0.0', '::ffff:0:0', '::%eth0', '', 'not-an-ip', '00.0.0.0', '0.0.0.00', '01.2.3.4', '1.2.3', '0.0.0.0.0', ' 1.2.3.4', '1.2.3.4 ', '0.0.0.0/0', '256.1.1.1']) {
+      expect(isThreatAddress(ip), JSON.stringify(ip)).to.equal(false);
+    }
+  });
+
+  // Regression guard for the IPv4 shortcut (no BlockList for IPv4): the same answers as the BlockList check it replaced.
+  it('answers as a BlockList of 0.0.0.0 and :: does, for IPv4 texts with and without leading zeros', () => {
+    const unspecified = new BlockList();
+    unspecified.addAddress('0.0.0.0', 'ipv4');
+    unspecified.addAddress('::', 'ipv6');
+    const reference = (ip: string): boolean => {
+      const family = isIP(ip);
+      return family !== 0 && !unspecified.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+    };
+    const octets = ['0', '00', '000', '1', '01', '9', '10', '99', '100', '199', '200', '249', '250', '255', '256', '1000'];
+    let checked = 0;
+    for (const a of octets) for (const b of ['0', '00', '1', '255']) for (const c of ['0', '1', '010']) for (const d of octets) {
+      const ip = `${a}.${b}.${c}.${d}`;
+      expect(isThreatAddress(ip), ip).to.equal(reference(ip));
+      checked++;
+    }
+    expect(checked).to.equal(16 * 4 * 3 * 16);
+  });
+});
+
+describe('net/classify: isGlobalAddress()', () => {
+  it('answers IPv4 addresses (plain and ::ffff:-mapped) as a BlockList of the non-global networks does', () => {
+    const nets: Array<[string, number]> = [
+      ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+      ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+      ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+    ];
+    const list = new BlockList();
+    for (const [net, prefix] of nets) list.addSubnet(net, prefix, 'ipv4');
+    for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64]] as const) list.addSubnet(net, prefix, 'ipv6');
+    const text = (bits: number): string => [bits >>> 24, (bits >>> 16) & 255, (bits >>> 8) & 255, bits & 255].join('.');
+    const bitsOf = (ip: string): number => ip.split('.').reduce((a, o) => a * 256 + Number(o), 0);
+    const addresses: string[] = ['0.0.0.0', '255.255.255.255', '8.8.8.8', '1.1.1.1'];
+    for (const [net, prefix] of nets) {
+      // Each network's first and last address and their neighbours outside it.
+      const first = bitsOf(net);
+      const last = first + 2 ** (32 - prefix) - 1;
+      for (const b of [first - 1, first, first + 1, last - 1, last, last + 1]) if (b >= 0 && b < 2 ** 32) addresses.push(text(b));
+    }
+    let seed = 7;
+    for (let i = 0; i < 50000; i++) {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      addresses.push(text(seed));
+    }
+    let global = 0;
+    for (const ip of addresses) {
+      const expected = !list.check(ip, 'ipv4');
+      expect(isGlobalAddress(ip), ip).to.equal(expected);
+      expect(isGlobalAddress(`::ffff:${ip}`), `::ffff:${ip}`).to.equal(expected);
+      if (expected) global++;
+    }
+    expect(global).to.be.within(30000, 49000);
+  });
+});
