@@ -4,7 +4,8 @@
  * (see `derivation` in models/*.features.json): CIC standard deviations are sample std, the FlowRecord's are population
  * std, so they are rescaled by sqrt(n / (n - 1)); CIC reports 0 for the initial window of a flow without TCP.
  */
-import { FLOW_COLUMN as C, flowColumns, type FlowColumns } from '../native/flow-batch.js';
+import { flowColumns, type FlowColumns } from '../native/flow-batch.js';
+import { FLOW_COLUMN as C } from '../native/flow-columns.js';
 import type { FlowRecord } from '../native/flow-record.js';
 
 type Extractor = (f: FlowRecord) => number;

@@ -8,7 +8,8 @@
  * added to `skipped`, as are flows the caller could not even hand over (`skip()`). Nothing is dropped silently:
  * flowsScored + skipped = flows handed to `score()` or `skip()`.
  */
-import { FLOW_COLUMN as C, flowColumns } from '../native/flow-batch.js';
+import { flowColumns } from '../native/flow-batch.js';
+import { FLOW_COLUMN as C } from '../native/flow-columns.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import type { MlStats } from './types.js';
 import { explainRow, type FeatureContribution } from './explain.js';

@@ -6,7 +6,8 @@
 import { EventEmitter } from 'node:events';
 import type { Binding } from '../../binding.js';
 import { wrapNativeError } from './errors.js';
-import { checkLayout, columnFlowRecords, decodeFlowBatch } from './flow-batch.js';
+import { columnFlowRecords, decodeFlowBatch } from './flow-batch.js';
+import { checkLayout } from './flow-columns.js';
 import { loadBinding } from './load.js';
 import type { CaptureSource, FlowOptions, FlowRecord, Sensor, SensorEvents, SensorStats } from './types.js';
 

@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { FeatureMatrixBuilder, CANONICAL_FEATURES } from '../../src/ml/features.js';
 import { createSensor, type CaptureTuning } from '../../src/native/capture.js';
-import { FLOW_COLUMN, FLOW_COLUMNS, flowColumns } from '../../src/native/flow-batch.js';
+import { flowColumns } from '../../src/native/flow-batch.js';
+import { FLOW_COLUMN, FLOW_COLUMNS } from '../../src/native/flow-columns.js';
 import type { FlowRecord } from '../../src/native/types.js';
 import { FIXTURES } from '../helpers/setup.js';
 

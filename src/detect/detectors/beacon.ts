@@ -5,7 +5,8 @@
  * DHCP) and multicast/broadcast destinations are not considered.
  */
 import type { BeaconConfig } from '../../config/detection.js';
-import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
+import { flowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { KeyTable, type Keyed } from '../lru-map.js';

@@ -6,7 +6,8 @@
  * separates scripted guessing from a browser opening parallel downloads or a client retrying a failing TLS handshake.
  */
 import type { BruteForceConfig } from '../../config/detection.js';
-import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
+import { flowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressesOfPairKey, addressPairKey } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';

@@ -7,7 +7,8 @@
  *   the same flood. Long flows contribute pro rata to the window.
  */
 import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
-import { FLOW_COLUMN as C, flowColumns, type FlowColumns } from '../../native/flow-batch.js';
+import { flowColumns, type FlowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { KeyTable, type Keyed, type TableKey } from '../lru-map.js';

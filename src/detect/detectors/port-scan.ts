@@ -3,7 +3,8 @@
  * (horizontal) within a sliding window, mostly without getting a session (no payload either way).
  */
 import type { PortScanConfig } from '../../config/detection.js';
-import { FLOW_COLUMN as C, flowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
+import { flowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressKey, addressOfKey, addressOfRef, addressRef, type AddressRef } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';

@@ -2,7 +2,8 @@
  * Snapshots of a long-lived flow repeat its id with cumulative counters; detectors that add up packets need the
  * increase since the previous record of the same flow. Bounded: the least recently updated flows are forgotten.
  */
-import { FLOW_COLUMN as C, type FlowColumns, SNAPSHOT_REASON } from '../../native/flow-batch.js';
+import type { FlowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import { LruTable, type TableKey } from '../lru-map.js';
 
 /** Counter increases of one record over the previous record of the same flow. */

@@ -3,7 +3,8 @@
  * layout check against the built addon.
  */
 import { expect } from 'chai';
-import { BATCH_LAYOUT_VERSION, checkLayout, decodeFlowBatch, FLOW_COLUMNS, isoTimestamp } from '../../../src/native/flow-batch.js';
+import { decodeFlowBatch, isoTimestamp } from '../../../src/native/flow-batch.js';
+import { BATCH_LAYOUT_VERSION, checkLayout, FLOW_COLUMNS } from '../../../src/native/flow-columns.js';
 import { loadBinding } from '../../../src/native/load.js';
 
 describe('isoTimestamp()', () => {

@@ -1,0 +1,130 @@
+/**
+ * The flow batch's column layout, listed once ({@link FLOW_LAYOUT}): which columns the capture thread writes, how wide
+ * they are, and which {@link FlowRecord} fields are read from them. Column names, indices, sizes and the record's
+ * field order are derived from it here; the decoders in flow-batch.ts read through them. It mirrors
+ * `native/binding/batch_encoder.h` (`kF64ColumnNames`, the header, the address sections) and `binding.d.ts`;
+ * {@link checkLayout} compares it with the built addon at load.
+ *
+ * A batch is one ArrayBuffer: a 16-byte header (uint32 layoutVersion, count n, Float64 column count, reserved), then
+ * the Float64 columns in {@link FLOW_COLUMNS} order (n values each), then the address columns in
+ * {@link ADDRESS_COLUMNS} order (n 16-byte IPv4-mapped IPv6 addresses each).
+ */
+import type { FlowEndReason, FlowRecord } from './flow-record.js';
+
+/** Layout version this module describes (`kBatchLayoutVersion`). */
+export const BATCH_LAYOUT_VERSION = 1;
+/** Bytes of a batch's header (`kBatchHeaderBytes`). */
+export const BATCH_HEADER_BYTES = 16;
+/** Bytes per flow of a Float64 column. */
+export const F64_COLUMN_BYTES = 8;
+/** Bytes per flow of an address column (IPv4-mapped IPv6). */
+export const ADDRESS_COLUMN_BYTES = 16;
+/** Packets per flow of the early-flow columns (`earlySize0..7` and so on). */
+export const EARLY_PACKETS = 8;
+
+type EarlyIndex = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
+const early = <P extends string>(prefix: P): Array<`${P}${EarlyIndex}`> =>
+  Array.from({ length: EARLY_PACKETS }, (_, i) => `${prefix}${i}` as `${P}${EarlyIndex}`);
+
+/** One row of {@link FLOW_LAYOUT}: some adjacent columns of the batch and the record fields read from them. */
+interface ColumnGroup {
+  /** Float64 columns (values as the encoder writes them, see batch_encoder.h), in encoder order. */
+  readonly f64: readonly string[];
+  /** The address column this row is: initiator (`src`) or responder (`dst`). */
+  readonly address?: 'src' | 'dst';
+  /**
+   * Record fields computed from the row's columns (flow-batch.ts has a reader for each). Absent: each Float64 column
+   * is the record field of the same name, its value unchanged.
+   */
+  readonly fields?: ReadonlyArray<keyof FlowRecord>;
+}
+
+/**
+ * The layout, in record field order (FlowRecord's). Read top to bottom, the Float64 columns are in the encoder's
+ * order; the address columns come after all of them in the buffer.
+ */
+const FLOW_LAYOUT = [
+  { f64: ['id'] },
+  { f64: [], address: 'src', fields: ['srcIp'] },
+  { f64: ['srcPort'] },
+  { f64: [], address: 'dst', fields: ['dstIp'] },
+  { f64: ['dstPort', 'protocol'] },
+  { f64: ['ipVersion'], fields: ['ipVersion'] },
+  { f64: ['vlanOuter', 'vlanInner'] },
+  { f64: ['firstSec', 'firstNsec', 'lastSec', 'lastNsec'], fields: ['firstSeenMs', 'lastSeenMs', 'firstSeen', 'lastSeen'] },
+  { f64: ['durationUs'] },
+  { f64: ['endReason'], fields: ['endReason'] },
+  {
+    f64: [
+      'packets', 'bytes', 'fwdPackets', 'bwdPackets', 'fwdBytes', 'bwdBytes',
+      'fwdPayloadBytes', 'bwdPayloadBytes', 'fwdHeaderBytes', 'bwdHeaderBytes',
+      'pktLenMin', 'pktLenMax', 'pktLenMean', 'pktLenStd',
+      'fwdPktLenMin', 'fwdPktLenMax', 'fwdPktLenMean', 'fwdPktLenStd',
+      'bwdPktLenMin', 'bwdPktLenMax', 'bwdPktLenMean', 'bwdPktLenStd',
+      'iatMinUs', 'iatMaxUs', 'iatMeanUs', 'iatStdUs',
+      'fwdIatTotalUs', 'fwdIatMinUs', 'fwdIatMaxUs', 'fwdIatMeanUs', 'fwdIatStdUs',
+      'bwdIatTotalUs', 'bwdIatMinUs', 'bwdIatMaxUs', 'bwdIatMeanUs', 'bwdIatStdUs',
+      'fwdFin', 'fwdSyn', 'fwdRst', 'fwdPsh', 'fwdAck', 'fwdUrg', 'fwdEce', 'fwdCwr',
+      'bwdFin', 'bwdSyn', 'bwdRst', 'bwdPsh', 'bwdAck', 'bwdUrg', 'bwdEce', 'bwdCwr',
+      'fwdInitWin', 'bwdInitWin', 'fwdActDataPkts', 'fwdSegSizeMin',
+      'activeMinUs', 'activeMaxUs', 'activeMeanUs', 'activeStdUs',
+      'idleMinUs', 'idleMaxUs', 'idleMeanUs', 'idleStdUs',
+      'earlyCount',
+    ],
+  },
+  { f64: [...early('earlySize'), ...early('earlyDir'), ...early('earlyIatUs')], fields: ['earlySizes', 'earlyDirections', 'earlyIatUs'] },
+] as const satisfies readonly ColumnGroup[];
+
+type Group = (typeof FLOW_LAYOUT)[number];
+/** Name of a Float64 column. */
+export type FlowColumnName = Group['f64'][number];
+/** Float64 column names, in the encoder's order (`kF64ColumnNames`). */
+export const FLOW_COLUMNS: readonly FlowColumnName[] = FLOW_LAYOUT.flatMap((g): readonly FlowColumnName[] => g.f64);
+
+/**
+ * Float64 column indices by name ({@link FLOW_COLUMNS} order): column `c` of flow `i` of an n-flow batch is at
+ * `c * n + i`. One frozen object with fast properties, so reads in the per-flow loops stay monomorphic.
+ */
+export const FLOW_COLUMN: Readonly<Record<FlowColumnName, number>> = Object.freeze(
+  Object.fromEntries(FLOW_COLUMNS.map((name, i) => [name, i])) as Record<FlowColumnName, number>,
+);
+
+/** Address columns, in buffer order (after the Float64 columns). */
+export const ADDRESS_COLUMNS: ReadonlyArray<'src' | 'dst'> = FLOW_LAYOUT.flatMap((g): Array<'src' | 'dst'> => ('address' in g ? [g.address] : []));
+
+/** Bytes of one flow across all columns. */
+export const FLOW_BYTES = FLOW_COLUMNS.length * F64_COLUMN_BYTES + ADDRESS_COLUMNS.length * ADDRESS_COLUMN_BYTES;
+
+/** A record field and where its value is. */
+export interface RecordField {
+  readonly name: keyof FlowRecord;
+  /** The Float64 column that is this field's value as it is; -1 for a field computed from its row's columns. */
+  readonly column: number;
+}
+
+/** Every FlowRecord field, in FlowRecord order, as {@link FLOW_LAYOUT} derives it. */
+export const RECORD_FIELDS: readonly RecordField[] = FLOW_LAYOUT.flatMap((g): RecordField[] =>
+  // A plain column's name must be a FlowRecord field: the type check of `name` here enforces it.
+  'fields' in g ? g.fields.map((name) => ({ name, column: -1 })) : g.f64.map((name) => ({ name, column: FLOW_COLUMN[name] })),
+);
+
+/** `EndReason` values of native/flow/flow_record.h, by number (the `endReason` column). */
+export const END_REASONS: readonly FlowEndReason[] = ['idle', 'active', 'fin', 'rst', 'evicted', 'flush', 'snapshot'];
+
+/** {@link END_REASONS} index of `snapshot`. */
+export const SNAPSHOT_REASON = END_REASONS.indexOf('snapshot');
+
+/**
+ * Throws an Error when the addon's batch layout differs from this module (a stale build): version and column names.
+ */
+export function checkLayout(addon: { batchLayoutVersion: number; flowColumns: string[] }): void {
+  if (addon.batchLayoutVersion !== BATCH_LAYOUT_VERSION) {
+    throw new Error(
+      `native flow batch layout ${addon.batchLayoutVersion} != ${BATCH_LAYOUT_VERSION}: rebuild the addon (npm run build:native)`,
+    );
+  }
+  const a = addon.flowColumns.join(',');
+  if (a !== FLOW_COLUMNS.join(',')) {
+    throw new Error('native flow batch columns differ from src/native/flow-columns.ts: rebuild the addon (npm run build:native)');
+  }
+}
