@@ -4,7 +4,7 @@
 //   [0..16)   uint32 layoutVersion, uint32 n, uint32 f64ColumnCount, uint32 reserved (0)
 //   then      f64ColumnCount columns of n Float64 each, in kF64ColumnNames order
 //   then      n * 16 bytes source addresses (initiator), n * 16 bytes destination addresses (IPv4-mapped IPv6)
-// Mirrored by src/native/flow-batch.ts, which checks layoutVersion and the column names (exported as
+// Mirrored by src/native/flow-columns.ts, which checks layoutVersion and the column names (exported as
 // `flowColumns`) at load.
 #pragma once
 

@@ -1,6 +1,6 @@
 /** src/net/address.ts: 16-byte addresses and 128-bit numbers as text. */
 import { expect } from 'chai';
-import { formatAddress, formatIpv6 } from '../../../src/net/address.js';
+import { formatAddress, formatIpv4, formatIpv6, ipv4Bits, normaliseIp, unmapIpv4, writeMappedIpv4 } from '../../../src/net/address.js';
 
 function addr(bytes: number[]): Uint8Array {
   return Uint8Array.from(bytes);
@@ -87,5 +87,44 @@ describe('formatIpv6()', () => {
     expect(formatIpv6(0x20010db8000100010001000100010001n)).to.equal('2001:db8:1:1:1:1:1:1');
     expect(formatIpv6(0x20010db8000000010001000100010001n)).to.equal('2001:db8:0:1:1:1:1:1');
     expect(formatIpv6(1n)).to.equal('::1');
+  });
+});
+
+describe('formatIpv4() / ipv4Bits() / writeMappedIpv4()', () => {
+  it('turn dotted quads into bits and bytes and back', () => {
+    for (const ip of ['0.0.0.0', '1.2.3.4', '10.0.0.255', '192.168.10.50', '255.255.255.255']) {
+      const bits = ipv4Bits(ip);
+      expect(formatIpv4(bits), ip).to.equal(ip);
+      expect(formatIpv4(bits | 0), ip).to.equal(ip); // signed 32-bit keys give the same text
+      const b = new Uint8Array(20);
+      writeMappedIpv4(b, 2, ip);
+      expect(formatAddress(b, 2), ip).to.equal(ip);
+    }
+    expect(ipv4Bits('192.168.10.50')).to.equal(0xc0a80a32);
+  });
+
+  it('writeMappedIpv4() leaves the bytes alone for anything but a canonical dotted quad', () => {
+    for (const ip of ['', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1.2.3.256', '::1', 'fe80::1', 'a.b.c.d']) {
+      const b = new Uint8Array(16);
+      writeMappedIpv4(b, 0, ip);
+      expect(Array.from(b), ip).to.deep.equal(new Array(16).fill(0));
+    }
+  });
+});
+
+describe('normaliseIp() / unmapIpv4()', () => {
+  it('strips the IPv4-mapped prefix and zone ids and lowercases', () => {
+    expect(normaliseIp('10.0.0.1')).to.equal('10.0.0.1');
+    expect(normaliseIp('::ffff:10.0.0.1')).to.equal('10.0.0.1');
+    expect(normaliseIp('::FFFF:10.0.0.1')).to.equal('10.0.0.1');
+    expect(normaliseIp('FE80::1%eth0')).to.equal('fe80::1');
+    expect(normaliseIp('::1')).to.equal('::1');
+  });
+
+  it('unmapIpv4() only unmaps, keeping case and zone ids of everything else', () => {
+    expect(unmapIpv4('::ffff:8.8.8.8')).to.equal('8.8.8.8');
+    expect(unmapIpv4('::FFFF:8.8.8.8')).to.equal('8.8.8.8');
+    expect(unmapIpv4('FE80::1%eth0')).to.equal('FE80::1%eth0');
+    expect(unmapIpv4('::ffff:8.8.8.8%eth0')).to.equal('::ffff:8.8.8.8%eth0');
   });
 });

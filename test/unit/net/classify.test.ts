@@ -1,7 +1,7 @@
-/** src/net/classify.ts: which addresses are threats (hosts) and which are global. */
+/** src/net/classify.ts: threats (hosts), global, loopback, private and local addresses. */
 import { BlockList, isIP } from 'node:net';
 import { expect } from 'chai';
-import { isGlobalAddress, isThreatAddress } from '../../../src/net/classify.js';
+import { isGlobalAddress, isLoopback, isPrivate, isThreatAddress, localAddressClassifier, machineAddresses } from '../../../src/net/classify.js';
 
 describe('net/classify: isThreatAddress()', () => {
   it('accepts valid IPv4 and IPv6 addresses other than the unspecified ones', () => {
@@ -68,5 +68,26 @@ describe('net/classify: isGlobalAddress()', () => {
       if (expected) global++;
     }
     expect(global).to.be.within(30000, 49000);
+  });
+});
+
+describe('net/classify: isLoopback() / isPrivate() / localAddressClassifier()', () => {
+  it('isLoopback(): 127.0.0.0/8 and ::1, mapped or not', () => {
+    for (const ip of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) expect(isLoopback(ip), ip).to.equal(true);
+    for (const ip of ['128.0.0.1', '10.0.0.1', '::2', '127.example', '']) expect(isLoopback(ip), ip).to.equal(false);
+  });
+
+  it('isPrivate(): RFC 1918, loopback, link-local and CGNAT; ULA, link-local and loopback', () => {
+    for (const ip of ['10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '127.0.0.1', '169.254.1.1', '100.64.0.1', '100.127.255.255', '::ffff:10.0.0.1', '::1', 'fd00::1', 'fc00::1', 'fe80::1%eth0', 'FEBF::1']) {
+      expect(isPrivate(ip), ip).to.equal(true);
+    }
+    for (const ip of ['8.8.8.8', '172.15.0.1', '172.32.0.1', '100.128.0.1', '2001:db8::1', 'fec0::1', 'not-an-ip']) expect(isPrivate(ip), ip).to.equal(false);
+  });
+
+  it("localAddressClassifier(): this machine's addresses (normalised) and private ones", () => {
+    const local = localAddressClassifier(['203.0.113.7', 'FE80::AB%eth0', '2001:db8::7']);
+    for (const ip of ['203.0.113.7', '::ffff:203.0.113.7', 'fe80::ab', '2001:db8::7', '10.0.0.1']) expect(local(ip), ip).to.equal(true);
+    for (const ip of ['203.0.113.8', '2001:db8::8', '8.8.8.8']) expect(local(ip), ip).to.equal(false);
+    expect(machineAddresses()).to.include('127.0.0.1');
   });
 });
