@@ -152,6 +152,59 @@ export function flowColumns(flows: readonly FlowRecord[]): FlowColumns {
   return view;
 }
 
+/** Reads a computed record field (flow-columns.ts rows with `fields`) of flow `i` of a batch. */
+type ComputedReader = (b: BatchView, i: number) => unknown;
+
+/** Early-flow column run `c0 .. c0 + earlyCount - 1` of flow `i`, as an array. */
+function earlyValues(b: BatchView, c0: number, i: number): number[] {
+  const { cols, n } = b;
+  const count = cols[K.earlyCount * n + i] as number;
+  const out = new Array<number>(count);
+  for (let k = 0; k < count; k++) out[k] = cols[(c0 + k) * n + i] as number;
+  return out;
+}
+
+/** Readers of the record fields flow-columns.ts computes from their columns (the rows with `fields`). */
+const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
+  srcIp: (b, i) => b.ip(i),
+  dstIp: (b, i) => b.ip(b.n + i),
+  ipVersion: (b, i) => (b.cols[K.ipVersion * b.n + i] === 6 ? 6 : 4),
+  firstSeenMs: (b, i) => b.firstSeenMs(i),
+  lastSeenMs: (b, i) => b.lastSeenMs(i),
+  firstSeen: (b, i) => isoTimestamp(b.cols[K.firstSec * b.n + i] as number, b.cols[K.firstNsec * b.n + i] as number, b.tsDigits),
+  lastSeen: (b, i) => isoTimestamp(b.cols[K.lastSec * b.n + i] as number, b.cols[K.lastNsec * b.n + i] as number, b.tsDigits),
+  endReason: (b, i) => END_REASONS[b.cols[K.endReason * b.n + i] as number] ?? 'flush',
+  earlySizes: (b, i) => earlyValues(b, K.earlySize0, i),
+  earlyDirections: (b, i) => earlyValues(b, K.earlyDir0, i),
+  earlyIatUs: (b, i) => earlyValues(b, K.earlyIatUs0, i),
+};
+
+/** {@link COMPUTED}'s reader of `name`; throws when flow-columns.ts names a computed field this module cannot read. */
+function computedReader(name: keyof FlowRecord): ComputedReader {
+  const read = COMPUTED[name];
+  if (read === undefined) throw new Error(`flow-batch.ts: no reader for the computed field ${name}`);
+  return read;
+}
+
+/**
+ * Builds the plain record of flow `i` of a batch as one object literal with every field in FlowRecord order (so all
+ * records share one hidden class and no field goes through a generic keyed store): plain columns read straight from
+ * `cols`, computed fields through their readers, each called at its own site. Compiled once from `RECORD_FIELDS`,
+ * whose names are identifiers of flow-columns.ts's own table (checked here), never data.
+ */
+const plainRecord = ((): ((b: BatchView, cols: Float64Array, n: number, i: number) => FlowRecord) => {
+  const readers: ComputedReader[] = [];
+  const parts = RECORD_FIELDS.map(({ name, column }) => {
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new Error(`flow-batch.ts: bad field name ${name}`);
+    if (column >= 0) return `${name}: cols[${column} * n + i]`;
+    readers.push(computedReader(name));
+    return `${name}: read${readers.length - 1}(b, i)`;
+  });
+  const params = readers.map((_, k) => `read${k}`);
+  const factory = new Function(...params, `return function plainRecord(b, cols, n, i) { return { ${parts.join(', ')} }; };`);
+  return factory(...readers) as (b: BatchView, cols: Float64Array, n: number, i: number) => FlowRecord;
+})();
+
 /**
  * A {@link FlowRecord} read straight from its batch's columns: creating one costs one small object, and each field is
  * computed when read (consumers read a few fields of most flows; a plain record costs ~90 field stores, most of them a
@@ -160,8 +213,7 @@ export function flowColumns(flows: readonly FlowRecord[]): FlowColumns {
  * plain object would; object spread and `Object.keys` do not (no own properties): use `toJSON()` for a plain copy.
  * Records keep their batch's buffer alive, so consumers must not keep them long (copy the fields they need).
  *
- * The accessors are made from flow-columns.ts `RECORD_FIELDS` (the static block): a column that is a field as it is
- * is read directly; each computed field has its reader there.
+ * The accessors are made from flow-columns.ts `RECORD_FIELDS` (the static block).
  */
 class ColumnFlowRecord {
   readonly #b: BatchView;
@@ -171,37 +223,16 @@ class ColumnFlowRecord {
     this.#i = i;
   }
 
-  #col(c: number): number {
-    return this.#b.cols[c * this.#b.n + this.#i] as number;
-  }
-
-  #early(c0: number): number[] {
-    const count = this.#col(K.earlyCount);
-    const out = new Array<number>(count);
-    for (let k = 0; k < count; k++) out[k] = this.#col(c0 + k);
-    return out;
-  }
-
   static {
-    /** Readers of the fields flow-columns.ts computes from their columns. */
-    const computed: Partial<Record<keyof FlowRecord, (this: ColumnFlowRecord) => unknown>> = {
-      srcIp() { return this.#b.ip(this.#i); },
-      dstIp() { return this.#b.ip(this.#b.n + this.#i); },
-      ipVersion() { return this.#col(K.ipVersion) === 6 ? 6 : 4; },
-      firstSeenMs() { return this.#col(K.firstSec) * 1000 + this.#col(K.firstNsec) / 1e6; },
-      lastSeenMs() { return this.#col(K.lastSec) * 1000 + this.#col(K.lastNsec) / 1e6; },
-      firstSeen() { return isoTimestamp(this.#col(K.firstSec), this.#col(K.firstNsec), this.#b.tsDigits); },
-      lastSeen() { return isoTimestamp(this.#col(K.lastSec), this.#col(K.lastNsec), this.#b.tsDigits); },
-      endReason() { return END_REASONS[this.#col(K.endReason)] ?? 'flush'; },
-      earlySizes() { return this.#early(K.earlySize0); },
-      earlyDirections() { return this.#early(K.earlyDir0); },
-      earlyIatUs() { return this.#early(K.earlyIatUs0); },
-    };
     // Every field is an enumerable accessor (like a plain object's own fields), defined in FlowRecord order so
-    // `for...in` lists them in that order: a column that is a field as it is reads that column.
+    // `for...in` lists them in that order: a column that is a field as it is reads that column, a computed field
+    // calls its reader.
     for (const { name, column } of RECORD_FIELDS) {
-      const get = column >= 0 ? function (this: ColumnFlowRecord): number { return this.#col(column); } : computed[name];
-      if (get === undefined) throw new Error(`flow-batch.ts: no reader for the computed field ${name}`);
+      const read = column >= 0 ? undefined : computedReader(name);
+      const get =
+        read === undefined
+          ? function (this: ColumnFlowRecord): number { return this.#b.cols[column * this.#b.n + this.#i] as number; }
+          : function (this: ColumnFlowRecord): unknown { return read(this.#b, this.#i); };
       Object.defineProperty(ColumnFlowRecord.prototype, name, { get, enumerable: true, configurable: true });
     }
   }
@@ -219,20 +250,6 @@ class ColumnFlowRecord {
 }
 
 /**
- * The plain record of flow `i` of a batch, built as one object literal with every field in FlowRecord order (so all
- * records share one hidden class, and no field store goes through a generic keyed store): plain columns read straight
- * from `cols`, computed fields from the column-backed record `r`. Compiled once from `RECORD_FIELDS`, whose names are
- * identifiers of this module's own table (checked here), never data.
- */
-const plainRecord = ((): ((r: ColumnFlowRecord, cols: Float64Array, n: number, i: number) => FlowRecord) => {
-  const parts = RECORD_FIELDS.map(({ name, column }) => {
-    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new Error(`flow-batch.ts: bad field name ${name}`);
-    return column < 0 ? `${name}: r.${name}` : `${name}: cols[${column} * n + i]`;
-  });
-  return new Function('r', 'cols', 'n', 'i', `return { ${parts.join(', ')} };`) as (r: ColumnFlowRecord, cols: Float64Array, n: number, i: number) => FlowRecord;
-})();
-
-/**
  * Decodes one batch into plain flow records (own properties, no link to the buffer). `tsDigits` is the source's
  * timestamp precision (6 or 9) for the ISO strings. Throws RangeError on a malformed buffer (a bug, never data).
  */
@@ -240,7 +257,7 @@ export function decodeFlowBatch(buffer: ArrayBuffer, tsDigits = 6): FlowRecord[]
   const view = batchView(buffer, tsDigits);
   const { n, cols } = view;
   const out: FlowRecord[] = new Array<FlowRecord>(n);
-  for (let i = 0; i < n; i++) out[i] = plainRecord(new ColumnFlowRecord(view, i), cols, n, i);
+  for (let i = 0; i < n; i++) out[i] = plainRecord(view, cols, n, i);
   return out;
 }
 
