@@ -5,6 +5,8 @@
  */
 import { addressText, writeMappedIpv4 } from '../net/address.js';
 import {
+  ADDRESS_COLUMN_BYTES,
+  ADDRESS_COLUMNS,
   BATCH_HEADER_BYTES,
   BATCH_LAYOUT_VERSION,
   END_REASONS,
@@ -27,6 +29,9 @@ export function isoTimestamp(sec: number, nsec: number, digits: number): string 
 let cachedSec = Number.NaN;
 let cachedBase = '';
 
+/** Bytes of one flow's addresses (source and destination). */
+const ADDRESS_FLOW_BYTES = ADDRESS_COLUMNS.length * ADDRESS_COLUMN_BYTES;
+
 /** Validates a batch's header and size; throws RangeError on a malformed buffer (a bug, never data). */
 function checkBatch(buffer: ArrayBuffer): { n: number; ncols: number } {
   if (buffer.byteLength < BATCH_HEADER_BYTES) throw new RangeError('flow batch shorter than its header');
@@ -44,7 +49,7 @@ function checkBatch(buffer: ArrayBuffer): { n: number; ncols: number } {
 function batchView(buffer: ArrayBuffer, tsDigits: number): BatchView {
   const { n, ncols } = checkBatch(buffer);
   const cols = new Float64Array(buffer, BATCH_HEADER_BYTES, n * ncols);
-  return new BatchView(cols, new Uint8Array(buffer, BATCH_HEADER_BYTES + cols.byteLength, n * 32), n, tsDigits);
+  return new BatchView(cols, new Uint8Array(buffer, BATCH_HEADER_BYTES + cols.byteLength, n * ADDRESS_FLOW_BYTES), n, tsDigits);
 }
 
 /**
@@ -108,7 +113,7 @@ class RecordsView implements FlowColumns {
     const n = flows.length;
     this.n = n;
     this.cols = new Float64Array(n * FLOW_COLUMNS.length);
-    this.addrs = new Uint8Array(n * 32);
+    this.addrs = new Uint8Array(n * ADDRESS_FLOW_BYTES);
     for (let i = 0; i < n; i++) {
       const f = flows[i] as FlowRecord;
       const rec = f as unknown as Record<string, unknown>;
