@@ -191,13 +191,16 @@ function computedReader(name: keyof FlowRecord): ComputedReader {
   return read;
 }
 
+/** Fills `out[0 .. n-1]` with the plain records of a batch (`cols` = `b.cols`). */
+type PlainDecoder = (b: BatchView, cols: Float64Array, n: number, out: FlowRecord[]) => void;
+
 /**
- * Builds the plain record of flow `i` of a batch as one object literal with every field in FlowRecord order (so all
- * records share one hidden class and no field goes through a generic keyed store): plain columns read straight from
+ * The plain decoder: one loop building each record as one object literal with every field in FlowRecord order (so all
+ * records share one hidden class and no field goes through a generic keyed store), plain columns read straight from
  * `cols`, computed fields through their readers, each called at its own site. Compiled once from `RECORD_FIELDS`,
  * whose names are identifiers of flow-columns.ts's own table (checked here), never data.
  */
-const plainRecord = ((): ((b: BatchView, cols: Float64Array, n: number, i: number) => FlowRecord) => {
+const decodePlain = ((): PlainDecoder => {
   const readers: ComputedReader[] = [];
   const parts = RECORD_FIELDS.map(({ name, column }) => {
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new Error(`flow-batch.ts: bad field name ${name}`);
@@ -206,8 +209,8 @@ const plainRecord = ((): ((b: BatchView, cols: Float64Array, n: number, i: numbe
     return `${name}: read${readers.length - 1}(b, i)`;
   });
   const params = readers.map((_, k) => `read${k}`);
-  const factory = new Function(...params, `return function plainRecord(b, cols, n, i) { return { ${parts.join(', ')} }; };`);
-  return factory(...readers) as (b: BatchView, cols: Float64Array, n: number, i: number) => FlowRecord;
+  const body = `return function decodePlain(b, cols, n, out) { for (let i = 0; i < n; i++) out[i] = { ${parts.join(', ')} }; };`;
+  return new Function(...params, body)(...readers) as PlainDecoder;
 })();
 
 /**
@@ -260,9 +263,8 @@ class ColumnFlowRecord {
  */
 export function decodeFlowBatch(buffer: ArrayBuffer, tsDigits = 6): FlowRecord[] {
   const view = batchView(buffer, tsDigits);
-  const { n, cols } = view;
-  const out: FlowRecord[] = new Array<FlowRecord>(n);
-  for (let i = 0; i < n; i++) out[i] = plainRecord(view, cols, n, i);
+  const out: FlowRecord[] = new Array<FlowRecord>(view.n);
+  decodePlain(view, view.cols, view.n, out);
   return out;
 }
 
