@@ -3,7 +3,7 @@
  * columns ({@link FlowColumns}, for consumers that read a few fields of every flow), as column-backed records
  * ({@link columnFlowRecords}) or decoded into plain {@link FlowRecord}s ({@link decodeFlowBatch}).
  */
-import { addressText, writeMappedIpv4 } from '../net/address.js';
+import { addressText, formatAddress, writeMappedIpv4 } from '../net/address.js';
 import {
   ADDRESS_COLUMN_BYTES,
   ADDRESS_COLUMNS,
@@ -184,9 +184,18 @@ const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
   earlyIatUs: (b, i) => earlyValues(b, K.earlyIatUs0, i),
 };
 
+/**
+ * Address readers of plain records: each address formatted afresh, remembering nothing (a decoded batch's records
+ * hold their own strings; the shared IPv4 text cache would only hold more memory for them).
+ */
+const PLAIN_COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
+  srcIp: (b, i) => formatAddress(b.addrs, i * 16),
+  dstIp: (b, i) => formatAddress(b.addrs, (b.n + i) * 16),
+};
+
 /** {@link COMPUTED}'s reader of `name`; throws when flow-columns.ts names a computed field this module cannot read. */
-function computedReader(name: keyof FlowRecord): ComputedReader {
-  const read = COMPUTED[name];
+function computedReader(name: keyof FlowRecord, plain = false): ComputedReader {
+  const read = (plain ? PLAIN_COMPUTED[name] : undefined) ?? COMPUTED[name];
   if (read === undefined) throw new Error(`flow-batch.ts: no reader for the computed field ${name}`);
   return read;
 }
@@ -205,7 +214,7 @@ const decodePlain = ((): PlainDecoder => {
   const parts = RECORD_FIELDS.map(({ name, column }) => {
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new Error(`flow-batch.ts: bad field name ${name}`);
     if (column >= 0) return `${name}: cols[${column} * n + i]`;
-    readers.push(computedReader(name));
+    readers.push(computedReader(name, true));
     return `${name}: read${readers.length - 1}(b, i)`;
   });
   const params = readers.map((_, k) => `read${k}`);
