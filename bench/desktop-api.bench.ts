@@ -72,10 +72,25 @@ async function seedAlerts(file: string, n: number): Promise<void> {
       for (let j = i; j < Math.min(n, i + 500); j++) {
         const t = new Date(base + j * 1000).toISOString();
         rows.push({
-          created_at: t, updated_at: t, severity: severities[j % 4], category: 'port_scan', title: `Port scan ${j}`,
-          description: 'Synthetic alert for the benchmark', src_ip: `203.0.${(j >> 8) & 255}.${j & 255}`, src_port: null,
-          dst_ip: '192.168.1.10', dst_port: null, protocol: 6, score: 0.9, source: 'rule', acknowledged: j % 3 === 0 ? 1 : 0,
-          acknowledged_at: j % 3 === 0 ? t : null, aggregation_key: `bench:${j}`, count: 1, first_seen: t, last_seen: t,
+          created_at: t,
+          updated_at: t,
+          severity: severities[j % 4],
+          category: 'port_scan',
+          title: `Port scan ${j}`,
+          description: 'Synthetic alert for the benchmark',
+          src_ip: `203.0.${(j >> 8) & 255}.${j & 255}`,
+          src_port: null,
+          dst_ip: '192.168.1.10',
+          dst_port: null,
+          protocol: 6,
+          score: 0.9,
+          source: 'rule',
+          acknowledged: j % 3 === 0 ? 1 : 0,
+          acknowledged_at: j % 3 === 0 ? t : null,
+          aggregation_key: `bench:${j}`,
+          count: 1,
+          first_seen: t,
+          last_seen: t,
           details: '{"detector":"port_scan"}',
         });
       }
@@ -123,7 +138,13 @@ async function main(): Promise<void> {
     // the loop (store writes, detection) or from CPU contention on the machine.
     const loopDelay = monitorEventLoopDelay({ resolution: 5 });
     loopDelay.enable();
-    const runs: Record<'bare' | 'reference' | 'dashboard' | 'alerts' | 'alertsIdentity', LoadResult[]> = { bare: [], reference: [], dashboard: [], alerts: [], alertsIdentity: [] };
+    const runs: Record<'bare' | 'reference' | 'dashboard' | 'alerts' | 'alertsIdentity', LoadResult[]> = {
+      bare: [],
+      reference: [],
+      dashboard: [],
+      alerts: [],
+      alertsIdentity: [],
+    };
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}`);
       runs.bare.push(await loadUrl(bareUrl));
@@ -169,7 +190,11 @@ async function main(): Promise<void> {
       clientHeaders: CLIENT_HEADERS,
       alertsLimit50: { ...a, ratioToBare: aRatio, ratioOfMeans: ratio(a), roundRatios: roundRatios(runs.alerts) },
       alertsLimit50Identity: { ...ai, ratioToBare: ratio(ai) },
-      eventLoopDelayMs: { p50: Math.round(loopDelay.percentile(50) / 1e4) / 100, p99: Math.round(loopDelay.percentile(99) / 1e4) / 100, max: Math.round(loopDelay.max / 1e4) / 100 },
+      eventLoopDelayMs: {
+        p50: Math.round(loopDelay.percentile(50) / 1e4) / 100,
+        p99: Math.round(loopDelay.percentile(99) / 1e4) / 100,
+        max: Math.round(loopDelay.max / 1e4) / 100,
+      },
       machine: { cpus: cpus().length, loadAverage1m: Math.round(loadavg()[0] * 100) / 100 },
       targets: { minRatioToBare: 0.5, maxP99Ms: 20 },
       meetsTargets: dRatio >= 0.5 && aRatio >= 0.5 && d.p99Ms < 20 && a.p99Ms < 20,

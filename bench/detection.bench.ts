@@ -71,7 +71,12 @@ async function scoring(model: FlowModel, flows: FlowRecord[], seconds: number): 
       batches: lat.length,
       flowsPerSec: Math.round(n / elapsed),
       flowsPerSecAtP50: Math.round(size / (pct(lat, 50) / 1000)),
-      latencyMs: { mean: round(lat.reduce((a, b) => a + b, 0) / lat.length, 4), p50: round(pct(lat, 50), 4), p95: round(pct(lat, 95), 4), p99: round(pct(lat, 99), 4) },
+      latencyMs: {
+        mean: round(lat.reduce((a, b) => a + b, 0) / lat.length, 4),
+        p50: round(pct(lat, 50), 4),
+        p95: round(pct(lat, 95), 4),
+        p99: round(pct(lat, 99), 4),
+      },
     };
     log(`scoring batch ${size}: ${JSON.stringify(out[`batch${size}`])}`);
   }
@@ -114,7 +119,13 @@ async function replayOnly(file: string, event: 'flows' | 'columnFlows' = 'flows'
  */
 async function replayAndScore(file: string, model: FlowModel): Promise<{ seconds: number; cpuSeconds: number; flowsScored: number }> {
   const ml = loadDetectionConfig({}).ml;
-  const scorer = new FlowScorer(model, { maxInFlight: ml.maxInFlight, maxQueuedFlows: ml.maxQueuedFlows, maxBatch: ml.maxBatch, explainTop: ml.explainTop, minPackets: ml.minPackets });
+  const scorer = new FlowScorer(model, {
+    maxInFlight: ml.maxInFlight,
+    maxQueuedFlows: ml.maxQueuedFlows,
+    maxBatch: ml.maxBatch,
+    explainTop: ml.explainTop,
+    minPackets: ml.minPackets,
+  });
   const sensor = createSensor();
   let chain: Promise<unknown> = Promise.resolve();
   sensor.on('columnFlows', (batch) => {
@@ -174,10 +185,22 @@ async function pipeline(file: string, model: FlowModel): Promise<Record<string, 
     const jsCpuSeconds = cpu0 === null || cpu1 === null ? Number.NaN : cpu1 - cpu0;
     const cpuSeconds = processCpuSeconds(procCpu);
     const stats = engine.mlStats();
-    const stored = await store.selectFrom('alerts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const stored = await store
+      .selectFrom('alerts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     await engine.close();
     await closeStore(store);
-    return { seconds, jsCpuSeconds, cpuSeconds, flows, flowsScored: stats.flowsScored, skipped: stats.skipped, alertChanges: alerts, alertsStored: Number(stored.n) };
+    return {
+      seconds,
+      jsCpuSeconds,
+      cpuSeconds,
+      flows,
+      flowsScored: stats.flowsScored,
+      skipped: stats.skipped,
+      alertChanges: alerts,
+      alertsStored: Number(stored.n),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -246,7 +269,8 @@ async function main(): Promise<void> {
       cpuBoundSeconds: round(pipeCpu / cores, 4),
       cpuBoundWhat: `cpuSeconds / ${cores} cores: the shortest wall time this much work can take on this machine`,
       jsThreadCpuSeconds: round(median(pipe.map((p) => p.jsCpuSeconds as number)), 3),
-      jsThreadCpuWhat: 'CPU time of the JS thread during the pipeline run (median): detectors, alert storage, feature matrices, GC; inference runs on the model worker',
+      jsThreadCpuWhat:
+        'CPU time of the JS thread during the pipeline run (median): detectors, alert storage, feature matrices, GC; inference runs on the model worker',
       flowsPerSec: Math.round((p0.flows as number) / pipeSec),
       replayOnlySeconds: round(replaySec, 4),
       replayOnlyWhat: 'sensor replay, every batch decoded into plain FlowRecord objects (the `flows` event), nothing else',
@@ -271,7 +295,11 @@ async function main(): Promise<void> {
       pipelineVsReplay: round(pipeSec / replaySec, 2),
     },
     targets: {
-      scoring1024FlowsPerSec: { target: 300_000, met: b1024.flowsPerSec >= 300_000, atP50: (score.batch1024 as { flowsPerSecAtP50: number }).flowsPerSecAtP50 >= 300_000 },
+      scoring1024FlowsPerSec: {
+        target: 300_000,
+        met: b1024.flowsPerSec >= 300_000,
+        atP50: (score.batch1024 as { flowsPerSecAtP50: number }).flowsPerSecAtP50 >= 300_000,
+      },
       pipelineWithin3xReadFloor: { target: 3, met: floorSec === null ? null : pipeSec / floorSec <= 3 },
     },
   };

@@ -46,7 +46,15 @@ function rows(n: number, nowMs: number): NewBlockedIp[] {
     const raw = v6 ? `2001:db8:${(i >> 16).toString(16)}::${(i & 0xffff).toString(16)}` : `100.${64 + ((i >> 16) & 63)}.${(i >> 8) & 255}.${i & 255}`;
     // Keys are stored normalised, exactly as the service would store them.
     const ip = parseAddress(raw).key;
-    out.push({ ip, family: v6 ? 6 : 4, reason: 'bench', source: 'system', blocked_at: at, updated_at: at, expires_at: i % 10 === 0 ? new Date(nowMs + 86_400_000).toISOString() : null });
+    out.push({
+      ip,
+      family: v6 ? 6 : 4,
+      reason: 'bench',
+      source: 'system',
+      blocked_at: at,
+      updated_at: at,
+      expires_at: i % 10 === 0 ? new Date(nowMs + 86_400_000).toISOString() : null,
+    });
   }
   return out;
 }
@@ -120,7 +128,11 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
     strict: false,
-    options: { entries: { type: 'string', default: '50000' }, ops: { type: 'string', default: '30' }, backends: { type: 'string', default: 'nftables,iptables' } },
+    options: {
+      entries: { type: 'string', default: '50000' },
+      ops: { type: 'string', default: '30' },
+      backends: { type: 'string', default: 'nftables,iptables' },
+    },
   });
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
     process.stdout.write(`${JSON.stringify({ skipped: 'needs root (network namespaces and CAP_NET_ADMIN)' })}\n`);

@@ -56,7 +56,7 @@ function readPcap(file: string): PcapFile {
   const linkType = u32(20) & 0x0fffffff;
   const records: number[] = [];
   let wireBytes = 0;
-  for (let off = 24; off + 16 <= bytes.length; ) {
+  for (let off = 24; off + 16 <= bytes.length;) {
     const caplen = u32(off + 8);
     if (off + 16 + caplen > bytes.length) break; // truncated last record: ignore, as libpcap would report an error
     records.push(off);

@@ -138,12 +138,31 @@ async function main(): Promise<void> {
     const PER_USER = 100;
     for (let start = 0; start < LICENSES; start += 10 * PER_USER) {
       const users: { id: string; issuer: string; subject: string; email: null; name: null; created_at: string; updated_at: string }[] = [];
-      const rows: { id: string; user_id: string; key_hash: string; plan: string; status: string; issued_at: string; expires_at: string; revoked_at: null }[] = [];
+      const rows: { id: string; user_id: string; key_hash: string; plan: string; status: string; issued_at: string; expires_at: string; revoked_at: null }[] =
+        [];
       for (let i = start; i < Math.min(LICENSES, start + 10 * PER_USER); i++) {
-        if (i % PER_USER === 0) users.push({ id: randomUUID(), issuer: 'https://bulk.example', subject: `user-${i / PER_USER}`, email: null, name: null, created_at: now, updated_at: now });
+        if (i % PER_USER === 0)
+          users.push({
+            id: randomUUID(),
+            issuer: 'https://bulk.example',
+            subject: `user-${i / PER_USER}`,
+            email: null,
+            name: null,
+            created_at: now,
+            updated_at: now,
+          });
         const key = generateLicenseKey();
         if (i === Math.floor(LICENSES / 2)) probeKey = key;
-        rows.push({ id: randomUUID(), user_id: users[users.length - 1].id, key_hash: hashLicenseKey(key), plan: 'standard', status: 'active', issued_at: now, expires_at: expires, revoked_at: null });
+        rows.push({
+          id: randomUUID(),
+          user_id: users[users.length - 1].id,
+          key_hash: hashLicenseKey(key),
+          plan: 'standard',
+          status: 'active',
+          issued_at: now,
+          expires_at: expires,
+          revoked_at: null,
+        });
       }
       await web.store.db.transaction().execute(async (trx) => {
         await trx.insertInto('users').values(users).execute();
@@ -152,8 +171,13 @@ async function main(): Promise<void> {
     }
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     for (let i = 0; i < 2; i++) await fetch(`${web.url}/api/protected/license-key`, { method: 'POST', headers: auth, body: '{}' });
-    for (let i = 0; i < 3; i++) await fetch(`${web.url}/api/protected/download`, { method: 'POST', headers: auth, body: JSON.stringify({ platform: 'linux', version: '1.0.0' }) });
-    const check = await fetch(`${web.url}/api/license-key/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: probeKey }) });
+    for (let i = 0; i < 3; i++)
+      await fetch(`${web.url}/api/protected/download`, { method: 'POST', headers: auth, body: JSON.stringify({ platform: 'linux', version: '1.0.0' }) });
+    const check = await fetch(`${web.url}/api/license-key/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: probeKey }),
+    });
     const checkBody = (await check.json()) as { code: string };
     if (checkBody.code !== 'VALID') throw new Error(`probe key answered ${checkBody.code}`);
 

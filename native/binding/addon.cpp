@@ -5,7 +5,7 @@
 
 namespace vigil {
 // Each binding module defines its own Init; add the declaration and the call below.
-void InitDecodeWrap(Napi::Env env, Napi::Object exports);  // decode_wrap.cpp: test-only _decodePacket
+void InitDecodeWrap(Napi::Env env, Napi::Object exports);      // decode_wrap.cpp: test-only _decodePacket
 void InitCaptureBinding(Napi::Env env, Napi::Object exports);  // capture_wrap.cpp: Capture, listInterfaces, layout
 }  // namespace vigil
 

@@ -6,26 +6,23 @@
 namespace vigil {
 
 const char* const kF64ColumnNames[kF64ColumnCount] = {
-    "id", "srcPort", "dstPort", "protocol", "ipVersion", "vlanOuter", "vlanInner",
-    "firstSec", "firstNsec", "lastSec", "lastNsec", "durationUs", "endReason",
-    "packets", "bytes", "fwdPackets", "bwdPackets", "fwdBytes", "bwdBytes",
-    "fwdPayloadBytes", "bwdPayloadBytes", "fwdHeaderBytes", "bwdHeaderBytes",
-    "pktLenMin", "pktLenMax", "pktLenMean", "pktLenStd",
-    "fwdPktLenMin", "fwdPktLenMax", "fwdPktLenMean", "fwdPktLenStd",
-    "bwdPktLenMin", "bwdPktLenMax", "bwdPktLenMean", "bwdPktLenStd",
-    "iatMinUs", "iatMaxUs", "iatMeanUs", "iatStdUs",
-    "fwdIatTotalUs", "fwdIatMinUs", "fwdIatMaxUs", "fwdIatMeanUs", "fwdIatStdUs",
-    "bwdIatTotalUs", "bwdIatMinUs", "bwdIatMaxUs", "bwdIatMeanUs", "bwdIatStdUs",
-    "fwdFin", "fwdSyn", "fwdRst", "fwdPsh", "fwdAck", "fwdUrg", "fwdEce", "fwdCwr",
-    "bwdFin", "bwdSyn", "bwdRst", "bwdPsh", "bwdAck", "bwdUrg", "bwdEce", "bwdCwr",
-    "fwdInitWin", "bwdInitWin", "fwdActDataPkts", "fwdSegSizeMin",
-    "activeMinUs", "activeMaxUs", "activeMeanUs", "activeStdUs",
-    "idleMinUs", "idleMaxUs", "idleMeanUs", "idleStdUs",
-    "earlyCount",
-    "earlySize0", "earlySize1", "earlySize2", "earlySize3", "earlySize4", "earlySize5", "earlySize6", "earlySize7",
-    "earlyDir0", "earlyDir1", "earlyDir2", "earlyDir3", "earlyDir4", "earlyDir5", "earlyDir6", "earlyDir7",
-    "earlyIatUs0", "earlyIatUs1", "earlyIatUs2", "earlyIatUs3", "earlyIatUs4", "earlyIatUs5", "earlyIatUs6",
-    "earlyIatUs7",
+    "id",           "srcPort",         "dstPort",         "protocol",       "ipVersion",      "vlanOuter",
+    "vlanInner",    "firstSec",        "firstNsec",       "lastSec",        "lastNsec",       "durationUs",
+    "endReason",    "packets",         "bytes",           "fwdPackets",     "bwdPackets",     "fwdBytes",
+    "bwdBytes",     "fwdPayloadBytes", "bwdPayloadBytes", "fwdHeaderBytes", "bwdHeaderBytes", "pktLenMin",
+    "pktLenMax",    "pktLenMean",      "pktLenStd",       "fwdPktLenMin",   "fwdPktLenMax",   "fwdPktLenMean",
+    "fwdPktLenStd", "bwdPktLenMin",    "bwdPktLenMax",    "bwdPktLenMean",  "bwdPktLenStd",   "iatMinUs",
+    "iatMaxUs",     "iatMeanUs",       "iatStdUs",        "fwdIatTotalUs",  "fwdIatMinUs",    "fwdIatMaxUs",
+    "fwdIatMeanUs", "fwdIatStdUs",     "bwdIatTotalUs",   "bwdIatMinUs",    "bwdIatMaxUs",    "bwdIatMeanUs",
+    "bwdIatStdUs",  "fwdFin",          "fwdSyn",          "fwdRst",         "fwdPsh",         "fwdAck",
+    "fwdUrg",       "fwdEce",          "fwdCwr",          "bwdFin",         "bwdSyn",         "bwdRst",
+    "bwdPsh",       "bwdAck",          "bwdUrg",          "bwdEce",         "bwdCwr",         "fwdInitWin",
+    "bwdInitWin",   "fwdActDataPkts",  "fwdSegSizeMin",   "activeMinUs",    "activeMaxUs",    "activeMeanUs",
+    "activeStdUs",  "idleMinUs",       "idleMaxUs",       "idleMeanUs",     "idleStdUs",      "earlyCount",
+    "earlySize0",   "earlySize1",      "earlySize2",      "earlySize3",     "earlySize4",     "earlySize5",
+    "earlySize6",   "earlySize7",      "earlyDir0",       "earlyDir1",      "earlyDir2",      "earlyDir3",
+    "earlyDir4",    "earlyDir5",       "earlyDir6",       "earlyDir7",      "earlyIatUs0",    "earlyIatUs1",
+    "earlyIatUs2",  "earlyIatUs3",     "earlyIatUs4",     "earlyIatUs5",    "earlyIatUs6",    "earlyIatUs7",
 };
 
 namespace {
@@ -58,7 +55,7 @@ void BatchEncoder::Grow() {
   }
   const uint8_t* old_addr = buf_.data.get() + kBatchHeaderBytes + capacity_ * kF64ColumnCount * sizeof(double);
   uint8_t* new_addr = bigger.data.get() + kBatchHeaderBytes + new_cap * kF64ColumnCount * sizeof(double);
-  std::memcpy(new_addr, old_addr, count_ * 16);                                // src
+  std::memcpy(new_addr, old_addr, count_ * 16);                                  // src
   std::memcpy(new_addr + new_cap * 16, old_addr + capacity_ * 16, count_ * 16);  // dst
   buf_ = std::move(bigger);
   capacity_ = new_cap;

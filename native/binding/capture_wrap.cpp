@@ -16,7 +16,7 @@ namespace vigil {
 
 namespace {
 
-constexpr size_t kQueueDepth = 16;  // batches in flight to JS before live capture starts dropping
+constexpr size_t kQueueDepth = 16;   // batches in flight to JS before live capture starts dropping
 constexpr size_t kSpareBuffers = 4;  // recycled batch buffers kept per session
 
 struct Message {
@@ -274,8 +274,8 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
   // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
   const size_t depth = static_cast<size_t>(GetNumber(o, "_queueDepth", static_cast<double>(kQueueDepth)));
-  session->tsfn = CaptureTsfn::New(env, info[1].As<Napi::Function>(), "vigil-capture", depth == 0 ? 1 : depth, 1, session,
-                                   &CaptureSession::Finalize, static_cast<void*>(nullptr));
+  session->tsfn = CaptureTsfn::New(env, info[1].As<Napi::Function>(), "vigil-capture", depth == 0 ? 1 : depth, 1,
+                                   session, &CaptureSession::Finalize, static_cast<void*>(nullptr));
   if (napi_add_env_cleanup_hook(env, &CaptureSession::Cleanup, session) == napi_ok) session->hook_registered = true;
   session_ = session;
   session->thread->Start();
@@ -301,7 +301,8 @@ Napi::Value JsListInterfaces(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::vector<DeviceInfo> devices;
   std::string error;
-  if (!ListDevices(&devices, &error)) throw MakeCaptureError(env, CaptureError::kDeviceFailure, "cannot list capture devices: " + error);
+  if (!ListDevices(&devices, &error))
+    throw MakeCaptureError(env, CaptureError::kDeviceFailure, "cannot list capture devices: " + error);
   Napi::Array arr = Napi::Array::New(env, devices.size());
   for (size_t i = 0; i < devices.size(); ++i) {
     const DeviceInfo& d = devices[i];

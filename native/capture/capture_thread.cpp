@@ -1,10 +1,10 @@
 // CaptureThread: the capture loop. Reads packets, decodes, updates flows, hands batches and stats to the output.
 #include "capture/capture_thread.h"
 
-#include "capture/packet_prefetcher.h"
-
 #include <chrono>
 #include <ctime>
+
+#include "capture/packet_prefetcher.h"
 #ifdef __linux__
 #include <pthread.h>
 #endif
@@ -144,7 +144,8 @@ void CaptureThread::Run() {
     prefetch->Start();
   }
   // Batches go out when full, or when flush_interval_ns has passed since the last flush: by the wall clock when live
-  // or paced, by packet time in a fast replay, so that it cuts the same batches on every run (deterministic downstream).
+  // or paced, by packet time in a fast replay, so that it cuts the same batches on every run (deterministic
+  // downstream).
   const bool packet_time_flush = !live && config_.speed <= 0;
   int64_t last_flush = SteadyNs();
   int64_t last_stats = last_flush;

@@ -67,10 +67,11 @@ class CaptureOutput : public FlowSink {
 
 struct CaptureConfig {
   FlowTableConfig flows;
-  double speed = 0;                            // offline only: 0 = as fast as possible; else x real time
-  int64_t stats_interval_ns = 1'000'000'000;   // wall clock
-  int64_t flush_interval_ns = 100'000'000;     // max delay of a finished flow before its batch goes (packet time in a fast replay)
-  size_t batch_flows = 1024;                   // records per batch
+  double speed = 0;                           // offline only: 0 = as fast as possible; else x real time
+  int64_t stats_interval_ns = 1'000'000'000;  // wall clock
+  int64_t flush_interval_ns =
+      100'000'000;            // max delay of a finished flow before its batch goes (packet time in a fast replay)
+  size_t batch_flows = 1024;  // records per batch
 };
 
 class CaptureThread {
@@ -79,12 +80,12 @@ class CaptureThread {
   CaptureThread(std::unique_ptr<PcapSource> source, const CaptureConfig& config, CaptureOutput* output);
   ~CaptureThread();
 
-  void Start();            // spawns the thread running Run()
-  void Run();              // the loop; callable directly on the caller's thread (tools)
-  void RequestStop();      // any thread: sets the flag and breaks a blocked read
-  void Join();             // joins if started; idempotent
+  void Start();        // spawns the thread running Run()
+  void Run();          // the loop; callable directly on the caller's thread (tools)
+  void RequestStop();  // any thread: sets the flag and breaks a blocked read
+  void Join();         // joins if started; idempotent
   bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
-  CaptureStats Latest();   // any thread: the last published counters
+  CaptureStats Latest();  // any thread: the last published counters
 
  private:
   void HandlePacket(const RawPacket& p);

@@ -1,9 +1,9 @@
 // PacketPrefetcher: helper-thread file reading into a bounded set of reusable chunks.
 #include "capture/packet_prefetcher.h"
 
-#include "capture/capture_thread.h"
-
 #include <cstring>
+
+#include "capture/capture_thread.h"
 
 namespace vigil {
 

@@ -30,7 +30,7 @@ class PacketPrefetcher {
   // Any thread: the helper stops reading soon and Next() returns kEnd once the chunks in hand are consumed.
   void Stop();
 
-  CaptureError error() const { return error_; }        // valid after Next() returned kError
+  CaptureError error() const { return error_; }  // valid after Next() returned kError
   const std::string& message() const { return message_; }
 
  private:
@@ -44,21 +44,21 @@ class PacketPrefetcher {
   static constexpr size_t kChunks = 8;            // bounds memory: 8 MiB in flight
 
   void ReaderLoop();
-  Chunk* TakeFree();              // helper: waits for a free chunk; nullptr when stopped
-  void PushFull(Chunk* chunk);    // helper
-  void Release(Chunk* chunk);     // consumer: chunk back to the free list
+  Chunk* TakeFree();            // helper: waits for a free chunk; nullptr when stopped
+  void PushFull(Chunk* chunk);  // helper
+  void Release(Chunk* chunk);   // consumer: chunk back to the free list
 
   PcapSource* source_;
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<Chunk>> storage_;
-  std::vector<Chunk*> free_;   // guarded by mu_
-  std::vector<Chunk*> full_;   // guarded by mu_, FIFO via full_head_
-  size_t full_head_ = 0;       // guarded by mu_
-  bool stop_ = false;          // guarded by mu_
-  Chunk* current_ = nullptr;   // consumer only
-  bool finished_ = false;      // consumer only: the last chunk was consumed
+  std::vector<Chunk*> free_;                  // guarded by mu_
+  std::vector<Chunk*> full_;                  // guarded by mu_, FIFO via full_head_
+  size_t full_head_ = 0;                      // guarded by mu_
+  bool stop_ = false;                         // guarded by mu_
+  Chunk* current_ = nullptr;                  // consumer only
+  bool finished_ = false;                     // consumer only: the last chunk was consumed
   CaptureError error_ = CaptureError::kNone;  // written by the helper before it pushes its last chunk
   std::string message_;
 };

@@ -17,14 +17,22 @@ namespace vigil {
 
 const char* CaptureErrorCode(CaptureError e) {
   switch (e) {
-    case CaptureError::kNone: return "ERR_CAPTURE_NONE";
-    case CaptureError::kPermissionDenied: return "ERR_CAPTURE_PERMISSION_DENIED";
-    case CaptureError::kNoSuchDevice: return "ERR_CAPTURE_NO_SUCH_DEVICE";
-    case CaptureError::kFileUnreadable: return "ERR_CAPTURE_FILE_UNREADABLE";
-    case CaptureError::kFileCorrupt: return "ERR_CAPTURE_FILE_CORRUPT";
-    case CaptureError::kBadFilter: return "ERR_CAPTURE_BAD_FILTER";
-    case CaptureError::kDeviceFailure: return "ERR_CAPTURE_DEVICE_FAILURE";
-    case CaptureError::kReadFailure: return "ERR_CAPTURE_READ_FAILURE";
+    case CaptureError::kNone:
+      return "ERR_CAPTURE_NONE";
+    case CaptureError::kPermissionDenied:
+      return "ERR_CAPTURE_PERMISSION_DENIED";
+    case CaptureError::kNoSuchDevice:
+      return "ERR_CAPTURE_NO_SUCH_DEVICE";
+    case CaptureError::kFileUnreadable:
+      return "ERR_CAPTURE_FILE_UNREADABLE";
+    case CaptureError::kFileCorrupt:
+      return "ERR_CAPTURE_FILE_CORRUPT";
+    case CaptureError::kBadFilter:
+      return "ERR_CAPTURE_BAD_FILTER";
+    case CaptureError::kDeviceFailure:
+      return "ERR_CAPTURE_DEVICE_FAILURE";
+    case CaptureError::kReadFailure:
+      return "ERR_CAPTURE_READ_FAILURE";
   }
   return "ERR_CAPTURE_UNKNOWN";
 }
@@ -92,7 +100,8 @@ CaptureError PcapSource::ApplyFilter(const std::string& filter, uint32_t netmask
   }
   const int rc = pcap_setfilter(handle_, &prog);
   pcap_freecode(&prog);
-  if (rc != 0) return Fail(CaptureError::kBadFilter, "cannot apply BPF filter '" + filter + "': " + pcap_geterr(handle_));
+  if (rc != 0)
+    return Fail(CaptureError::kBadFilter, "cannot apply BPF filter '" + filter + "': " + pcap_geterr(handle_));
   return CaptureError::kNone;
 }
 
@@ -105,11 +114,14 @@ CaptureError PcapSource::OpenLive(const LiveOptions& o, const std::string& filte
     pcap_if_t* devs = nullptr;
     if (pcap_findalldevs(&devs, errbuf) == 0 && devs != nullptr) device = devs->name;
     if (devs != nullptr) pcap_freealldevs(devs);
-    if (device.empty()) return Fail(CaptureError::kNoSuchDevice, "no capture device found; pass an interface name (see `vigil interfaces`)");
+    if (device.empty())
+      return Fail(CaptureError::kNoSuchDevice,
+                  "no capture device found; pass an interface name (see `vigil interfaces`)");
   }
   name_ = device;
   handle_ = pcap_create(device.c_str(), errbuf);
-  if (handle_ == nullptr) return Fail(CaptureError::kDeviceFailure, std::string("cannot open ") + device + ": " + errbuf);
+  if (handle_ == nullptr)
+    return Fail(CaptureError::kDeviceFailure, std::string("cannot open ") + device + ": " + errbuf);
   pcap_set_snaplen(handle_, o.snaplen > 0 ? o.snaplen : 262144);
   pcap_set_promisc(handle_, o.promiscuous ? 1 : 0);
   pcap_set_timeout(handle_, o.timeout_ms > 0 ? o.timeout_ms : 100);
@@ -121,17 +133,19 @@ CaptureError PcapSource::OpenLive(const LiveOptions& o, const std::string& filte
     const std::string detail = pcap_geterr(handle_);
     switch (rc) {
       case PCAP_ERROR_PERM_DENIED:
-        return Fail(CaptureError::kPermissionDenied,
-                    "permission denied capturing on " + device +
-                        ": run as root or grant CAP_NET_RAW, e.g. `sudo setcap cap_net_raw,cap_net_admin=eip $(which node)`");
+        return Fail(
+            CaptureError::kPermissionDenied,
+            "permission denied capturing on " + device +
+                ": run as root or grant CAP_NET_RAW, e.g. `sudo setcap cap_net_raw,cap_net_admin=eip $(which node)`");
       case PCAP_ERROR_NO_SUCH_DEVICE:
         return Fail(CaptureError::kNoSuchDevice,
                     "no such capture device '" + device + "'; list devices with `vigil interfaces`");
       default:
         if (errno == EPERM || errno == EACCES || detail.find("ermission") != std::string::npos) {
-          return Fail(CaptureError::kPermissionDenied,
-                      "permission denied capturing on " + device +
-                          ": run as root or grant CAP_NET_RAW, e.g. `sudo setcap cap_net_raw,cap_net_admin=eip $(which node)`");
+          return Fail(
+              CaptureError::kPermissionDenied,
+              "permission denied capturing on " + device +
+                  ": run as root or grant CAP_NET_RAW, e.g. `sudo setcap cap_net_raw,cap_net_admin=eip $(which node)`");
         }
         return Fail(CaptureError::kDeviceFailure, "cannot capture on " + device + ": " + pcap_statustostr(rc) +
                                                       (detail.empty() ? "" : " (" + detail + ")"));

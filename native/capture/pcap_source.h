@@ -24,21 +24,21 @@ enum class CaptureError : uint8_t {
 const char* CaptureErrorCode(CaptureError e);  // "ERR_CAPTURE_PERMISSION_DENIED", ...
 
 struct LiveOptions {
-  std::string device;       // empty = libpcap's default device
-  int snaplen = 262144;     // bytes
+  std::string device;    // empty = libpcap's default device
+  int snaplen = 262144;  // bytes
   bool promiscuous = true;
-  int buffer_size = 0;      // kernel buffer in bytes; 0 = libpcap default
-  bool immediate = true;    // deliver packets as they arrive (no batching in the kernel)
-  int timeout_ms = 100;     // how often the capture loop wakes without traffic (stats, expiry, flushes)
+  int buffer_size = 0;    // kernel buffer in bytes; 0 = libpcap default
+  bool immediate = true;  // deliver packets as they arrive (no batching in the kernel)
+  int timeout_ms = 100;   // how often the capture loop wakes without traffic (stats, expiry, flushes)
 };
 
 // Result of one Next() call.
 enum class ReadResult : uint8_t { kPacket, kTimeout, kEnd, kBreak, kError };
 
 struct RawPacket {
-  int64_t ts_ns = 0;      // capture timestamp, ns since the epoch
-  uint32_t caplen = 0;    // bytes available at data
-  uint32_t wirelen = 0;   // original length on the wire
+  int64_t ts_ns = 0;              // capture timestamp, ns since the epoch
+  uint32_t caplen = 0;            // bytes available at data
+  uint32_t wirelen = 0;           // original length on the wire
   const uint8_t* data = nullptr;  // owned by libpcap, valid until the next Next()
 };
 
@@ -99,7 +99,7 @@ class PcapSource {
   int ts_digits_ = 6;
   CaptureError error_ = CaptureError::kNone;
   std::string message_;
-  std::string name_;  // device or file path, for messages
+  std::string name_;      // device or file path, for messages
   int select_fd_ = -1;    // live: the device's pollable fd (pcap_get_selectable_fd)
   int wake_fd_ = -1;      // live: eventfd written by Break() to end a poll() early
   int timeout_ms_ = 100;  // live: poll() timeout

@@ -21,11 +21,15 @@ namespace {
 DecodeStatus DecodeL4(const L4Span& l4, PacketView& out) {
   if (!l4.present) return DecodeStatus::kOk;
   switch (out.protocol) {
-    case kIpProtoTcp: return DecodeTcp(l4, out);
-    case kIpProtoUdp: return DecodeUdp(l4, out);
+    case kIpProtoTcp:
+      return DecodeTcp(l4, out);
+    case kIpProtoUdp:
+      return DecodeUdp(l4, out);
     case kIpProtoIcmp:
-    case kIpProtoIcmpv6: return DecodeIcmp(l4, out);
-    default: return DecodeStatus::kOk;  // port-less protocol (GRE, ESP, SCTP, ...): payload_bytes = IP payload
+    case kIpProtoIcmpv6:
+      return DecodeIcmp(l4, out);
+    default:
+      return DecodeStatus::kOk;  // port-less protocol (GRE, ESP, SCTP, ...): payload_bytes = IP payload
   }
 }
 
@@ -65,17 +69,34 @@ DecodeStatus DecodePacket(int link_type, const uint8_t* data, uint32_t caplen, u
   uint16_t ethertype = kEtherTypeAutoIp;
   DecodeStatus s = DecodeStatus::kOk;
   switch (link_type) {
-    case kLinkEthernet: s = DecodeEthernet(r, out, ethertype); break;
-    case kLinkLinuxSll: s = DecodeLinuxSll(r, out, ethertype); break;
-    case kLinkLinuxSll2: s = DecodeLinuxSll2(r, out, ethertype); break;
-    case kLinkNull: s = DecodeNullLoopback(r, false, ethertype); break;
-    case kLinkLoop: s = DecodeNullLoopback(r, true, ethertype); break;
+    case kLinkEthernet:
+      s = DecodeEthernet(r, out, ethertype);
+      break;
+    case kLinkLinuxSll:
+      s = DecodeLinuxSll(r, out, ethertype);
+      break;
+    case kLinkLinuxSll2:
+      s = DecodeLinuxSll2(r, out, ethertype);
+      break;
+    case kLinkNull:
+      s = DecodeNullLoopback(r, false, ethertype);
+      break;
+    case kLinkLoop:
+      s = DecodeNullLoopback(r, true, ethertype);
+      break;
     case kLinkRaw:
     case kLinkRawOpenBsd:
-    case kLinkRawIp: ethertype = kEtherTypeAutoIp; break;
-    case kLinkIpv4: ethertype = kEtherTypeIpv4; break;
-    case kLinkIpv6: ethertype = kEtherTypeIpv6; break;
-    default: return DecodeStatus::kUnsupportedLinkType;
+    case kLinkRawIp:
+      ethertype = kEtherTypeAutoIp;
+      break;
+    case kLinkIpv4:
+      ethertype = kEtherTypeIpv4;
+      break;
+    case kLinkIpv6:
+      ethertype = kEtherTypeIpv6;
+      break;
+    default:
+      return DecodeStatus::kUnsupportedLinkType;
   }
   if (s != DecodeStatus::kOk) return s;
   // Bytes of L3 as on the wire. A (corrupt) wirelen below caplen is ignored in favour of what was captured.

@@ -10,7 +10,7 @@
 namespace vigil {
 
 struct Ipv4Header {
-  uint8_t version_ihl;      // version (4 bits) | header length in 32-bit words (4 bits)
+  uint8_t version_ihl;  // version (4 bits) | header length in 32-bit words (4 bits)
   uint8_t tos;
   uint8_t total_length[2];  // bytes, header + payload, network order; 0 from TSO/BIG TCP senders
   uint8_t id[2];            // fragment identification, network order

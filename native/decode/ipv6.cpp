@@ -10,8 +10,8 @@ namespace vigil {
 namespace {
 
 bool IsExtensionHeader(uint8_t next) {
-  return next == kIpProtoHopByHop || next == kIpProtoRouting || next == kIpProtoFragment ||
-         next == kIpProtoDestOpts || next == kIpProtoAh;
+  return next == kIpProtoHopByHop || next == kIpProtoRouting || next == kIpProtoFragment || next == kIpProtoDestOpts ||
+         next == kIpProtoAh;
 }
 
 }  // namespace

@@ -10,16 +10,16 @@
 namespace vigil {
 
 struct LinuxSllHeader {
-  uint8_t packet_type[2];    // to us / broadcast / multicast / other host / outgoing
-  uint8_t arphrd_type[2];    // ARPHRD_* device type
+  uint8_t packet_type[2];  // to us / broadcast / multicast / other host / outgoing
+  uint8_t arphrd_type[2];  // ARPHRD_* device type
   uint8_t address_length[2];
-  uint8_t address[8];        // link-layer source address, first address_length bytes valid
-  uint8_t protocol[2];       // ethertype (or a special value < 0x0600), network order
+  uint8_t address[8];   // link-layer source address, first address_length bytes valid
+  uint8_t protocol[2];  // ethertype (or a special value < 0x0600), network order
 };
 static_assert(sizeof(LinuxSllHeader) == 16, "LinuxSllHeader is 16 bytes on the wire");
 
 struct LinuxSll2Header {
-  uint8_t protocol[2];       // ethertype, network order
+  uint8_t protocol[2];  // ethertype, network order
   uint8_t reserved[2];
   uint8_t interface_index[4];
   uint8_t arphrd_type[2];

@@ -15,7 +15,11 @@ DecodeStatus DecodeNullLoopback(Reader& r, bool network_order, uint16_t& etherty
     case 2:
       ethertype = kEtherTypeIpv4;
       return DecodeStatus::kOk;
-    case 10: case 23: case 24: case 28: case 30:
+    case 10:
+    case 23:
+    case 24:
+    case 28:
+    case 30:
       ethertype = kEtherTypeIpv6;
       return DecodeStatus::kOk;
     default:

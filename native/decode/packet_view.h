@@ -10,48 +10,68 @@ namespace vigil {
 // names (see DecodeStatusName) are the keys of `decodeErrors` in JS.
 enum class DecodeStatus : uint8_t {
   kOk = 0,
-  kUnsupportedLinkType,   // link type the decoder does not handle
-  kTruncatedL2,           // captured bytes end inside the link-layer header or VLAN tags
-  kNonIp,                 // valid L2 carrying a non-IP ethertype (ARP, LLDP, ...); counted, not an error per se
-  kTruncatedIp,           // captured bytes end inside the IPv4/IPv6 header (or an IPv6 extension header)
-  kBadIpVersion,          // version nibble does not match the ethertype / link type
-  kBadIpHeaderLength,     // IPv4 IHL < 5 or larger than the total length
-  kBadIpTotalLength,      // IP total/payload length smaller than the header(s) (IP + minimal L4), larger than the
-                          // frame was on the wire, or IPv4 total length 0 on a non-TCP packet (TSO applies to TCP only)
-  kBadIpv6ExtHeader,      // malformed IPv6 extension header chain (or too many headers)
-  kTruncatedL4,           // captured bytes end inside the TCP/UDP/ICMP header (ports unknown, unless only TCP
-                          // options are cut: then has_ports is set)
-  kBadTcpHeaderLength,    // TCP data offset < 5 or beyond the IP payload
-  kBadUdpLength,          // UDP length field < 8 or larger than the IP payload
-  kFragmentNoFlow,        // non-first IP fragment whose flow is unknown (attributed elsewhere if possible)
+  kUnsupportedLinkType,  // link type the decoder does not handle
+  kTruncatedL2,          // captured bytes end inside the link-layer header or VLAN tags
+  kNonIp,                // valid L2 carrying a non-IP ethertype (ARP, LLDP, ...); counted, not an error per se
+  kTruncatedIp,          // captured bytes end inside the IPv4/IPv6 header (or an IPv6 extension header)
+  kBadIpVersion,         // version nibble does not match the ethertype / link type
+  kBadIpHeaderLength,    // IPv4 IHL < 5 or larger than the total length
+  kBadIpTotalLength,     // IP total/payload length smaller than the header(s) (IP + minimal L4), larger than the
+                         // frame was on the wire, or IPv4 total length 0 on a non-TCP packet (TSO applies to TCP only)
+  kBadIpv6ExtHeader,     // malformed IPv6 extension header chain (or too many headers)
+  kTruncatedL4,          // captured bytes end inside the TCP/UDP/ICMP header (ports unknown, unless only TCP
+                         // options are cut: then has_ports is set)
+  kBadTcpHeaderLength,   // TCP data offset < 5 or beyond the IP payload
+  kBadUdpLength,         // UDP length field < 8 or larger than the IP payload
+  kFragmentNoFlow,       // non-first IP fragment whose flow is unknown (attributed elsewhere if possible)
   kCount
 };
 
 // Stable names used as counter keys in JS (`decodeErrors.truncated_ip`, ...).
 inline const char* DecodeStatusName(DecodeStatus s) {
   switch (s) {
-    case DecodeStatus::kOk: return "ok";
-    case DecodeStatus::kUnsupportedLinkType: return "unsupported_link_type";
-    case DecodeStatus::kTruncatedL2: return "truncated_l2";
-    case DecodeStatus::kNonIp: return "non_ip";
-    case DecodeStatus::kTruncatedIp: return "truncated_ip";
-    case DecodeStatus::kBadIpVersion: return "bad_ip_version";
-    case DecodeStatus::kBadIpHeaderLength: return "bad_ip_header_length";
-    case DecodeStatus::kBadIpTotalLength: return "bad_ip_total_length";
-    case DecodeStatus::kBadIpv6ExtHeader: return "bad_ipv6_ext_header";
-    case DecodeStatus::kTruncatedL4: return "truncated_l4";
-    case DecodeStatus::kBadTcpHeaderLength: return "bad_tcp_header_length";
-    case DecodeStatus::kBadUdpLength: return "bad_udp_length";
-    case DecodeStatus::kFragmentNoFlow: return "fragment_no_flow";
-    case DecodeStatus::kCount: break;
+    case DecodeStatus::kOk:
+      return "ok";
+    case DecodeStatus::kUnsupportedLinkType:
+      return "unsupported_link_type";
+    case DecodeStatus::kTruncatedL2:
+      return "truncated_l2";
+    case DecodeStatus::kNonIp:
+      return "non_ip";
+    case DecodeStatus::kTruncatedIp:
+      return "truncated_ip";
+    case DecodeStatus::kBadIpVersion:
+      return "bad_ip_version";
+    case DecodeStatus::kBadIpHeaderLength:
+      return "bad_ip_header_length";
+    case DecodeStatus::kBadIpTotalLength:
+      return "bad_ip_total_length";
+    case DecodeStatus::kBadIpv6ExtHeader:
+      return "bad_ipv6_ext_header";
+    case DecodeStatus::kTruncatedL4:
+      return "truncated_l4";
+    case DecodeStatus::kBadTcpHeaderLength:
+      return "bad_tcp_header_length";
+    case DecodeStatus::kBadUdpLength:
+      return "bad_udp_length";
+    case DecodeStatus::kFragmentNoFlow:
+      return "fragment_no_flow";
+    case DecodeStatus::kCount:
+      break;
   }
   return "unknown";
 }
 
 // TCP flag bits as on the wire (byte 13 of the TCP header).
 enum TcpFlag : uint8_t {
-  kTcpFin = 0x01, kTcpSyn = 0x02, kTcpRst = 0x04, kTcpPsh = 0x08,
-  kTcpAck = 0x10, kTcpUrg = 0x20, kTcpEce = 0x40, kTcpCwr = 0x80,
+  kTcpFin = 0x01,
+  kTcpSyn = 0x02,
+  kTcpRst = 0x04,
+  kTcpPsh = 0x08,
+  kTcpAck = 0x10,
+  kTcpUrg = 0x20,
+  kTcpEce = 0x40,
+  kTcpCwr = 0x80,
 };
 
 constexpr int kMaxVlanTags = 2;  // outer + inner are kept; deeper tags are skipped but counted in vlan_depth
@@ -62,13 +82,13 @@ struct PacketView {
   uint8_t vlan_depth = 0;                // number of 802.1Q/802.1ad tags seen (may exceed kMaxVlanTags)
 
   // --- L3 ---
-  uint8_t ip_version = 0;     // 4 or 6; 0 when the frame carried no decodable IP packet
-  uint8_t src[16] = {0};      // source address; IPv4 as IPv4-mapped IPv6 (::ffff:a.b.c.d)
-  uint8_t dst[16] = {0};      // destination address, same encoding
-  uint8_t protocol = 0;       // IANA protocol number of the upper layer (after IPv6 extension headers)
-  uint8_t ttl = 0;            // IPv4 TTL / IPv6 hop limit
-  uint32_t ip_bytes = 0;      // bytes at the IP layer from the length fields (IPv4 total length; IPv6 40 + payload
-                              // length); frame length minus L2 when IPv4 total length is 0 (TSO) or IPv6 jumbo
+  uint8_t ip_version = 0;        // 4 or 6; 0 when the frame carried no decodable IP packet
+  uint8_t src[16] = {0};         // source address; IPv4 as IPv4-mapped IPv6 (::ffff:a.b.c.d)
+  uint8_t dst[16] = {0};         // destination address, same encoding
+  uint8_t protocol = 0;          // IANA protocol number of the upper layer (after IPv6 extension headers)
+  uint8_t ttl = 0;               // IPv4 TTL / IPv6 hop limit
+  uint32_t ip_bytes = 0;         // bytes at the IP layer from the length fields (IPv4 total length; IPv6 40 + payload
+                                 // length); frame length minus L2 when IPv4 total length is 0 (TSO) or IPv6 jumbo
   uint16_t l3_header_bytes = 0;  // IPv4 header incl. options; IPv6 fixed header + extension headers
 
   // Fragmentation (IPv4 flags/offset or IPv6 Fragment extension header).
@@ -77,17 +97,17 @@ struct PacketView {
   uint32_t frag_id = 0;            // IPv4 identification (16 bit) or IPv6 fragment identification (32 bit)
 
   // --- L4 (valid when has_ports; for ICMP/ICMPv6 src_port=type, dst_port=code like Zeek/NFStream) ---
-  bool has_ports = false;         // the fixed L4 header was read (also set with kBadTcpHeaderLength/kBadUdpLength)
+  bool has_ports = false;  // the fixed L4 header was read (also set with kBadTcpHeaderLength/kBadUdpLength)
   uint16_t src_port = 0;
   uint16_t dst_port = 0;
-  uint8_t tcp_flags = 0;           // TcpFlag bits
-  uint16_t tcp_window = 0;         // raw window field (not scaled)
-  uint16_t l4_header_bytes = 0;    // TCP header incl. options (data offset * 4), UDP 8, ICMP 8
-  uint32_t payload_bytes = 0;      // L4 payload per the length fields (IP length - headers), not the captured bytes
+  uint8_t tcp_flags = 0;         // TcpFlag bits
+  uint16_t tcp_window = 0;       // raw window field (not scaled)
+  uint16_t l4_header_bytes = 0;  // TCP header incl. options (data offset * 4), UDP 8, ICMP 8
+  uint32_t payload_bytes = 0;    // L4 payload per the length fields (IP length - headers), not the captured bytes
 
   // --- Frame ---
-  uint32_t caplen = 0;             // captured bytes
-  uint32_t wirelen = 0;            // original length on the wire
+  uint32_t caplen = 0;   // captured bytes
+  uint32_t wirelen = 0;  // original length on the wire
 };
 
 // Decodes one frame of the given DLT/LINKTYPE. Never reads beyond data[0..caplen). Returns kOk when `out` holds an

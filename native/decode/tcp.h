@@ -9,13 +9,13 @@
 namespace vigil {
 
 struct TcpHeader {
-  uint8_t src_port[2];   // network order
-  uint8_t dst_port[2];   // network order
+  uint8_t src_port[2];  // network order
+  uint8_t dst_port[2];  // network order
   uint8_t seq[4];
   uint8_t ack[4];
-  uint8_t data_offset;   // header length in 32-bit words (high 4 bits) | reserved
-  uint8_t flags;         // CWR ECE URG ACK PSH RST SYN FIN (TcpFlag bits)
-  uint8_t window[2];     // raw (unscaled) window, network order
+  uint8_t data_offset;  // header length in 32-bit words (high 4 bits) | reserved
+  uint8_t flags;        // CWR ECE URG ACK PSH RST SYN FIN (TcpFlag bits)
+  uint8_t window[2];    // raw (unscaled) window, network order
   uint8_t checksum[2];
   uint8_t urgent[2];
 };

@@ -66,7 +66,8 @@ void FlowFeatures::Add(const PacketView& v, Direction dir, int64_t ts_ns, int64_
 }
 
 void FlowFeatures::Finish(bool count_last_active) {
-  if (count_last_active && active_end_ns - active_start_ns > 0) active.Add(static_cast<double>(active_end_ns - active_start_ns));
+  if (count_last_active && active_end_ns - active_start_ns > 0)
+    active.Add(static_cast<double>(active_end_ns - active_start_ns));
   active_start_ns = active_end_ns;
 }
 

@@ -52,14 +52,14 @@ struct FlowFeatures {
   RunningStat iat_all, iat_dir[2];  // inter-arrival times, ns
 
   uint32_t flags[2][kTcpFlagCount] = {};
-  int32_t init_win[2] = {-1, -1};    // TCP window of the first TCP packet per direction; -1 if none
-  double fwd_act_data_pkts = 0;      // fwd packets with payload >= 1
-  double fwd_seg_size_min = 0;       // minimum fwd L4 header bytes (CIC "Fwd Seg Size Min"), 0 when no fwd packet
+  int32_t init_win[2] = {-1, -1};  // TCP window of the first TCP packet per direction; -1 if none
+  double fwd_act_data_pkts = 0;    // fwd packets with payload >= 1
+  double fwd_seg_size_min = 0;     // minimum fwd L4 header bytes (CIC "Fwd Seg Size Min"), 0 when no fwd packet
 
   // Active/idle periods (CICFlowMeter): a gap longer than the activity timeout ends an active period.
   int64_t active_start_ns = 0;
   int64_t active_end_ns = 0;
-  RunningStat active, idle;          // ns
+  RunningStat active, idle;  // ns
 
   uint8_t early_count = 0;
   uint8_t early_dir[kEarlyPackets] = {};

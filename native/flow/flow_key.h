@@ -18,8 +18,8 @@ struct FlowKey {
   uint16_t port_hi;     // host order; ICMP code when protocol is ICMP/ICMPv6
   uint16_t vlan_outer;  // 12-bit VLAN id, 0 when untagged
   uint16_t vlan_inner;
-  uint8_t protocol;     // IANA protocol number
-  uint8_t pad[7];       // always zero
+  uint8_t protocol;  // IANA protocol number
+  uint8_t pad[7];    // always zero
 };
 static_assert(sizeof(FlowKey) == 48, "FlowKey must have no implicit padding");
 
@@ -29,19 +29,29 @@ inline bool IsIcmp(uint8_t protocol) { return protocol == 1 || protocol == 58; }
 inline uint16_t IcmpRequestType(uint8_t protocol, uint16_t type) {
   if (protocol == 1) {
     switch (type) {
-      case 0: return 8;    // echo reply -> echo request
-      case 14: return 13;  // timestamp reply
-      case 16: return 15;  // information reply
-      case 18: return 17;  // address mask reply
-      default: return type;
+      case 0:
+        return 8;  // echo reply -> echo request
+      case 14:
+        return 13;  // timestamp reply
+      case 16:
+        return 15;  // information reply
+      case 18:
+        return 17;  // address mask reply
+      default:
+        return type;
     }
   }
   switch (type) {
-    case 129: return 128;  // echo reply -> echo request
-    case 134: return 133;  // router advertisement -> solicitation
-    case 136: return 135;  // neighbor advertisement -> solicitation
-    case 131: return 130;  // MLD report -> query
-    default: return type;
+    case 129:
+      return 128;  // echo reply -> echo request
+    case 134:
+      return 133;  // router advertisement -> solicitation
+    case 136:
+      return 135;  // neighbor advertisement -> solicitation
+    case 131:
+      return 130;  // MLD report -> query
+    default:
+      return type;
   }
 }
 

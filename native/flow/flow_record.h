@@ -13,13 +13,20 @@ enum class EndReason : uint8_t { kIdle = 0, kActive, kFin, kRst, kEvicted, kFlus
 
 inline const char* EndReasonName(EndReason r) {
   switch (r) {
-    case EndReason::kIdle: return "idle";
-    case EndReason::kActive: return "active";
-    case EndReason::kFin: return "fin";
-    case EndReason::kRst: return "rst";
-    case EndReason::kEvicted: return "evicted";
-    case EndReason::kFlush: return "flush";
-    case EndReason::kSnapshot: return "snapshot";
+    case EndReason::kIdle:
+      return "idle";
+    case EndReason::kActive:
+      return "active";
+    case EndReason::kFin:
+      return "fin";
+    case EndReason::kRst:
+      return "rst";
+    case EndReason::kEvicted:
+      return "evicted";
+    case EndReason::kFlush:
+      return "flush";
+    case EndReason::kSnapshot:
+      return "snapshot";
   }
   return "unknown";
 }
@@ -31,8 +38,8 @@ constexpr uint32_t kNoFlow = 0xFFFFFFFFu;
 struct FlowEntry {
   FlowKey key;
   uint64_t hash = 0;
-  uint64_t id = 0;              // monotonic per table, starting at 1
-  uint32_t generation = 0;      // bumped each time the slot is reused (fragment map and closing queue check it)
+  uint64_t id = 0;          // monotonic per table, starting at 1
+  uint32_t generation = 0;  // bumped each time the slot is reused (fragment map and closing queue check it)
   uint32_t bucket_next = kNoFlow;
   uint32_t lru_prev = kNoFlow;  // LRU list ordered by last packet time (oldest at head)
   uint32_t lru_next = kNoFlow;
@@ -40,7 +47,7 @@ struct FlowEntry {
   bool initiator_is_lo = false;  // direction bit: the initiator is key.addr_lo/port_lo
   bool closing = false;          // TCP close seen (FIN both ways or RST); ends after the linger
   EndReason close_reason = EndReason::kFin;
-  uint8_t fin_seen = 0;          // bit 0: fwd FIN, bit 1: bwd FIN
+  uint8_t fin_seen = 0;  // bit 0: fwd FIN, bit 1: bwd FIN
   uint8_t ip_version = 0;
   int64_t close_ns = 0;
   int64_t last_snapshot_ns = 0;

@@ -21,11 +21,16 @@ uint64_t NextPow2(uint64_t x) {
 
 int FlowTable::ProtoIndex(uint8_t protocol) {
   switch (protocol) {
-    case 6: return 0;
-    case 17: return 1;
-    case 1: return 2;
-    case 58: return 3;
-    default: return 4;
+    case 6:
+      return 0;
+    case 17:
+      return 1;
+    case 1:
+      return 2;
+    case 58:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -61,7 +66,10 @@ void FlowTable::BucketUnlink(uint32_t idx) {
   while (cur != kNoFlow) {
     const uint32_t next = At(cur).bucket_next;
     if (cur == idx) {
-      if (prev == kNoFlow) head = next == kNoFlow ? 0 : next + 1; else At(prev).bucket_next = next;
+      if (prev == kNoFlow)
+        head = next == kNoFlow ? 0 : next + 1;
+      else
+        At(prev).bucket_next = next;
       return;
     }
     prev = cur;
@@ -71,8 +79,14 @@ void FlowTable::BucketUnlink(uint32_t idx) {
 
 void FlowTable::LruUnlink(uint32_t idx) {
   FlowEntry& e = At(idx);
-  if (e.lru_prev != kNoFlow) At(e.lru_prev).lru_next = e.lru_next; else lru_head_ = e.lru_next;
-  if (e.lru_next != kNoFlow) At(e.lru_next).lru_prev = e.lru_prev; else lru_tail_ = e.lru_prev;
+  if (e.lru_prev != kNoFlow)
+    At(e.lru_prev).lru_next = e.lru_next;
+  else
+    lru_head_ = e.lru_next;
+  if (e.lru_next != kNoFlow)
+    At(e.lru_next).lru_prev = e.lru_prev;
+  else
+    lru_tail_ = e.lru_prev;
   e.lru_prev = e.lru_next = kNoFlow;
 }
 
@@ -80,7 +94,10 @@ void FlowTable::LruAppend(uint32_t idx) {
   FlowEntry& e = At(idx);
   e.lru_prev = lru_tail_;
   e.lru_next = kNoFlow;
-  if (lru_tail_ != kNoFlow) At(lru_tail_).lru_next = idx; else lru_head_ = idx;
+  if (lru_tail_ != kNoFlow)
+    At(lru_tail_).lru_next = idx;
+  else
+    lru_head_ = idx;
   lru_tail_ = idx;
 }
 
@@ -114,8 +131,7 @@ void FlowTable::Finish(uint32_t idx, EndReason reason) {
   active_--;
 }
 
-uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo, const PacketView& v,
-                               int64_t ts_ns) {
+uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo, const PacketView& v, int64_t ts_ns) {
   const uint32_t idx = Allocate();
   FlowEntry& e = At(idx);
   e.key = key;

@@ -14,14 +14,14 @@ namespace vigil {
 // Times in nanoseconds. Idle 120 s is CICFlowMeter's flow timeout, the scale of the flows the model was trained on;
 // active 1800 s (NetFlow's usual 30-minute active timeout) bounds how long a long-lived flow goes unreported.
 struct FlowTableConfig {
-  uint32_t max_flows = 1u << 20;            // hard cap on concurrent flows; full -> evict the oldest idle flow
+  uint32_t max_flows = 1u << 20;  // hard cap on concurrent flows; full -> evict the oldest idle flow
   int64_t idle_timeout_ns = 120'000'000'000LL;
   int64_t active_timeout_ns = 1800'000'000'000LL;
-  int64_t tcp_linger_ns = 1'000'000'000LL;  // after FIN both ways / RST, late packets still join the flow
+  int64_t tcp_linger_ns = 1'000'000'000LL;        // after FIN both ways / RST, late packets still join the flow
   int64_t activity_timeout_ns = 5'000'000'000LL;  // CICFlowMeter active/idle split
-  int64_t snapshot_interval_ns = 0;         // 0 = no snapshots; else emit snapshots of flows active this long
-  uint32_t expiry_budget = 256;             // max flows ended per Expire() call
-  uint64_t hash_seed = 0;                   // 0 = random per table
+  int64_t snapshot_interval_ns = 0;               // 0 = no snapshots; else emit snapshots of flows active this long
+  uint32_t expiry_budget = 256;                   // max flows ended per Expire() call
+  uint64_t hash_seed = 0;                         // 0 = random per table
 };
 
 // Receives every flow record the table emits (finished flows and snapshots). Called on the table's thread; the

@@ -71,10 +71,19 @@ int DecodeFile(const char* path) {
     if (view.is_fragment) ++fragments;
     if (view.has_ports) ++with_ports;
     switch (view.protocol) {
-      case 6: ++tcp; break;
-      case 17: ++udp; break;
-      case 1: case 58: ++icmp; break;
-      default: ++other; break;
+      case 6:
+        ++tcp;
+        break;
+      case 17:
+        ++udp;
+        break;
+      case 1:
+      case 58:
+        ++icmp;
+        break;
+      default:
+        ++other;
+        break;
     }
   }
   int exit_code = 0;
@@ -83,9 +92,9 @@ int DecodeFile(const char* path) {
                  pcap_geterr(handle));
     exit_code = 2;
   }
-  std::printf("{\"file\":\"%s\",\"linkType\":%d,\"packets\":%" PRIu64 ",\"ipBytes\":%" PRIu64
-              ",\"fragments\":%" PRIu64 ",\"withPorts\":%" PRIu64 ",\"tcp\":%" PRIu64 ",\"udp\":%" PRIu64
-              ",\"icmp\":%" PRIu64 ",\"other\":%" PRIu64 ",\"status\":{",
+  std::printf("{\"file\":\"%s\",\"linkType\":%d,\"packets\":%" PRIu64 ",\"ipBytes\":%" PRIu64 ",\"fragments\":%" PRIu64
+              ",\"withPorts\":%" PRIu64 ",\"tcp\":%" PRIu64 ",\"udp\":%" PRIu64 ",\"icmp\":%" PRIu64
+              ",\"other\":%" PRIu64 ",\"status\":{",
               path, link_type, packets, ip_bytes, fragments, with_ports, tcp, udp, icmp, other);
   bool first = true;
   for (int i = 0; i < static_cast<int>(vigil::DecodeStatus::kCount); ++i) {

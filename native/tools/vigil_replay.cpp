@@ -70,9 +70,12 @@ class CountingOutput : public vigil::CaptureOutput {
 void PrintJsonString(const std::string& s) {
   std::putchar('"');
   for (char c : s) {
-    if (c == '"' || c == '\\') std::printf("\\%c", c);
-    else if (static_cast<unsigned char>(c) < 0x20) std::printf("\\u%04x", c);
-    else std::putchar(c);
+    if (c == '"' || c == '\\')
+      std::printf("\\%c", c);
+    else if (static_cast<unsigned char>(c) < 0x20)
+      std::printf("\\u%04x", c);
+    else
+      std::putchar(c);
   }
   std::putchar('"');
 }
@@ -113,12 +116,14 @@ int main(int argc, char** argv) {
     std::printf("{\"file\":");
     PrintJsonString(arg);
     std::printf(",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"flows\":%" PRIu64 ",\"snapshots\":%" PRIu64
-                ",\"flowPackets\":%.0f,\"flowBytes\":%.0f,\"flowsEvicted\":%" PRIu64 ",\"fragmentsAttributed\":%" PRIu64,
+                ",\"flowPackets\":%.0f,\"flowBytes\":%.0f,\"flowsEvicted\":%" PRIu64
+                ",\"fragmentsAttributed\":%" PRIu64,
                 s.packets, s.bytes, out.flows_, out.snapshots_, out.packets_, out.bytes_, s.flows_evicted,
                 s.fragments_attributed);
     std::printf(",\"endReasons\":{");
     for (int r = 0; r < 7; ++r) {
-      std::printf("%s\"%s\":%" PRIu64, r ? "," : "", vigil::EndReasonName(static_cast<vigil::EndReason>(r)), out.reasons_[r]);
+      std::printf("%s\"%s\":%" PRIu64, r ? "," : "", vigil::EndReasonName(static_cast<vigil::EndReason>(r)),
+                  out.reasons_[r]);
     }
     std::printf("},\"decodeErrors\":{");
     bool first = true;
@@ -129,7 +134,10 @@ int main(int argc, char** argv) {
       first = false;
     }
     std::printf("},\"error\":");
-    if (out.error_ == vigil::CaptureError::kNone) std::printf("null"); else PrintJsonString(out.message_);
+    if (out.error_ == vigil::CaptureError::kNone)
+      std::printf("null");
+    else
+      PrintJsonString(out.message_);
     std::printf("}\n");
   }
   if (files == 0) {

@@ -17,10 +17,14 @@ export function listenError(err: unknown, portVariable: string): unknown {
   if (typeof err !== 'object' || err === null) return err;
   const { code, address, port } = err as { code?: unknown; address?: unknown; port?: unknown };
   if (code !== 'EADDRINUSE' || typeof address !== 'string' || typeof port !== 'number') return err;
-  return new ConflictError(`${formatAddress(address, port)} is already in use (another Vigil? stop it, or set ${portVariable} to another port)`, 'address_in_use', {
-    address,
-    port,
-  });
+  return new ConflictError(
+    `${formatAddress(address, port)} is already in use (another Vigil? stop it, or set ${portVariable} to another port)`,
+    'address_in_use',
+    {
+      address,
+      port,
+    },
+  );
 }
 
 /**

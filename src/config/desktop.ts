@@ -125,7 +125,8 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
   }
   const allowedHosts = list(env, 'VIGIL_DESKTOP_ALLOWED_HOSTS', []).map((h) => h.toLowerCase().replace(/\.$/, ''));
   for (const h of allowedHosts) {
-    if (h !== '*' && !/^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/.test(h)) throw new ConfigError('VIGIL_DESKTOP_ALLOWED_HOSTS', `expected host names (no port) or *, got "${h}"`);
+    if (h !== '*' && !/^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/.test(h))
+      throw new ConfigError('VIGIL_DESKTOP_ALLOWED_HOSTS', `expected host names (no port) or *, got "${h}"`);
   }
   const trustedProxies = list(env, 'VIGIL_TRUSTED_PROXY', []);
   for (const p of trustedProxies) if (isIP(p) === 0) throw new ConfigError('VIGIL_TRUSTED_PROXY', `expected IP addresses, got "${p}"`);

@@ -61,5 +61,8 @@ export function oneOf<T extends string>(env: Env, name: string, allowed: readonl
 export function list(env: Env, name: string, fallback: string[]): string[] {
   const v = raw(env, name);
   if (v === undefined) return fallback;
-  return v.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }

@@ -102,7 +102,10 @@ function url(env: Env, name: string, value: string, protocols: readonly string[]
 export function loadWebConfig(env: Env = process.env): WebConfig {
   const host = str(env, 'VIGIL_WEB_HOST', '127.0.0.1');
   const port = int(env, 'VIGIL_WEB_PORT', 8787, 0, 65535);
-  const publicUrl = url(env, 'VIGIL_WEB_PUBLIC_URL', str(env, 'VIGIL_WEB_PUBLIC_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`), ['http:', 'https:']).replace(/\/+$/, '');
+  const publicUrl = url(env, 'VIGIL_WEB_PUBLIC_URL', str(env, 'VIGIL_WEB_PUBLIC_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`), [
+    'http:',
+    'https:',
+  ]).replace(/\/+$/, '');
   const dataDir = path.resolve(str(env, 'VIGIL_WEB_DATA_DIR', path.join(os.homedir(), '.vigil', 'web')));
 
   const databaseUrl = str(env, 'VIGIL_WEB_DATABASE_URL');

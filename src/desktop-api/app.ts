@@ -72,7 +72,14 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   const app = new Koa();
   const trusted = new Set(deps.config.trustedProxies);
   const routeDeps: RouteDeps = {
-    health: new HealthService({ store: deps.store, monitoring: deps.monitoring, firewall: deps.firewall, clock: deps.clock, version: deps.version, startedAtMs: deps.startedAtMs }),
+    health: new HealthService({
+      store: deps.store,
+      monitoring: deps.monitoring,
+      firewall: deps.firewall,
+      clock: deps.clock,
+      version: deps.version,
+      startedAtMs: deps.startedAtMs,
+    }),
     stats: deps.stats,
     alerts: new AlertsService(deps.store, deps.events, deps.clock),
     threats: new ThreatsService(deps.store, deps.firewall),
@@ -98,13 +105,16 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
 
   // koa-ratelimit's memory driver never forgets a client; drop entries whose window has ended.
   const rateLimitDb = deps.rateLimitDb ?? new Map<string, unknown>();
-  const sweep = setInterval(() => {
-    const nowSec = Date.now() / 1000;
-    for (const [key, entry] of rateLimitDb) {
-      const reset = (entry as { reset?: unknown }).reset;
-      if (typeof reset === 'number' && reset < nowSec) rateLimitDb.delete(key);
-    }
-  }, Math.min(deps.config.rateLimitWindowMs, 60_000));
+  const sweep = setInterval(
+    () => {
+      const nowSec = Date.now() / 1000;
+      for (const [key, entry] of rateLimitDb) {
+        const reset = (entry as { reset?: unknown }).reset;
+        if (typeof reset === 'number' && reset < nowSec) rateLimitDb.delete(key);
+      }
+    },
+    Math.min(deps.config.rateLimitWindowMs, 60_000),
+  );
   sweep.unref();
 
   const anyOrigin = deps.config.corsOrigins.includes('*');
@@ -136,7 +146,15 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     app.use(hosts);
     app.use(corsMiddleware);
   }
-  app.use(rateLimit({ db: rateLimitDb, windowMs: deps.config.rateLimitWindowMs, max: deps.config.rateLimitMax, message: RATE_LIMIT_MESSAGE, trustedProxies: trusted }));
+  app.use(
+    rateLimit({
+      db: rateLimitDb,
+      windowMs: deps.config.rateLimitWindowMs,
+      max: deps.config.rateLimitMax,
+      message: RATE_LIMIT_MESSAGE,
+      trustedProxies: trusted,
+    }),
+  );
   const trustedOrigins = new Set(deps.config.corsOrigins.filter((o) => o !== '*').map((o) => o.toLowerCase()));
   app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted, trustedOrigins }));
   app.use(jsonBody({ limit: 16 * 1024 }));

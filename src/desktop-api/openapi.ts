@@ -76,7 +76,14 @@ const idParam: Param = { name: 'id', in: 'path', required: true, description: 'A
 export const ROUTES: readonly RouteDoc[] = [
   { method: 'get', path: '/api/health', summary: 'Service health (open without a token)', status: 200, response: 'Health', problems: [], open: true },
   { method: 'get', path: '/api/dashboard/stats', summary: 'Dashboard counters', status: 200, response: 'DashboardStats', problems: [] },
-  { method: 'get', path: '/api/traffic/stats', summary: 'Traffic totals, protocols, top talkers/ports, directions, timelines', status: 200, response: 'TrafficStats', problems: [] },
+  {
+    method: 'get',
+    path: '/api/traffic/stats',
+    summary: 'Traffic totals, protocols, top talkers/ports, directions, timelines',
+    status: 200,
+    response: 'TrafficStats',
+    problems: [],
+  },
   {
     method: 'get',
     path: '/api/alerts',
@@ -92,14 +99,53 @@ export const ROUTES: readonly RouteDoc[] = [
     ],
   },
   { method: 'get', path: '/api/alerts/:id', summary: 'One alert', status: 200, response: 'Alert', params: [idParam], problems: [400, 404] },
-  { method: 'post', path: '/api/alerts/:id/acknowledge', summary: 'Acknowledge an alert (idempotent; keeps the first acknowledgedAt)', status: 200, response: 'Alert', params: [idParam], problems: [400, 404] },
+  {
+    method: 'post',
+    path: '/api/alerts/:id/acknowledge',
+    summary: 'Acknowledge an alert (idempotent; keeps the first acknowledgedAt)',
+    status: 200,
+    response: 'Alert',
+    params: [idParam],
+    problems: [400, 404],
+  },
   { method: 'delete', path: '/api/alerts/:id', summary: 'Delete an alert', status: 200, response: 'AlertDeleted', params: [idParam], problems: [400, 404] },
   { method: 'get', path: '/api/threats', summary: 'Threatening remote IPs for the map', status: 200, response: 'ThreatList', problems: [] },
-  { method: 'get', path: '/api/ml/stats', summary: 'Scorer statistics (model null and zero counters before a model is loaded)', status: 200, response: 'MlStats', problems: [] },
-  { method: 'post', path: '/api/monitoring/start', summary: 'Start capture (idempotent); a client names an interface, never a file', status: 200, response: 'MonitoringState', request: 'MonitoringStart', problems: [400, 409, 503] },
+  {
+    method: 'get',
+    path: '/api/ml/stats',
+    summary: 'Scorer statistics (model null and zero counters before a model is loaded)',
+    status: 200,
+    response: 'MlStats',
+    problems: [],
+  },
+  {
+    method: 'post',
+    path: '/api/monitoring/start',
+    summary: 'Start capture (idempotent); a client names an interface, never a file',
+    status: 200,
+    response: 'MonitoringState',
+    request: 'MonitoringStart',
+    problems: [400, 409, 503],
+  },
   { method: 'post', path: '/api/monitoring/stop', summary: 'Stop capture (idempotent)', status: 200, response: 'MonitoringState', problems: [] },
-  { method: 'post', path: '/api/firewall/block', summary: 'Block an IP in the OS firewall', status: 200, response: 'BlockedEntry', request: 'BlockRequest', problems: [400, 409, 503] },
-  { method: 'post', path: '/api/firewall/unblock', summary: 'Unblock an IP', status: 200, response: 'Unblocked', request: 'UnblockRequest', problems: [400, 404, 503] },
+  {
+    method: 'post',
+    path: '/api/firewall/block',
+    summary: 'Block an IP in the OS firewall',
+    status: 200,
+    response: 'BlockedEntry',
+    request: 'BlockRequest',
+    problems: [400, 409, 503],
+  },
+  {
+    method: 'post',
+    path: '/api/firewall/unblock',
+    summary: 'Unblock an IP',
+    status: 200,
+    response: 'Unblocked',
+    request: 'UnblockRequest',
+    problems: [400, 404, 503],
+  },
   { method: 'get', path: '/api/firewall/blocked', summary: 'Blocked IPs', status: 200, response: 'BlockedList', problems: [] },
   {
     method: 'get',
@@ -140,7 +186,8 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     const oaPath = r.path.replace(/:([A-Za-z]+)/g, '{$1}');
     const responses: Record<string, unknown> = {};
     if (r.response) responses[String(r.status)] = { description: 'OK', content: { 'application/json': { schema: ref(r.response) } } };
-    else if (r.path === '/api/events') responses['200'] = { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+    else if (r.path === '/api/events')
+      responses['200'] = { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
     else responses['200'] = { description: 'OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
     const texts: Record<number, string> = {
       400: 'Invalid input (the problem names the field)',
@@ -151,8 +198,17 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     for (const s of r.problems) responses[String(s)] = problem(texts[s] ?? 'Error');
     if (!r.open) responses['401'] = problem('Pairing token required (non-loopback client, or a web page whose origin VIGIL_CORS_ORIGINS does not list)');
     responses['403'] = problem('host_not_allowed: the Host header names neither localhost, an IP address, this machine nor a VIGIL_DESKTOP_ALLOWED_HOSTS name');
-    responses['429'] = { description: 'Too many requests from this IP', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'text/plain': { schema: { type: 'string' } } } };
-    const op: Record<string, unknown> = { summary: r.summary, ...(r.description === undefined ? {} : { description: r.description }), operationId: `${r.method}${oaPath.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`, responses };
+    responses['429'] = {
+      description: 'Too many requests from this IP',
+      headers: { 'Retry-After': { schema: { type: 'integer' } } },
+      content: { 'text/plain': { schema: { type: 'string' } } },
+    };
+    const op: Record<string, unknown> = {
+      summary: r.summary,
+      ...(r.description === undefined ? {} : { description: r.description }),
+      operationId: `${r.method}${oaPath.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      responses,
+    };
     if (r.params) op.parameters = r.params;
     if (r.request) op.requestBody = { required: r.request !== 'MonitoringStart', content: { 'application/json': { schema: ref(r.request) } } };
     if (r.open) op.security = [];
@@ -171,7 +227,13 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     paths,
     components: {
       schemas: { ...components(RESPONSE_COMPONENTS, 'output'), ...components(REQUEST_COMPONENTS, 'input') },
-      securitySchemes: { pairingToken: { type: 'http', scheme: 'bearer', description: 'The pairing token from `vigil pair` (not needed from loopback, except by web pages of unlisted origins).' } },
+      securitySchemes: {
+        pairingToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The pairing token from `vigil pair` (not needed from loopback, except by web pages of unlisted origins).',
+        },
+      },
     },
   };
 }

@@ -58,7 +58,8 @@ interface Evidence {
   details: Record<string, unknown>;
 }
 
-const asRecord = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+const asRecord = (v: unknown): Record<string, unknown> | null =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 const flowsFlagged = (ml: Record<string, unknown>): number => (typeof ml['flowsFlagged'] === 'number' ? ml['flowsFlagged'] : 0);
 
 /** An evidence's parts: the rule's details, the model's details and the auto-block note (each may be absent). */
@@ -177,7 +178,15 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
 }
 
 function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action'], seen: SeenIso): ThreatUpdate {
-  return { ip: f.threatIp, severity: row.severity, score: row.score, category: row.category, newAlert: action === 'created', firstSeen: seen.firstIso, lastSeen: seen.lastIso };
+  return {
+    ip: f.threatIp,
+    severity: row.severity,
+    score: row.score,
+    category: row.category,
+    newAlert: action === 'created',
+    firstSeen: seen.firstIso,
+    lastSeen: seen.lastIso,
+  };
 }
 
 /**
@@ -188,7 +197,13 @@ function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action']
  * every fold of the batch (a location value SQLite would store differently, e.g. NaN as NULL, picks the same values
  * either way).
  */
-function storeBatch(batch: AlertBatch, merged: ReadonlyMap<string, Finding>, windowMs: number, nowIso: string, locations: ReadonlyMap<string, GeoLocation | null>): RecordedAlert[] {
+function storeBatch(
+  batch: AlertBatch,
+  merged: ReadonlyMap<string, Finding>,
+  windowMs: number,
+  nowIso: string,
+  locations: ReadonlyMap<string, GeoLocation | null>,
+): RecordedAlert[] {
   const recorded: RecordedAlert[] = [];
   for (const [key, f] of merged) {
     const seen = seenIso(f);
@@ -222,7 +237,8 @@ export class AlertAggregator {
     const merged = mergeBatch(findings);
     const locations = new Map<string, GeoLocation | null>();
     if (this.deps.geo) {
-      for (const f of merged.values()) if (!locations.has(f.threatIp) && isThreatAddress(f.threatIp)) locations.set(f.threatIp, await this.deps.geo.lookup(f.threatIp));
+      for (const f of merged.values())
+        if (!locations.has(f.threatIp) && isThreatAddress(f.threatIp)) locations.set(f.threatIp, await this.deps.geo.lookup(f.threatIp));
     }
     const nowIso = iso(this.now());
     const windowMs = this.deps.config.alertWindowSec * 1000;

@@ -78,7 +78,13 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   }
   const ownsModel = deps.model === undefined && model !== null;
   const scorer = model
-    ? new FlowScorer(model, { maxInFlight: config.ml.maxInFlight, maxQueuedFlows: config.ml.maxQueuedFlows, maxBatch: config.ml.maxBatch, explainTop: config.ml.explainTop, minPackets: config.ml.minPackets })
+    ? new FlowScorer(model, {
+        maxInFlight: config.ml.maxInFlight,
+        maxQueuedFlows: config.ml.maxQueuedFlows,
+        maxBatch: config.ml.maxBatch,
+        explainTop: config.ml.explainTop,
+        minPackets: config.ml.minPackets,
+      })
     : null;
   const detectors: Detector[] = [
     new PortScanDetector(config.portScan, config.maxTracked),
@@ -120,7 +126,8 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     }
     if (scoring && model) {
       const scored = await scoring;
-      if (scored && scored.flagged.length > 0) findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic'));
+      if (scored && scored.flagged.length > 0)
+        findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic'));
     }
     return alerts.record(findings);
   }

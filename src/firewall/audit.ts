@@ -18,7 +18,14 @@ export interface AuditExtra {
 }
 
 /** Appends one audit record stamped with `ctx.now()`; a store failure is logged and swallowed. */
-export async function recordAudit(ctx: FirewallContext, action: FirewallAuditAction, ip: string | null, actor: string, outcome: FirewallAuditOutcome, extra: AuditExtra = {}): Promise<void> {
+export async function recordAudit(
+  ctx: FirewallContext,
+  action: FirewallAuditAction,
+  ip: string | null,
+  actor: string,
+  outcome: FirewallAuditOutcome,
+  extra: AuditExtra = {},
+): Promise<void> {
   try {
     await insertFirewallAudit(ctx.db, {
       at: ctx.now().toISOString(),

@@ -71,5 +71,11 @@ export interface OpenFirewallOptions {
  */
 export async function openFirewall(options: OpenFirewallOptions): Promise<ManagedFirewallService> {
   const adapter = await selectAdapter(options.config.backend, options.run ?? execFileRunner);
-  return createFirewallService({ db: options.db, adapter, config: options.config, ...(options.events ? { events: options.events } : {}), ...(options.log ? { log: options.log } : {}) });
+  return createFirewallService({
+    db: options.db,
+    adapter,
+    config: options.config,
+    ...(options.events ? { events: options.events } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
 }

@@ -26,7 +26,9 @@ function validateReason(reason: unknown): string | null {
   if (typeof reason !== 'string') throw new ValidationError('reason must be a string', [{ path: 'reason', message: 'expected a string' }]);
   const trimmed = reason.trim();
   if (trimmed.length > MAX_REASON_LENGTH) {
-    throw new ValidationError(`reason is longer than ${MAX_REASON_LENGTH} characters`, [{ path: 'reason', message: `at most ${MAX_REASON_LENGTH} characters` }]);
+    throw new ValidationError(`reason is longer than ${MAX_REASON_LENGTH} characters`, [
+      { path: 'reason', message: `at most ${MAX_REASON_LENGTH} characters` },
+    ]);
   }
   return trimmed === '' ? null : trimmed;
 }
@@ -63,7 +65,11 @@ export function createBlocklist(ctx: FirewallContext, protectedAddresses: Protec
       try {
         assertBlockable(parsed, protectedAddresses(), req.clientIp);
       } catch (err) {
-        await recordAudit(ctx, 'block', parsed.key, req.actor, 'refused', { clientIp: req.clientIp, reason, detail: err instanceof AppError ? err.code : String(err) });
+        await recordAudit(ctx, 'block', parsed.key, req.actor, 'refused', {
+          clientIp: req.clientIp,
+          reason,
+          detail: err instanceof AppError ? err.code : String(err),
+        });
         throw err;
       }
       return ctx.serial(async () => {
@@ -71,7 +77,10 @@ export function createBlocklist(ctx: FirewallContext, protectedAddresses: Protec
         if (parsed.prefix < (parsed.family === 4 ? 32 : 128)) {
           for (const [key, other] of state.blockedPrefixes) {
             if (key !== parsed.key && overlaps(other, parsed)) {
-              throw new ConflictError(`${parsed.key} overlaps the blocked network ${key}; unblock it first.`, 'overlapping_prefix', { ip: parsed.key, blocked: key });
+              throw new ConflictError(`${parsed.key} overlaps the blocked network ${key}; unblock it first.`, 'overlapping_prefix', {
+                ip: parsed.key,
+                blocked: key,
+              });
             }
           }
         }
@@ -106,7 +115,11 @@ export function createBlocklist(ctx: FirewallContext, protectedAddresses: Protec
         }
         rememberBlock(state, row);
         publishChange(ctx, 'blocked', row, req.actor);
-        await recordAudit(ctx, 'block', row.ip, req.actor, 'ok', { clientIp: req.clientIp, reason: row.reason, detail: existing ? 'updated' : expiresAt ? `expires ${expiresAt}` : null });
+        await recordAudit(ctx, 'block', row.ip, req.actor, 'ok', {
+          clientIp: req.clientIp,
+          reason: row.reason,
+          detail: existing ? 'updated' : expiresAt ? `expires ${expiresAt}` : null,
+        });
         return toEntry(row);
       });
     },

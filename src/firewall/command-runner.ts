@@ -27,7 +27,11 @@ export class CommandError extends Error {
 
   constructor(file: string, args: readonly string[], exitCode: number | null, stderr: string, errno?: string) {
     const notFound = errno === 'ENOENT';
-    const firstLine = stderr.trim().split('\n').find((l) => l.trim() !== '') ?? '';
+    const firstLine =
+      stderr
+        .trim()
+        .split('\n')
+        .find((l) => l.trim() !== '') ?? '';
     const detail = notFound ? `${file} is not installed` : firstLine || `${file} exited with code ${String(exitCode)}`;
     super(detail);
     this.name = 'CommandError';
@@ -46,16 +50,21 @@ const MAX_BUFFER = 256 * 1024 * 1024;
 /** The production runner: `child_process.execFile` without a shell. */
 export const execFileRunner: CommandRunner = (file, args, options) =>
   new Promise((resolve, reject) => {
-    const child = execFile(file, [...args], { maxBuffer: MAX_BUFFER, encoding: 'utf8', shell: false, env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) => {
-      if (err) {
-        const e = err as NodeJS.ErrnoException & { code?: string | number };
-        const exitCode = typeof e.code === 'number' ? e.code : null;
-        const errno = typeof e.code === 'string' ? e.code : undefined;
-        reject(new CommandError(file, args, exitCode, String(stderr ?? '') || e.message, errno));
-        return;
-      }
-      resolve({ stdout: String(stdout), stderr: String(stderr) });
-    });
+    const child = execFile(
+      file,
+      [...args],
+      { maxBuffer: MAX_BUFFER, encoding: 'utf8', shell: false, env: { ...process.env, LC_ALL: 'C' } },
+      (err, stdout, stderr) => {
+        if (err) {
+          const e = err as NodeJS.ErrnoException & { code?: string | number };
+          const exitCode = typeof e.code === 'number' ? e.code : null;
+          const errno = typeof e.code === 'string' ? e.code : undefined;
+          reject(new CommandError(file, args, exitCode, String(stderr ?? '') || e.message, errno));
+          return;
+        }
+        resolve({ stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
     if (child.stdin) {
       child.stdin.on('error', () => undefined);
       child.stdin.end(options?.input ?? '');

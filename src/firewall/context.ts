@@ -93,7 +93,11 @@ export function dropOsListing(state: FirewallState): void {
  * at least 1) when the backend has timeouts and the lifetime fits under its maximum; otherwise the entry is permanent
  * in the OS and the expiry sweep removes it.
  */
-export function toAdapterEntry(adapter: Pick<FirewallAdapter, 'maxTimeoutSeconds'>, row: Pick<BlockedIpRow, 'ip' | 'family' | 'expires_at'>, at: Date): AdapterEntry {
+export function toAdapterEntry(
+  adapter: Pick<FirewallAdapter, 'maxTimeoutSeconds'>,
+  row: Pick<BlockedIpRow, 'ip' | 'family' | 'expires_at'>,
+  at: Date,
+): AdapterEntry {
   let timeoutSeconds: number | null = null;
   if (row.expires_at !== null && adapter.maxTimeoutSeconds > 0) {
     const remaining = Math.ceil((Date.parse(row.expires_at) - at.getTime()) / 1000);
@@ -110,8 +114,12 @@ export function osFailure(backend: string, err: unknown): ServiceUnavailableErro
   const detail = err instanceof Error ? err.message : String(err);
   const denied = err instanceof CommandError && err.permissionDenied;
   const hint = denied ? ' Vigil needs root or the CAP_NET_ADMIN capability to change firewall rules.' : '';
-  return new ServiceUnavailableError(`The ${backend} firewall refused the operation: ${detail}.${hint}`, denied ? 'firewall_permission_denied' : 'firewall_unavailable', {
-    cause: err,
-    extra: { backend },
-  });
+  return new ServiceUnavailableError(
+    `The ${backend} firewall refused the operation: ${detail}.${hint}`,
+    denied ? 'firewall_permission_denied' : 'firewall_unavailable',
+    {
+      cause: err,
+      extra: { backend },
+    },
+  );
 }

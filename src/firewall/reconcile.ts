@@ -62,7 +62,9 @@ export async function reconcileWithStore(ctx: FirewallContext, force: boolean): 
   state.lastIntact = intact;
   state.lastError = undefined;
   if (drift && inspected) {
-    await recordAudit(ctx, 'reconcile', null, 'system', 'ok', { detail: `intact=${String(intact)} missing=${missing} stray=${stray}; rebuilt from the store (${rows.length} entries)` });
+    await recordAudit(ctx, 'reconcile', null, 'system', 'ok', {
+      detail: `intact=${String(intact)} missing=${missing} stray=${stray}; rebuilt from the store (${rows.length} entries)`,
+    });
   }
   return { intact, missing, stray, repaired: drift || force };
 }
@@ -85,10 +87,12 @@ export async function reconcileAtStart(ctx: FirewallContext): Promise<void> {
 /** Re-asserts every `intervalMs` through the queue; a failure is logged and kept in `state.lastError`. The timer does not keep the process alive. */
 export function startReassertTimer(ctx: FirewallContext, intervalMs: number): NodeJS.Timeout {
   const timer = setInterval(() => {
-    ctx.serial(() => reconcileWithStore(ctx, false)).catch((err: unknown) => {
-      ctx.state.lastError = err instanceof Error ? err.message : String(err);
-      ctx.log(`firewall: re-assert failed: ${ctx.state.lastError}`);
-    });
+    ctx
+      .serial(() => reconcileWithStore(ctx, false))
+      .catch((err: unknown) => {
+        ctx.state.lastError = err instanceof Error ? err.message : String(err);
+        ctx.log(`firewall: re-assert failed: ${ctx.state.lastError}`);
+      });
   }, intervalMs);
   timer.unref();
   return timer;

@@ -125,7 +125,10 @@ function readOr(file: string): string {
  * (/proc/net/route, /proc/net/ipv6_route) and DNS servers (/etc/resolv.conf), plus `allowlist`. Missing files
  * (non-Linux) simply contribute nothing.
  */
-export function discoverProtectedAddresses(allowlist: readonly string[], files = { route: '/proc/net/route', route6: '/proc/net/ipv6_route', resolv: '/etc/resolv.conf' }): ProtectedAddresses {
+export function discoverProtectedAddresses(
+  allowlist: readonly string[],
+  files = { route: '/proc/net/route', route6: '/proc/net/ipv6_route', resolv: '/etc/resolv.conf' },
+): ProtectedAddresses {
   return {
     self: machineAddresses(),
     gateways: [...parseProcNetRoute(readOr(files.route)), ...parseProcNetIpv6Route(readOr(files.route6))],

@@ -36,7 +36,13 @@ export async function firewallStatus(ctx: FirewallContext): Promise<FirewallStat
   try {
     const applied = await inspectShared(ctx);
     state.lastIntact = applied.intact;
-    return { ...base, available: state.lastError === undefined, applied: applied.members.length, intact: applied.intact, ...(state.lastError ? { error: state.lastError } : {}) };
+    return {
+      ...base,
+      available: state.lastError === undefined,
+      applied: applied.members.length,
+      intact: applied.intact,
+      ...(state.lastError ? { error: state.lastError } : {}),
+    };
   } catch (err) {
     const message = osFailure(adapter.name, err).message;
     return { ...base, available: false, applied: null, error: message, ...(state.lastIntact === undefined ? {} : { intact: state.lastIntact }) };

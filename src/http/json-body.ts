@@ -72,7 +72,9 @@ function readText(stream: Readable, limit: number): Promise<string> {
     };
     stream.on('data', onData);
     stream.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8')));
-    stream.once('error', (err: Error) => reject(err instanceof AppError ? err : new AppError('bad_request', 400, `The request body could not be read: ${err.message}`)));
+    stream.once('error', (err: Error) =>
+      reject(err instanceof AppError ? err : new AppError('bad_request', 400, `The request body could not be read: ${err.message}`)),
+    );
   });
 }
 

@@ -27,7 +27,8 @@ export function securityHeaderSet(options: SecurityHeaderOptions = {}): Security
   if (typeof csp === 'object' && csp.directives !== undefined) {
     for (const [name, value] of Object.entries(csp.directives)) {
       const values: unknown[] = Array.isArray(value) ? (value as unknown[]) : [value];
-      if (values.some((v) => typeof v === 'function')) throw new TypeError(`CSP directive ${name} is computed per request; securityHeaders() needs static directives`);
+      if (values.some((v) => typeof v === 'function'))
+        throw new TypeError(`CSP directive ${name} is computed per request; securityHeaders() needs static directives`);
     }
   }
   const set: Array<readonly [string, string]> = [];

@@ -11,15 +11,17 @@ const treeFileSchema = z.object({
   model: z.string(),
   version: z.string(),
   sha256: z.string(),
-  trees: z.array(
-    z.object({
-      feature: z.array(z.number().int()),
-      threshold: z.array(z.number()),
-      left: z.array(z.number().int()),
-      right: z.array(z.number().int()),
-      score: z.array(z.number()),
-    }),
-  ).min(1),
+  trees: z
+    .array(
+      z.object({
+        feature: z.array(z.number().int()),
+        threshold: z.array(z.number()),
+        left: z.array(z.number().int()),
+        right: z.array(z.number().int()),
+        score: z.array(z.number()),
+      }),
+    )
+    .min(1),
 });
 
 interface Tree {
@@ -37,7 +39,11 @@ export class PathAttributor {
   readonly bias: number;
   private readonly trees: Tree[];
 
-  private constructor(sha256: string, trees: Tree[], private readonly width: number) {
+  private constructor(
+    sha256: string,
+    trees: Tree[],
+    private readonly width: number,
+  ) {
     this.sha256 = sha256;
     this.trees = trees;
     this.bias = trees.reduce((a, t) => a + (t.score[0] as number), 0) / trees.length;
@@ -52,7 +58,8 @@ export class PathAttributor {
       for (let k = 0; k < n; k++) {
         const f = t.feature[k] as number;
         if (f >= width) throw new RangeError(`tree ${i}: feature ${f} beyond the model's ${width}`);
-        if (f >= 0 && ((t.left[k] as number) <= k || (t.right[k] as number) <= k || (t.right[k] as number) >= n)) throw new RangeError(`tree ${i}: bad children at node ${k}`);
+        if (f >= 0 && ((t.left[k] as number) <= k || (t.right[k] as number) <= k || (t.right[k] as number) >= n))
+          throw new RangeError(`tree ${i}: bad children at node ${k}`);
       }
       return {
         feature: Int32Array.from(t.feature),

@@ -57,14 +57,20 @@ export function percentileOf(grid: readonly number[], value: number): number {
  * The `top` features that best explain a flow's score. `row` holds the flow's features in model order;
  * `contributions` (same order), when given, are its path attributions.
  */
-export function explainRow(features: readonly FeatureSpec[], row: ArrayLike<number>, top: number, contributions?: ArrayLike<number> | null): FeatureContribution[] {
+export function explainRow(
+  features: readonly FeatureSpec[],
+  row: ArrayLike<number>,
+  top: number,
+  contributions?: ArrayLike<number> | null,
+): FeatureContribution[] {
   if (contributions) {
     // Ranked by attribution alone: describe only the `top` features (the percentiles are the costly part).
     const picked = topIndices(features.length, top, (i) => Math.round((contributions[i] as number) * 1e4) / 1e4);
     if (picked) return picked.map((i) => describe(features[i] as FeatureSpec, row[i] as number, Math.round((contributions[i] as number) * 1e4) / 1e4));
   }
   const all: FeatureContribution[] = [];
-  for (let i = 0; i < features.length; i++) all.push(describe(features[i] as FeatureSpec, row[i] as number, contributions ? Math.round((contributions[i] as number) * 1e4) / 1e4 : null));
+  for (let i = 0; i < features.length; i++)
+    all.push(describe(features[i] as FeatureSpec, row[i] as number, contributions ? Math.round((contributions[i] as number) * 1e4) / 1e4 : null));
   all.sort((x, y) => y.contribution - x.contribution);
   return all.slice(0, top);
 }

@@ -202,7 +202,12 @@ export class FlowScorer {
     const pct = (p: number): number => (count === 0 ? 0 : (recent[Math.min(count - 1, Math.ceil((p / 100) * count) - 1)] as number));
     const round = (v: number): number => Math.round(v * 1000) / 1000;
     return {
-      model: { ...this.model.info, features: [...this.model.info.features], classes: [...this.model.info.classes], thresholds: { ...this.model.info.thresholds } },
+      model: {
+        ...this.model.info,
+        features: [...this.model.info.features],
+        classes: [...this.model.info.classes],
+        thresholds: { ...this.model.info.thresholds },
+      },
       flowsScored: this.flowsScored,
       batches: this.batches,
       flagged: { ...this.flaggedPerClass },
@@ -231,5 +236,14 @@ export class FlowScorer {
 
 /** ML stats before (or without) a model: `model: null` and zero counters. */
 export function emptyMlStats(skipped = 0): MlStats {
-  return { model: null, flowsScored: 0, batches: 0, flagged: {}, latencyMs: { mean: 0, p50: 0, p95: 0, p99: 0 }, flowsPerSecond: 0, lastScoredAt: null, skipped };
+  return {
+    model: null,
+    flowsScored: 0,
+    batches: 0,
+    flagged: {},
+    latencyMs: { mean: 0, p50: 0, p95: 0, p99: 0 },
+    flowsPerSecond: 0,
+    lastScoredAt: null,
+    skipped,
+  };
 }

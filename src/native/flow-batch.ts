@@ -248,8 +248,12 @@ class ColumnFlowRecord {
       const read = column >= 0 ? undefined : computedReader(name);
       const get =
         read === undefined
-          ? function (this: ColumnFlowRecord): number { return this.#b.cols[column * this.#b.n + this.#i] as number; }
-          : function (this: ColumnFlowRecord): unknown { return read(this.#b, this.#i); };
+          ? function (this: ColumnFlowRecord): number {
+              return this.#b.cols[column * this.#b.n + this.#i] as number;
+            }
+          : function (this: ColumnFlowRecord): unknown {
+              return read(this.#b, this.#i);
+            };
       Object.defineProperty(ColumnFlowRecord.prototype, name, { get, enumerable: true, configurable: true });
     }
   }

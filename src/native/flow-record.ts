@@ -77,8 +77,22 @@ export interface FlowRecord {
   bwdIatStdUs: number;
 
   /** TCP flag counts per direction. */
-  fwdFin: number; fwdSyn: number; fwdRst: number; fwdPsh: number; fwdAck: number; fwdUrg: number; fwdEce: number; fwdCwr: number;
-  bwdFin: number; bwdSyn: number; bwdRst: number; bwdPsh: number; bwdAck: number; bwdUrg: number; bwdEce: number; bwdCwr: number;
+  fwdFin: number;
+  fwdSyn: number;
+  fwdRst: number;
+  fwdPsh: number;
+  fwdAck: number;
+  fwdUrg: number;
+  fwdEce: number;
+  fwdCwr: number;
+  bwdFin: number;
+  bwdSyn: number;
+  bwdRst: number;
+  bwdPsh: number;
+  bwdAck: number;
+  bwdUrg: number;
+  bwdEce: number;
+  bwdCwr: number;
   /** TCP window of the first packet per direction (CIC "FWD/Bwd Init Win Bytes"); -1 when no TCP packet in that direction. */
   fwdInitWin: number;
   bwdInitWin: number;

@@ -28,8 +28,17 @@ export function isMapped(b: Uint8Array, off: number): boolean {
   return (
     b[off + 10] === 0xff &&
     b[off + 11] === 0xff &&
-    ((b[off] as number) | (b[off + 1] as number) | (b[off + 2] as number) | (b[off + 3] as number) | (b[off + 4] as number) |
-      (b[off + 5] as number) | (b[off + 6] as number) | (b[off + 7] as number) | (b[off + 8] as number) | (b[off + 9] as number)) === 0
+    ((b[off] as number) |
+      (b[off + 1] as number) |
+      (b[off + 2] as number) |
+      (b[off + 3] as number) |
+      (b[off + 4] as number) |
+      (b[off + 5] as number) |
+      (b[off + 6] as number) |
+      (b[off + 7] as number) |
+      (b[off + 8] as number) |
+      (b[off + 9] as number)) ===
+      0
   );
 }
 
@@ -62,7 +71,15 @@ function formatIpv6Bytes(b: Uint8Array, off: number): string {
  */
 export function formatAddress(b: Uint8Array, off = 0): string {
   if (isMapped(b, off)) {
-    return (DEC[b[off + 12] as number] as string) + '.' + (DEC[b[off + 13] as number] as string) + '.' + (DEC[b[off + 14] as number] as string) + '.' + (DEC[b[off + 15] as number] as string);
+    return (
+      (DEC[b[off + 12] as number] as string) +
+      '.' +
+      (DEC[b[off + 13] as number] as string) +
+      '.' +
+      (DEC[b[off + 14] as number] as string) +
+      '.' +
+      (DEC[b[off + 15] as number] as string)
+    );
   }
   return formatIpv6Bytes(b, off);
 }
@@ -93,7 +110,9 @@ export function addressText(b: Uint8Array, off: number): string {
 
 /** Dotted quad of 32 address bits (an unsigned or signed 32-bit integer: only the low 32 bits count). */
 export function formatIpv4(bits: number): string {
-  return (DEC[bits >>> 24] as string) + '.' + (DEC[(bits >>> 16) & 255] as string) + '.' + (DEC[(bits >>> 8) & 255] as string) + '.' + (DEC[bits & 255] as string);
+  return (
+    (DEC[bits >>> 24] as string) + '.' + (DEC[(bits >>> 16) & 255] as string) + '.' + (DEC[(bits >>> 8) & 255] as string) + '.' + (DEC[bits & 255] as string)
+  );
 }
 
 /** Scratch bytes of {@link formatIpv6}. */

@@ -21,7 +21,9 @@ export function isPrivate(ip: string): boolean {
   const n = normaliseIp(ip);
   if (isIP(n) === 4) {
     const [a, b] = n.split('.').map(Number);
-    return a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+    return (
+      a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127)
+    );
   }
   if (isIP(n) === 6) return n === '::1' || /^f[cd]/.test(n) || /^fe[89ab]/.test(n);
   return false;
@@ -43,16 +45,34 @@ export function localAddressClassifier(extra: readonly string[] = machineAddress
 
 /** Non-global IPv4 networks (prefix, length). */
 const NON_GLOBAL_V4: ReadonlyArray<readonly [string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 /** All non-global networks (IPv6 addresses are checked here; IPv4 ones by {@link isGlobalIpv4}, which agrees). */
 const NON_GLOBAL = new BlockList();
 for (const [net, prefix] of NON_GLOBAL_V4) NON_GLOBAL.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
-] as const) NON_GLOBAL.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['100::', 64],
+] as const)
+  NON_GLOBAL.addSubnet(net, prefix, 'ipv6');
 
 /** {@link NON_GLOBAL_V4} as (network bits, mask) pairs, for an integer check instead of a BlockList's SocketAddress. */
 const NON_GLOBAL_V4_BITS: ReadonlyArray<readonly [number, number]> = NON_GLOBAL_V4.map(([net, prefix]) => {
@@ -63,7 +83,7 @@ const NON_GLOBAL_V4_BITS: ReadonlyArray<readonly [number, number]> = NON_GLOBAL_
 /** True when a valid dotted quad lies in none of the {@link NON_GLOBAL_V4} networks. */
 function isGlobalIpv4(ip: string): boolean {
   const bits = ipv4Bits(ip);
-  for (const [net, mask] of NON_GLOBAL_V4_BITS) if (((bits & mask) >>> 0) === net) return false;
+  for (const [net, mask] of NON_GLOBAL_V4_BITS) if ((bits & mask) >>> 0 === net) return false;
   return true;
 }
 

@@ -121,7 +121,11 @@ export class MonitoringService {
     const live = src?.source.kind === 'live' ? src.source : null;
     const file = src?.source.kind === 'file' ? src.source : null;
     let description = 'not capturing';
-    if (live) description = live.interface === undefined ? 'live capture on the default interface' : `live capture on ${live.interface}${src?.defaultDevice ? ' (the default interface)' : ''}`;
+    if (live)
+      description =
+        live.interface === undefined
+          ? 'live capture on the default interface'
+          : `live capture on ${live.interface}${src?.defaultDevice ? ' (the default interface)' : ''}`;
     if (file) description = src?.sample ? `replay of the bundled sample capture ${path.basename(file.path)}` : `replay of ${path.basename(file.path)}`;
     if (!running && src) description = `stopped (last: ${description})`;
     if (file && this.fallbackReason && src?.sample) description += ` (live capture not available: ${this.fallbackReason})`;

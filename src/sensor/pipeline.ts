@@ -133,7 +133,10 @@ export class SensorPipeline {
     try {
       for (let batch = this.queue.shift(); batch !== undefined; batch = this.queue.shift()) {
         try {
-          this.counters.storedFlows += await insertFlowBatch(this.deps.store, batch.map((f) => toFlowRow(f, this.deps.now())));
+          this.counters.storedFlows += await insertFlowBatch(
+            this.deps.store,
+            batch.map((f) => toFlowRow(f, this.deps.now())),
+          );
         } catch (err) {
           this.counters.errors++;
           this.deps.log?.('storing flows failed', err);

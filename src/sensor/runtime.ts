@@ -91,7 +91,15 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
     }
 
     const sensor = createSensor();
-    const monitoring = new MonitoringService({ sensor, capture: config.capture, samplePath: deps.samplePath, events, clock, loopDelayMs: deps.loopDelayMs, log });
+    const monitoring = new MonitoringService({
+      sensor,
+      capture: config.capture,
+      samplePath: deps.samplePath,
+      events,
+      clock,
+      loopDelayMs: deps.loopDelayMs,
+      log,
+    });
     const liveStats = new LiveStats({ store, monitoring, clock, log: log && ((m, e) => log(`vigil: ${m}${detail(e)}`)) });
     const pipeline = new SensorPipeline({
       sensor,

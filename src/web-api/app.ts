@@ -82,15 +82,19 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
     signer: deps.signer,
     protect: [
       requireBearer(deps.verifier),
-      rateLimit(deps.rateLimitStore, {
-        namespace: 'protected',
-        max: limits.protectedPerWindow,
-        windowMs: limits.windowMs,
-        id: (ctx: Context) => {
-          const { principal } = ctx.state as AuthState;
-          return `${principal.issuer} ${principal.subject}`;
+      rateLimit(
+        deps.rateLimitStore,
+        {
+          namespace: 'protected',
+          max: limits.protectedPerWindow,
+          windowMs: limits.windowMs,
+          id: (ctx: Context) => {
+            const { principal } = ctx.state as AuthState;
+            return `${principal.issuer} ${principal.subject}`;
+          },
         },
-      }, onStoreError),
+        onStoreError,
+      ),
     ],
     validateLimit: rateLimit(
       deps.rateLimitStore,

@@ -31,7 +31,14 @@ export function fakeFlowModel(options: { delayMs?: number } = {}): FakeFlowModel
     return p;
   };
   const model: FlowModel = {
-    info: { name: 'fake-flow', version: '0.0.0-test', sha256: '0'.repeat(64), features: [...CANONICAL_FEATURES], classes: [...CLASSES], thresholds: { ...THRESHOLDS } },
+    info: {
+      name: 'fake-flow',
+      version: '0.0.0-test',
+      sha256: '0'.repeat(64),
+      features: [...CANONICAL_FEATURES],
+      classes: [...CLASSES],
+      thresholds: { ...THRESHOLDS },
+    },
     features: [],
     classes: CLASSES,
     thresholds: THRESHOLDS,

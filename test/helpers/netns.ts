@@ -18,7 +18,9 @@ export async function sh(file: string, args: string[], input?: string, env?: Rec
   const options = { encoding: 'utf8' as const, maxBuffer: 64 * 1024 * 1024, ...(env ? { env: { ...process.env, ...env } } : {}) };
   if (input === undefined) return (await execFileP(file, args, options)).stdout;
   return new Promise((resolve, reject) => {
-    const child = execFile(file, args, options, (err, stdout, stderr) => (err ? reject(new Error(`${file} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)));
+    const child = execFile(file, args, options, (err, stdout, stderr) =>
+      err ? reject(new Error(`${file} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout),
+    );
     child.stdin?.end(input);
   });
 }
@@ -66,7 +68,10 @@ export async function createNetnsPair(tag: string, addrs: { a: SideAddresses; b:
     await sh('ip', ['netns', 'add', a]);
     await sh('ip', ['netns', 'add', b]);
     await sh('ip', ['link', 'add', 'veth0', 'netns', a, 'type', 'veth', 'peer', 'name', 'veth0', 'netns', b]);
-    for (const [ns, side] of [[a, addrs.a], [b, addrs.b]] as const) {
+    for (const [ns, side] of [
+      [a, addrs.a],
+      [b, addrs.b],
+    ] as const) {
       await nsExec(ns, 'ip', ['link', 'set', 'lo', 'up']);
       for (const v4 of side.v4) await nsExec(ns, 'ip', ['addr', 'add', `${v4}/24`, 'dev', 'veth0']);
       for (const v6 of side.v6) await nsExec(ns, 'ip', ['-6', 'addr', 'add', `${v6}/64`, 'dev', 'veth0', 'nodad']);
@@ -80,7 +85,9 @@ export async function createNetnsPair(tag: string, addrs: { a: SideAddresses; b:
   const serve = (ns: string, port: number, udpAddresses: string[]): Promise<void> =>
     new Promise((resolve, reject) => {
       const arg = JSON.stringify({ port, udp: udpAddresses });
-      const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--input-type=module', '-e', SERVER_SOURCE, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--input-type=module', '-e', SERVER_SOURCE, arg], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       servers.push(child);
       let out = '';
       child.stdout?.on('data', (d: Buffer) => {

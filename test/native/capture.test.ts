@@ -97,7 +97,7 @@ describe('replayFile()', () => {
     be.writeUInt16BE(src.readUInt16LE(6), 6);
     for (const off of [8, 12, 16, 20]) be.writeUInt32BE(src.readUInt32LE(off), off);
     let packets = 0;
-    for (let off = 24; off < src.length; ) {
+    for (let off = 24; off < src.length;) {
       const caplen = src.readUInt32LE(off + 8);
       ns.writeUInt32LE(src.readUInt32LE(off + 4) * 1000 + 789, off + 4);
       for (let k = 0; k < 16; k += 4) be.writeUInt32BE(src.readUInt32LE(off + k), off + k);
@@ -140,7 +140,11 @@ describe('replayFile()', () => {
     expect(r.flows).to.have.length(3);
     const tuples = new Set(r.flows.map((f) => `${f.srcIp}:${f.srcPort}-${f.dstIp}:${f.dstPort}/${f.protocol}`));
     expect(tuples.size).to.equal(1);
-    expect(r.flows.map((f) => [f.vlanOuter, f.vlanInner]).sort()).to.deep.equal([[0, 0], [10, 20], [42, 0]]);
+    expect(r.flows.map((f) => [f.vlanOuter, f.vlanInner]).sort()).to.deep.equal([
+      [0, 0],
+      [10, 20],
+      [42, 0],
+    ]);
   });
 
   it('gives IP-layer bytes from the length fields and full-precision ISO timestamps', async () => {
@@ -259,10 +263,7 @@ describe('Sensor', () => {
       }
     });
     const ended = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
-    await sensor.start(
-      { kind: 'file', path: pcap('ndpi_nmap_syn_portscan.pcap') },
-      { batchFlows: 10, _queueDepth: 1, snapshotIntervalSec: 0 },
-    );
+    await sensor.start({ kind: 'file', path: pcap('ndpi_nmap_syn_portscan.pcap') }, { batchFlows: 10, _queueDepth: 1, snapshotIntervalSec: 0 });
     const stats = await ended;
     expect(stats.batchesDropped).to.equal(0);
     expect(delivered).to.equal(1994);

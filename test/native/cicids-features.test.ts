@@ -108,7 +108,15 @@ const CLOSE: Record<string, (f: FlowRecord) => number> = {
 
 /** Raw window of the second backward packet per source port, from tshark (see the file comment). */
 const SECOND_BWD_WINDOW: Record<number, number> = {
-  36196: 235, 36198: 235, 36200: 235, 36202: 236, 36204: 236, 36206: 235, 36208: 235, 36210: 235, 36212: 236,
+  36196: 235,
+  36198: 235,
+  36200: 235,
+  36202: 236,
+  36204: 236,
+  36206: 235,
+  36208: 235,
+  36210: 235,
+  36212: 236,
 };
 
 describe('flow features vs CICFlowMeter (CIC-IDS2017 SQL injection flows)', () => {
@@ -132,7 +140,10 @@ describe('flow features vs CICFlowMeter (CIC-IDS2017 SQL injection flows)', () =
     }
   });
 
-  for (const [label, exact] of [['exactly', true], ['to a relative 1e-9', false]] as const) {
+  for (const [label, exact] of [
+    ['exactly', true],
+    ['to a relative 1e-9', false],
+  ] as const) {
     it(`matches the ${exact ? 'integer' : 'real-valued'} columns ${label}`, () => {
       const checks = exact ? EXACT : CLOSE;
       for (const row of rows) {

@@ -28,7 +28,10 @@ describe('vigil replay', function () {
   it('--json prints one object per finished flow with every feature, then a summary line with all counters', async () => {
     const { code, stdout } = await vigil('replay', SQLI, '--json');
     expect(code).to.equal(0);
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).to.have.length(10);
     const flows = lines.slice(0, 9) as unknown as FlowRecord[];
     for (const f of flows) {

@@ -39,7 +39,8 @@ describe('native: column-backed flow records', () => {
       for (let i = 0; i < p.length; i++) {
         const a = p[i] as FlowRecord;
         const b = c[i] as FlowRecord;
-        for (const key of Object.keys(a)) expect((b as unknown as Record<string, unknown>)[key], `${i}.${key}`).to.deep.equal((a as unknown as Record<string, unknown>)[key]);
+        for (const key of Object.keys(a))
+          expect((b as unknown as Record<string, unknown>)[key], `${i}.${key}`).to.deep.equal((a as unknown as Record<string, unknown>)[key]);
         expect(JSON.stringify(b)).to.equal(JSON.stringify(a));
         expect(b).to.deep.equal(a);
       }

@@ -11,7 +11,9 @@ import { FIXTURES } from '../helpers/setup.js';
 
 const DIR = path.join(FIXTURES, 'regressions');
 const expected = JSON.parse(readFileSync(path.join(DIR, 'expected.json'), 'utf8')) as Record<string, string>;
-const inputs = readdirSync(DIR).filter((f) => f.endsWith('.bin')).sort();
+const inputs = readdirSync(DIR)
+  .filter((f) => f.endsWith('.bin'))
+  .sort();
 
 describe('DecodePacket() regression inputs', () => {
   it('has an expected status for every input and an input for every expectation', () => {

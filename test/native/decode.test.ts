@@ -9,8 +9,7 @@ import type { Binding } from '../../binding.js';
 import { loadBinding } from '../../src/native/load.js';
 
 const addon = loadBinding();
-const decode = (linkType: number, frame: Uint8Array, wirelen?: number): Binding.DecodedPacket =>
-  addon._decodePacket(linkType, frame, wirelen);
+const decode = (linkType: number, frame: Uint8Array, wirelen?: number): Binding.DecodedPacket => addon._decodePacket(linkType, frame, wirelen);
 
 // DLT / LINKTYPE numbers.
 const DLT_NULL = 0;
@@ -32,9 +31,7 @@ const TCP_ACK = 0x10;
 
 /** Concatenates hex fields (whitespace ignored) and already-built layers into one frame. */
 function frame(...fields: (string | string[] | Buffer)[]): Buffer {
-  return Buffer.concat(
-    fields.map((f) => (Buffer.isBuffer(f) ? f : Buffer.from([f].flat().join('').replace(/\s+/g, ''), 'hex'))),
-  );
+  return Buffer.concat(fields.map((f) => (Buffer.isBuffer(f) ? f : Buffer.from([f].flat().join('').replace(/\s+/g, ''), 'hex'))));
 }
 const hex8 = (n: number): string => n.toString(16).padStart(2, '0');
 const hex16 = (n: number): string => n.toString(16).padStart(4, '0');
@@ -254,7 +251,13 @@ const samples: Sample[] = [
   {
     name: 'Ethernet / 802.1Q / IPv4 with options / UDP',
     linkType: DLT_EN10MB,
-    bytes: frame(ethernet(0x8100), vlanTag(42, 0x0800), ipv4({ totalLength: 40, protocol: 17, ihl: 7, options: ['07 07 04 00 00 00 00' /* record route */, '00' /* EOL */] }), udp(12), PAYLOAD4),
+    bytes: frame(
+      ethernet(0x8100),
+      vlanTag(42, 0x0800),
+      ipv4({ totalLength: 40, protocol: 17, ihl: 7, options: ['07 07 04 00 00 00 00' /* record route */, '00' /* EOL */] }),
+      udp(12),
+      PAYLOAD4,
+    ),
     l2: 18,
     l3: 28,
     l4: 8,
@@ -329,8 +332,18 @@ describe('DecodePacket() shared behaviour', () => {
 
 describe('DecodePacket() under random corruption', () => {
   const STATUSES = new Set([
-    'ok', 'unsupported_link_type', 'truncated_l2', 'non_ip', 'truncated_ip', 'bad_ip_version', 'bad_ip_header_length',
-    'bad_ip_total_length', 'bad_ipv6_ext_header', 'truncated_l4', 'bad_tcp_header_length', 'bad_udp_length',
+    'ok',
+    'unsupported_link_type',
+    'truncated_l2',
+    'non_ip',
+    'truncated_ip',
+    'bad_ip_version',
+    'bad_ip_header_length',
+    'bad_ip_total_length',
+    'bad_ipv6_ext_header',
+    'truncated_l4',
+    'bad_tcp_header_length',
+    'bad_udp_length',
   ]);
   // Deterministic xorshift32, so a failure reproduces.
   let state = 0x9e3779b9;
@@ -623,7 +636,16 @@ describe('DecodePacket() IPv6', () => {
 
   it('later fragment: protocol from the fragment header, 32-bit id, no ports', () => {
     const v = decode(DLT_IPV6, frame(ipv6(8 + 16, 44), ipv6Fragment(17, 3, false, 0x12345678), zeros(16)));
-    expect(v).to.include({ status: 'ok', isFragment: true, isFirstFragment: false, fragId: 0x12345678, protocol: 17, hasPorts: false, l3HeaderBytes: 48, payloadBytes: 16 });
+    expect(v).to.include({
+      status: 'ok',
+      isFragment: true,
+      isFirstFragment: false,
+      fragId: 0x12345678,
+      protocol: 17,
+      hasPorts: false,
+      l3HeaderBytes: 48,
+      payloadBytes: 16,
+    });
   });
 
   it('jumbogram / BIG TCP: payload length 0 with hop-by-hop or TCP means the frame length', () => {

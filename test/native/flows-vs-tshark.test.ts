@@ -118,7 +118,7 @@ describe(`flows vs tshark (${reference.generatedWith})`, () => {
       });
 
       if (FRAGMENTED.has(name)) {
-        it('has IP fragments, which tshark\'s conversation table counts differently (see the file comment)', () => {
+        it("has IP fragments, which tshark's conversation table counts differently (see the file comment)", () => {
           expect(result.stats.fragmentsAttributed + result.stats.decodeErrors.fragment_no_flow).to.equal(FRAGMENTED.get(name));
         });
         return;

@@ -164,7 +164,10 @@ describe('live capture (network namespaces + veth)', function () {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(await exited).to.deep.equal({ code: 0, signal: null });
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const summary = lines.at(-1)?.summary as SensorStats & { interface: string };
     expect(summary.interface).to.equal(VETH_A);
     expect(summary.packets).to.be.at.least(4);
@@ -199,7 +202,10 @@ describe('live capture with a slow consumer', function () {
     );
     const gen = spawn(
       process.execPath,
-      ['-e', `const d=require('node:dgram');const t=setInterval(()=>{const s=d.createSocket('udp4');s.send('x',${port},'127.0.0.1',()=>s.close())},2);setTimeout(()=>{clearInterval(t)},4000)`],
+      [
+        '-e',
+        `const d=require('node:dgram');const t=setInterval(()=>{const s=d.createSocket('udp4');s.send('x',${port},'127.0.0.1',()=>s.close())},2);setTimeout(()=>{clearInterval(t)},4000)`,
+      ],
       { stdio: 'ignore' },
     );
     // wait until the generator is really sending (its start-up may be slow on a loaded machine)

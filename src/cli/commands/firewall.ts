@@ -67,7 +67,9 @@ export async function run(args: string[]): Promise<number> {
         else {
           out(`backend:  ${s.backend}${s.available ? '' : ' (NOT enforcing)'}`);
           out(`desired:  ${s.desired} blocked in the store (${desktop.databaseFile})`);
-          out(`applied:  ${s.applied === null ? 'n/a' : `${s.applied} in the OS firewall`}${s.intact === false ? ' (Vigil rules missing or altered; run `vigil firewall reconcile`)' : ''}`);
+          out(
+            `applied:  ${s.applied === null ? 'n/a' : `${s.applied} in the OS firewall`}${s.intact === false ? ' (Vigil rules missing or altered; run `vigil firewall reconcile`)' : ''}`,
+          );
           if (s.error) out(`error:    ${s.error}`);
         }
         return s.error ? 1 : 0;
@@ -76,7 +78,8 @@ export async function run(args: string[]): Promise<number> {
         const { blocked, total } = await service.list();
         if (values.json) out(JSON.stringify({ blocked, total }));
         else {
-          for (const b of blocked) out(`${b.ip.padEnd(40)} ${b.blockedAt}  ${b.expiresAt ? `until ${b.expiresAt}` : 'permanent'}  ${b.source}  ${b.reason ?? ''}`);
+          for (const b of blocked)
+            out(`${b.ip.padEnd(40)} ${b.blockedAt}  ${b.expiresAt ? `until ${b.expiresAt}` : 'permanent'}  ${b.source}  ${b.reason ?? ''}`);
           out(`${total} blocked`);
         }
         return 0;
@@ -84,12 +87,17 @@ export async function run(args: string[]): Promise<number> {
       case 'block': {
         let durationSeconds: number | null = null;
         if (values.duration !== undefined) {
-          if (!/^\d+$/.test(values.duration)) throw new ValidationError('--duration must be a whole number of seconds', [{ path: 'durationSeconds', message: 'a whole number of seconds' }]);
+          if (!/^\d+$/.test(values.duration))
+            throw new ValidationError('--duration must be a whole number of seconds', [{ path: 'durationSeconds', message: 'a whole number of seconds' }]);
           durationSeconds = Number(values.duration);
         }
         await service.start();
         const entry = await service.block({ ip: target, reason: values.reason ?? null, durationSeconds, actor: 'cli' });
-        out(values.json ? JSON.stringify(entry) : `blocked ${entry.ip}${entry.expiresAt ? ` until ${entry.expiresAt}` : ''}${entry.enforced === false ? ' (recorded only: no firewall backend)' : ''}`);
+        out(
+          values.json
+            ? JSON.stringify(entry)
+            : `blocked ${entry.ip}${entry.expiresAt ? ` until ${entry.expiresAt}` : ''}${entry.enforced === false ? ' (recorded only: no firewall backend)' : ''}`,
+        );
         return 0;
       }
       case 'unblock': {
@@ -101,13 +109,21 @@ export async function run(args: string[]): Promise<number> {
       case 'reconcile': {
         const r = await service.reconcile({ force: true });
         const s = await service.status();
-        out(values.json ? JSON.stringify({ ...r, status: s }) : `reconciled: ${r.missing} missing re-applied, ${r.stray} stray removed; ${s.applied ?? 'n/a'} of ${s.desired} applied`);
+        out(
+          values.json
+            ? JSON.stringify({ ...r, status: s })
+            : `reconciled: ${r.missing} missing re-applied, ${r.stray} stray removed; ${s.applied ?? 'n/a'} of ${s.desired} applied`,
+        );
         return s.error ? 1 : 0;
       }
       case 'audit': {
         const rows = await service.audit(Number.parseInt(values.limit, 10) || 20);
         if (values.json) out(JSON.stringify(rows));
-        else for (const a of rows) out(`${a.at}  ${a.action.padEnd(9)} ${(a.ip ?? '-').padEnd(40)} ${a.outcome.padEnd(7)} ${a.actor}${a.client_ip ? `@${a.client_ip}` : ''}  ${a.reason ?? ''}${a.detail ? `  (${a.detail})` : ''}`);
+        else
+          for (const a of rows)
+            out(
+              `${a.at}  ${a.action.padEnd(9)} ${(a.ip ?? '-').padEnd(40)} ${a.outcome.padEnd(7)} ${a.actor}${a.client_ip ? `@${a.client_ip}` : ''}  ${a.reason ?? ''}${a.detail ? `  (${a.detail})` : ''}`,
+            );
         return 0;
       }
     }

@@ -26,9 +26,7 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   for (const d of devices) {
-    const flags = [d.up ? 'up' : 'down', d.running ? 'running' : '', d.loopback ? 'loopback' : '', d.wireless ? 'wireless' : '']
-      .filter(Boolean)
-      .join(',');
+    const flags = [d.up ? 'up' : 'down', d.running ? 'running' : '', d.loopback ? 'loopback' : '', d.wireless ? 'wireless' : ''].filter(Boolean).join(',');
     const desc = d.description ? `  ${d.description}` : '';
     process.stdout.write(`${d.name.padEnd(16)} [${flags}]${desc}\n`);
     for (const a of d.addresses) process.stdout.write(`${''.padEnd(16)}   ${a}\n`);

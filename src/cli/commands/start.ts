@@ -49,11 +49,15 @@ export function captureStartError(err: unknown, capture: DesktopCaptureConfig): 
   if (capture.file !== undefined) return new ConfigError('VIGIL_CAPTURE_FILE', reason);
   if (capture.mode === 'replay') return new ConfigError('VIGIL_CAPTURE_MODE', `is "replay" but the bundled sample capture cannot be replayed: ${reason}`);
   if (capture.interface !== undefined) {
-    const hint = err.code === 'capture_permission_denied' ? ' (or unset VIGIL_CAPTURE_INTERFACE: without the permission, Vigil then replays the bundled sample)' : '';
+    const hint =
+      err.code === 'capture_permission_denied' ? ' (or unset VIGIL_CAPTURE_INTERFACE: without the permission, Vigil then replays the bundled sample)' : '';
     return new ConfigError('VIGIL_CAPTURE_INTERFACE', `cannot capture on "${capture.interface}": ${reason}${hint}`);
   }
   if (capture.mode === 'live') {
-    return new ConfigError('VIGIL_CAPTURE_MODE', `is "live" but live capture on the default interface failed: ${reason} (or unset VIGIL_CAPTURE_MODE to replay the bundled sample instead)`);
+    return new ConfigError(
+      'VIGIL_CAPTURE_MODE',
+      `is "live" but live capture on the default interface failed: ${reason} (or unset VIGIL_CAPTURE_MODE to replay the bundled sample instead)`,
+    );
   }
   return null;
 }

@@ -56,7 +56,12 @@ export async function startWebServer(config: WebConfig, options: { log?: (messag
   }
   let redis: Redis | null = null;
   try {
-    const signer = await createCertificateSigner(loadOrCreateSigningKey(config.signingKeyFile), config.publicUrl, config.certificateTtlSec, config.certificateReuseSec);
+    const signer = await createCertificateSigner(
+      loadOrCreateSigningKey(config.signingKeyFile),
+      config.publicUrl,
+      config.certificateTtlSec,
+      config.certificateReuseSec,
+    );
     let rateLimitStore: RateLimitStore = { driver: 'memory', map: new Map() };
     if (config.redisUrl !== undefined) {
       redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
@@ -101,7 +106,9 @@ export async function startWebServer(config: WebConfig, options: { log?: (messag
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
 export async function run(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write('usage: vigil web\n\nRuns the Web API. Configuration comes from VIGIL_WEB_* , VIGIL_JWT_* and VIGIL_REDIS_URL (see docs/web-api.md).\n');
+    process.stdout.write(
+      'usage: vigil web\n\nRuns the Web API. Configuration comes from VIGIL_WEB_* , VIGIL_JWT_* and VIGIL_REDIS_URL (see docs/web-api.md).\n',
+    );
     return 0;
   }
   const config = loadWebConfig();
@@ -110,8 +117,10 @@ export async function run(args: string[]): Promise<number> {
   try {
     const server = await startWebServer(config);
     if (!shutdown.requested) {
-      process.stdout.write(`vigil web: listening on ${server.url} (public URL ${config.publicUrl}, database ${config.database.kind}` +
-        `, rate limits ${config.redisUrl === undefined ? 'in memory' : 'in Redis'}, ${config.jwt === undefined ? 'no identity provider configured' : `tokens from ${config.jwt.issuer}`})\n`);
+      process.stdout.write(
+        `vigil web: listening on ${server.url} (public URL ${config.publicUrl}, database ${config.database.kind}` +
+          `, rate limits ${config.redisUrl === undefined ? 'in memory' : 'in Redis'}, ${config.jwt === undefined ? 'no identity provider configured' : `tokens from ${config.jwt.issuer}`})\n`,
+      );
     }
     await shutdown.received;
     await server.close();

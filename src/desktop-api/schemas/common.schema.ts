@@ -3,7 +3,10 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** An IPv4 or IPv6 address (text form). */
-export const ipAddress = z.string().max(64).refine((v) => isIP(v) !== 0, { message: 'expected an IPv4 or IPv6 address' });
+export const ipAddress = z
+  .string()
+  .max(64)
+  .refine((v) => isIP(v) !== 0, { message: 'expected an IPv4 or IPv6 address' });
 
 /** A positive integer given as a decimal string (path and query parameters). */
 export const positiveIntString = z
@@ -16,16 +19,15 @@ export const positiveIntString = z
 export const idParams = z.object({ id: positiveIntString });
 
 /** RFC 9457 problem body (every error response). */
-export const problemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    instance: z.string(),
-    code: z.string(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-  });
+export const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  instance: z.string(),
+  code: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
 
 /** ISO 8601 timestamp text. */
 export const isoTime = z.string().meta({ format: 'date-time' });

@@ -2,23 +2,21 @@
 import { z } from 'zod';
 import { ipAddress, isoTime } from './common.schema.js';
 
-export const blockBody = z
-  .strictObject({
-    ip: ipAddress,
-    reason: z.string().max(500, { message: 'at most 500 characters' }).nullable().optional(),
-    /** Expiry in seconds; omitted = permanent. */
-    durationSeconds: z.number().int().min(1).max(31_536_000).nullable().optional(),
-  });
+export const blockBody = z.strictObject({
+  ip: ipAddress,
+  reason: z.string().max(500, { message: 'at most 500 characters' }).nullable().optional(),
+  /** Expiry in seconds; omitted = permanent. */
+  durationSeconds: z.number().int().min(1).max(31_536_000).nullable().optional(),
+});
 
 export const unblockBody = z.strictObject({ ip: ipAddress });
 
-export const blockedEntrySchema = z
-  .object({
-    ip: z.string(),
-    reason: z.string().nullable(),
-    blockedAt: isoTime,
-    expiresAt: isoTime.nullable(),
-    source: z.string(),
-  });
+export const blockedEntrySchema = z.object({
+  ip: z.string(),
+  reason: z.string().nullable(),
+  blockedAt: isoTime,
+  expiresAt: isoTime.nullable(),
+  source: z.string(),
+});
 
 export const blockedListSchema = z.object({ blocked: z.array(blockedEntrySchema), total: z.number().int().min(0) });

@@ -4,42 +4,40 @@ import type { MonitoringState } from '../../sensor/monitoring.js';
 import { isoTime } from './common.schema.js';
 
 /** Capture state as reported by health and the monitoring routes: describes the sensor's {@link MonitoringState}. */
-export const monitoringStateSchema = z
-  .object({
-    running: z.boolean(),
-    /** `live`, `replay` or null when nothing has been started. */
-    source: z.enum(['live', 'replay']).nullable(),
-    startedAt: isoTime.nullable(),
-    interface: z.string().nullable(),
-    /** File name (not path) of the replayed capture. */
-    file: z.string().nullable(),
-    /** True when the bundled sample capture is replayed (live capture not configured or not permitted). */
-    sample: z.boolean(),
-    filter: z.string().nullable(),
-    /** Human summary, e.g. "live capture on eth0" or "replay of the bundled sample capture ...". */
-    description: z.string(),
-    /** Why live capture was not used, when it was not. */
-    fallbackReason: z.string().nullable(),
-    /** Last capture error after start, if any. */
-    error: z.string().nullable(),
-  });
+export const monitoringStateSchema = z.object({
+  running: z.boolean(),
+  /** `live`, `replay` or null when nothing has been started. */
+  source: z.enum(['live', 'replay']).nullable(),
+  startedAt: isoTime.nullable(),
+  interface: z.string().nullable(),
+  /** File name (not path) of the replayed capture. */
+  file: z.string().nullable(),
+  /** True when the bundled sample capture is replayed (live capture not configured or not permitted). */
+  sample: z.boolean(),
+  filter: z.string().nullable(),
+  /** Human summary, e.g. "live capture on eth0" or "replay of the bundled sample capture ...". */
+  description: z.string(),
+  /** Why live capture was not used, when it was not. */
+  fallbackReason: z.string().nullable(),
+  /** Last capture error after start, if any. */
+  error: z.string().nullable(),
+});
 
-export const healthSchema = z
-  .object({
-    status: z.enum(['ok', 'degraded']),
-    version: z.string(),
-    uptimeSeconds: z.number().int().min(0),
-    capture: monitoringStateSchema,
-    database: z.enum(['ok', 'error']),
-    firewall: z.object({
-      backend: z.string(),
-      available: z.boolean(),
-      /** Blocks in the store (desired state) and in the OS (applied; null when the backend cannot list them). */
-      desired: z.number().int().min(0),
-      applied: z.number().int().min(0).nullable(),
-      error: z.string().optional(),
-    }),
-  });
+export const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  version: z.string(),
+  uptimeSeconds: z.number().int().min(0),
+  capture: monitoringStateSchema,
+  database: z.enum(['ok', 'error']),
+  firewall: z.object({
+    backend: z.string(),
+    available: z.boolean(),
+    /** Blocks in the store (desired state) and in the OS (applied; null when the backend cannot list them). */
+    desired: z.number().int().min(0),
+    applied: z.number().int().min(0).nullable(),
+    error: z.string().optional(),
+  }),
+});
 
 export type Health = z.infer<typeof healthSchema>;
 

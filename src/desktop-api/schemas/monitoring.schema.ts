@@ -1,12 +1,18 @@
 /** `POST /api/monitoring/start|stop`. A client names an interface, never a file. */
 import { z } from 'zod';
 
-export const monitoringStartBody = z
-  .strictObject({
-    /** Interface name, e.g. `eth0`; omitted = restart the last (or configured) source. */
-    interface: z.string().regex(/^[A-Za-z0-9._:@-]{1,64}$/, { message: 'expected an interface name (letters, digits, . _ : @ -)' }).optional(),
-    /** BPF filter expression. */
-    filter: z.string().max(1024).regex(/^[\x20-\x7e]*$/, { message: 'expected printable ASCII' }).optional(),
-  });
+export const monitoringStartBody = z.strictObject({
+  /** Interface name, e.g. `eth0`; omitted = restart the last (or configured) source. */
+  interface: z
+    .string()
+    .regex(/^[A-Za-z0-9._:@-]{1,64}$/, { message: 'expected an interface name (letters, digits, . _ : @ -)' })
+    .optional(),
+  /** BPF filter expression. */
+  filter: z
+    .string()
+    .max(1024)
+    .regex(/^[\x20-\x7e]*$/, { message: 'expected printable ASCII' })
+    .optional(),
+});
 
 export type MonitoringStartBody = z.infer<typeof monitoringStartBody>;

@@ -4,59 +4,57 @@ import { isoTime } from './common.schema.js';
 
 const count = z.number().min(0);
 
-export const dashboardStatsSchema = z
-  .object({
-    /** Packets and bytes seen since Vigil started (all capture sessions). */
-    packets: count,
-    bytes: count,
-    /** Flows seen since start (finished + active). */
-    connections: count,
-    /** Distinct remote IPs with an open threat (detection updated it in the last 24 hours). */
-    threats: count,
-    /** IPs blocked now. */
-    blocked: count,
-    activeFlows: count,
-    unacknowledgedAlerts: count,
-    /** Over the last full second. */
-    packetsPerSecond: count,
-    bitsPerSecond: count,
-    capture: z.object({ running: z.boolean(), source: z.enum(['live', 'replay']).nullable() }),
-    at: isoTime,
-  });
+export const dashboardStatsSchema = z.object({
+  /** Packets and bytes seen since Vigil started (all capture sessions). */
+  packets: count,
+  bytes: count,
+  /** Flows seen since start (finished + active). */
+  connections: count,
+  /** Distinct remote IPs with an open threat (detection updated it in the last 24 hours). */
+  threats: count,
+  /** IPs blocked now. */
+  blocked: count,
+  activeFlows: count,
+  unacknowledgedAlerts: count,
+  /** Over the last full second. */
+  packetsPerSecond: count,
+  bitsPerSecond: count,
+  capture: z.object({ running: z.boolean(), source: z.enum(['live', 'replay']).nullable() }),
+  at: isoTime,
+});
 
 const pbf = z.object({ packets: count, bytes: count, flows: count });
 const bucket = z.object({ t: isoTime, packets: count, bytes: count, flows: count });
 
-export const trafficStatsSchema = z
-  .object({
-    totals: pbf,
-    /** Keyed by protocol name: tcp, udp, icmp, icmpv6, other, non_ip. */
-    protocols: z.record(z.string(), pbf),
-    /** Hosts by bytes sent + received, at most 10. */
-    topTalkers: z.array(z.object({ ip: z.string(), bytes: count, packets: count, flows: count, sentBytes: count, receivedBytes: count })),
-    /** Responder ports by bytes, at most 10. */
-    topPorts: z.array(z.object({ port: z.number().int(), protocol: z.enum(['tcp', 'udp']), bytes: count, packets: count, flows: count })),
-    /**
-     * Bytes/packets from the local side's point of view: outbound = sent by local hosts to remote ones, inbound =
-     * received from remote; internal = local to local; external = neither end local (transit, replayed captures).
-     */
-    directions: z.object({ inbound: pbf, outbound: pbf, internal: pbf, external: pbf }),
-    timeline: z.object({
-      /** One entry per second for the last 300 seconds, oldest first (zeros where nothing was seen). */
-      perSecond: z.array(bucket),
-      /** One entry per minute with traffic in the last 24 hours, oldest first. */
-      perMinute: z.array(bucket),
-    }),
-    capture: z.object({
-      kernelDrops: count,
-      interfaceDrops: count,
-      decodeErrors: count,
-      decodeErrorsByReason: z.record(z.string(), count),
-      flowsEvicted: count,
-      batchesDropped: count,
-    }),
-    at: isoTime,
-  });
+export const trafficStatsSchema = z.object({
+  totals: pbf,
+  /** Keyed by protocol name: tcp, udp, icmp, icmpv6, other, non_ip. */
+  protocols: z.record(z.string(), pbf),
+  /** Hosts by bytes sent + received, at most 10. */
+  topTalkers: z.array(z.object({ ip: z.string(), bytes: count, packets: count, flows: count, sentBytes: count, receivedBytes: count })),
+  /** Responder ports by bytes, at most 10. */
+  topPorts: z.array(z.object({ port: z.number().int(), protocol: z.enum(['tcp', 'udp']), bytes: count, packets: count, flows: count })),
+  /**
+   * Bytes/packets from the local side's point of view: outbound = sent by local hosts to remote ones, inbound =
+   * received from remote; internal = local to local; external = neither end local (transit, replayed captures).
+   */
+  directions: z.object({ inbound: pbf, outbound: pbf, internal: pbf, external: pbf }),
+  timeline: z.object({
+    /** One entry per second for the last 300 seconds, oldest first (zeros where nothing was seen). */
+    perSecond: z.array(bucket),
+    /** One entry per minute with traffic in the last 24 hours, oldest first. */
+    perMinute: z.array(bucket),
+  }),
+  capture: z.object({
+    kernelDrops: count,
+    interfaceDrops: count,
+    decodeErrors: count,
+    decodeErrorsByReason: z.record(z.string(), count),
+    flowsEvicted: count,
+    batchesDropped: count,
+  }),
+  at: isoTime,
+});
 
 export type DashboardStats = z.infer<typeof dashboardStatsSchema>;
 export type TrafficStats = z.infer<typeof trafficStatsSchema>;

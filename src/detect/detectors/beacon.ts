@@ -57,7 +57,10 @@ export class BeaconDetector implements Detector {
   /** The first {@link INLINE} starts of the series in slot `s` at `INLINE * s` (sorted), while it has no array. */
   private early = new Float64Array(0);
 
-  constructor(private readonly config: BeaconConfig, private readonly maxTracked: number) {}
+  constructor(
+    private readonly config: BeaconConfig,
+    private readonly maxTracked: number,
+  ) {}
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     this.series.begin();
@@ -72,7 +75,16 @@ export class BeaconDetector implements Detector {
       const t = c.firstSeenMs(i);
       let state = this.series.use(key);
       if (!state) {
-        state = this.series.add(key, { slot: -1, batch: 0, starts: null, held: 0, unreported: 0, srcPort: cols[C.srcPort * n + i] as number, dstPort, protocol });
+        state = this.series.add(key, {
+          slot: -1,
+          batch: 0,
+          starts: null,
+          held: 0,
+          unreported: 0,
+          srcPort: cols[C.srcPort * n + i] as number,
+          dstPort,
+          protocol,
+        });
         this.keepEarly(state, t);
       } else if (state.starts === null && state.held < INLINE) {
         this.keepEarly(state, t);

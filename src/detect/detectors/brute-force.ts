@@ -68,7 +68,10 @@ export class BruteForceDetector implements Detector {
   /** By (source, destination, port) key (address.ts `addressPairKey`). */
   private readonly services = new KeyTable<ServiceState>();
 
-  constructor(private readonly config: BruteForceConfig, private readonly maxTracked: number) {}
+  constructor(
+    private readonly config: BruteForceConfig,
+    private readonly maxTracked: number,
+  ) {}
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     this.services.begin();

@@ -14,7 +14,17 @@ import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../fi
 import { KeyTable, type Keyed, type TableKey } from '../lru-map.js';
 import { EventWindow } from './event-window.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
-import { addressesOfPairKey, addressKey, addressOfKey, addressOfRef, addressPairKey, addressRef, isGroupAddressAt, isUnspecifiedIpv4At, type AddressRef } from './address.js';
+import {
+  addressesOfPairKey,
+  addressKey,
+  addressOfKey,
+  addressOfRef,
+  addressPairKey,
+  addressRef,
+  isGroupAddressAt,
+  isUnspecifiedIpv4At,
+  type AddressRef,
+} from './address.js';
 
 /**
  * One key's events and the ports of its first flow. Pairs: (source, destination, protocol); victims: (destination,
@@ -39,7 +49,10 @@ class KeyState extends EventWindow implements Keyed {
  */
 function touch(keys: KeyTable<KeyState>, key: Readonly<TableKey>, c: FlowColumns, i: number, bySource: boolean): KeyState {
   const { cols, n } = c;
-  return keys.use(key) ?? keys.add(key, new KeyState(bySource, cols[C.srcPort * n + i] as number, cols[C.dstPort * n + i] as number, cols[C.protocol * n + i] as number));
+  return (
+    keys.use(key) ??
+    keys.add(key, new KeyState(bySource, cols[C.srcPort * n + i] as number, cols[C.dstPort * n + i] as number, cols[C.protocol * n + i] as number))
+  );
 }
 
 const FLOOD_KIND: Record<number, string> = { 17: 'udp_flood', 1: 'icmp_flood', 58: 'icmp_flood' };
@@ -72,7 +85,10 @@ export class PacketFloodDetector implements Detector {
   private readonly victims = new KeyTable<KeyState>();
   private readonly deltas: SnapshotDeltas;
 
-  constructor(private readonly config: FloodConfig, private readonly maxTracked: number) {
+  constructor(
+    private readonly config: FloodConfig,
+    private readonly maxTracked: number,
+  ) {
     this.deltas = new SnapshotDeltas(maxTracked);
   }
 
@@ -201,7 +217,10 @@ export class SynFloodDetector implements Detector {
   private readonly services = new KeyTable<KeyState>();
   private readonly deltas: SnapshotDeltas;
 
-  constructor(private readonly config: SynFloodConfig, private readonly maxTracked: number) {
+  constructor(
+    private readonly config: SynFloodConfig,
+    private readonly maxTracked: number,
+  ) {
     this.deltas = new SnapshotDeltas(maxTracked);
   }
 
@@ -242,7 +261,9 @@ export class SynFloodDetector implements Detector {
         protocol: 6,
         target: `${f.dstIp}:${f.dstPort}/6`,
         threatIp: top,
-        title: distributed ? `SYN flood against ${f.dstIp}:${f.dstPort} from ${bySource.size} sources` : `SYN flood against ${f.dstIp}:${f.dstPort} from ${top}`,
+        title: distributed
+          ? `SYN flood against ${f.dstIp}:${f.dstPort} from ${bySource.size} sources`
+          : `SYN flood against ${f.dstIp}:${f.dstPort} from ${top}`,
         description: `${syn} SYNs without a session to ${f.dstIp}:${f.dstPort} within ${this.config.windowSec} s from ${bySource.size} source(s); most from ${top} (${topCount}).`,
         count: Math.max(1, fresh.sent),
         firstSeenMs: first,

@@ -116,13 +116,7 @@ export class PortScanDetector implements Detector {
     return out;
   }
 
-  private finding(
-    src: string,
-    dst: string | null,
-    service: { port: number; proto: number } | null,
-    c: Candidate<unknown>,
-    kind: 'ports' | 'hosts',
-  ): Finding {
+  private finding(src: string, dst: string | null, service: { port: number; proto: number } | null, c: Candidate<unknown>, kind: 'ports' | 'hosts'): Finding {
     const threshold = kind === 'ports' ? this.config.minPorts : this.config.minHosts;
     const distinct = c.tally.distinct;
     const unanswered = c.tally.unanswered;

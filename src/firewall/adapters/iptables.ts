@@ -162,7 +162,10 @@ export function createIptablesAdapter(run: CommandRunner = execFileRunner): Fire
             }
           }
         }
-        for (const args of [['-F', IPT.chain], ['-X', IPT.chain]]) {
+        for (const args of [
+          ['-F', IPT.chain],
+          ['-X', IPT.chain],
+        ]) {
           try {
             await run(f.ipt, [...LOCK_WAIT, ...args]);
           } catch {

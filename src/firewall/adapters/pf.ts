@@ -86,7 +86,11 @@ export function createPfAdapter(run: CommandRunner = execFileRunner): FirewallAd
       const show = pfShowCommand();
       const rulesCmd = pfRulesCommand();
       const [members, rules] = await Promise.all([run(show.file, show.args), run(rulesCmd.file, rulesCmd.args)]);
-      const keys = members.stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '').map((l) => parseAddress(l).key);
+      const keys = members.stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '')
+        .map((l) => parseAddress(l).key);
       const blockRules = rules.stdout.split('\n').filter((l) => l.includes(`<${PF.table}>`) && l.startsWith('block drop quick')).length;
       return { intact: blockRules === 2, members: keys };
     },

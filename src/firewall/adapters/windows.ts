@@ -54,7 +54,10 @@ export function windowsGroups(keys: readonly string[], size = WINDOWS_GROUP_SIZE
 
 /** Commands creating the in/out rule pair of every group for `keys`. */
 export function windowsCreateGroupCommands(keys: readonly string[], size = WINDOWS_GROUP_SIZE): Command[] {
-  return windowsGroups(keys, size).flatMap((ips, i) => [windowsAddRuleCommand(windowsRuleName(i, 'in'), 'in', ips), windowsAddRuleCommand(windowsRuleName(i, 'out'), 'out', ips)]);
+  return windowsGroups(keys, size).flatMap((ips, i) => [
+    windowsAddRuleCommand(windowsRuleName(i, 'in'), 'in', ips),
+    windowsAddRuleCommand(windowsRuleName(i, 'out'), 'out', ips),
+  ]);
 }
 
 /** Vigil's rules from `netsh ... show rule name=all verbose` output: rule name → remote addresses. */
@@ -69,7 +72,11 @@ export function parseWindowsRules(text: string): Map<string, string[]> {
       current = value.startsWith(WINDOWS_RULE_PREFIX) ? value.trim() : null;
       if (current) rules.set(current, []);
     } else if (current && /^remoteip$/i.test(field.trim())) {
-      const ips = value.split(',').map((s) => s.trim()).map((s) => tryParseAddress(s.replace(/\/(32|128)$/, ''))?.key).filter((k): k is string => k !== undefined);
+      const ips = value
+        .split(',')
+        .map((s) => s.trim())
+        .map((s) => tryParseAddress(s.replace(/\/(32|128)$/, ''))?.key)
+        .filter((k): k is string => k !== undefined);
       rules.set(current, ips);
     }
   }
@@ -107,12 +114,19 @@ export function createWindowsAdapter(run: CommandRunner = execFileRunner): Firew
         if (index === -1) {
           index = groups.length;
           groups.push(new Set([e.key]));
-          await exec([windowsAddRuleCommand(windowsRuleName(index, 'in'), 'in', [e.key]), windowsAddRuleCommand(windowsRuleName(index, 'out'), 'out', [e.key])]);
+          await exec([
+            windowsAddRuleCommand(windowsRuleName(index, 'in'), 'in', [e.key]),
+            windowsAddRuleCommand(windowsRuleName(index, 'out'), 'out', [e.key]),
+          ]);
           continue;
         }
         const wasEmpty = groups[index].size === 0;
         groups[index].add(e.key);
-        if (wasEmpty) await exec([windowsAddRuleCommand(windowsRuleName(index, 'in'), 'in', [e.key]), windowsAddRuleCommand(windowsRuleName(index, 'out'), 'out', [e.key])]);
+        if (wasEmpty)
+          await exec([
+            windowsAddRuleCommand(windowsRuleName(index, 'in'), 'in', [e.key]),
+            windowsAddRuleCommand(windowsRuleName(index, 'out'), 'out', [e.key]),
+          ]);
         else await rewrite(index);
       }
     },

@@ -26,7 +26,11 @@ export async function upsertBlockedIp(db: Db, row: NewBlockedIp): Promise<Blocke
 export async function insertBlockedIps(db: Db, rows: readonly NewBlockedIp[]): Promise<void> {
   const CHUNK = 500;
   for (let i = 0; i < rows.length; i += CHUNK) {
-    await db.insertInto('blocked_ips').values(rows.slice(i, i + CHUNK)).onConflict((oc) => oc.column('ip').doNothing()).execute();
+    await db
+      .insertInto('blocked_ips')
+      .values(rows.slice(i, i + CHUNK))
+      .onConflict((oc) => oc.column('ip').doNothing())
+      .execute();
   }
 }
 
@@ -42,6 +46,9 @@ export async function deleteExpiredBlockedIps(db: Db, nowIso: string): Promise<B
 
 /** Number of rows. */
 export async function countBlockedIps(db: Db): Promise<number> {
-  const r = await db.selectFrom('blocked_ips').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('blocked_ips')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }

@@ -11,5 +11,8 @@ export async function insertFirewallAudit(db: Db, row: NewFirewallAudit): Promis
 export async function listFirewallAudit(db: Db, options: { limit: number; ip?: string }): Promise<FirewallAuditRow[]> {
   let q = db.selectFrom('firewall_audit').selectAll();
   if (options.ip !== undefined) q = q.where('ip', '=', options.ip);
-  return q.orderBy('id', 'desc').limit(Math.min(Math.max(1, Math.trunc(options.limit)), 1000)).execute();
+  return q
+    .orderBy('id', 'desc')
+    .limit(Math.min(Math.max(1, Math.trunc(options.limit)), 1000))
+    .execute();
 }

@@ -6,7 +6,21 @@ import type { FlowRow, NewFlow } from '../tables/flow.table.js';
 /** Rows per INSERT statement (SQLite's bound-parameter limit is 32766; 13 columns x 500 stays well below). */
 const CHUNK = 500;
 
-const COLUMNS = ['flow_id', 'src_ip', 'src_port', 'dst_ip', 'dst_port', 'protocol', 'packets', 'bytes', 'first_seen', 'last_seen', 'duration_us', 'end_reason', 'stored_at_ms'] as const;
+const COLUMNS = [
+  'flow_id',
+  'src_ip',
+  'src_port',
+  'dst_ip',
+  'dst_port',
+  'protocol',
+  'packets',
+  'bytes',
+  'first_seen',
+  'last_seen',
+  'duration_us',
+  'end_reason',
+  'stored_at_ms',
+] as const;
 
 /** Per SQLite connection: a prepared one-row INSERT wrapped in a transaction function. */
 const sqliteInserters = new WeakMap<SqliteDatabase.Database, (rows: NewFlow[]) => void>();
@@ -37,7 +51,11 @@ export async function insertFlowBatch(db: Store, rows: NewFlow[]): Promise<numbe
     return rows.length;
   }
   await db.transaction().execute(async (trx) => {
-    for (let i = 0; i < rows.length; i += CHUNK) await trx.insertInto('flows').values(rows.slice(i, i + CHUNK)).execute();
+    for (let i = 0; i < rows.length; i += CHUNK)
+      await trx
+        .insertInto('flows')
+        .values(rows.slice(i, i + CHUNK))
+        .execute();
   });
   return rows.length;
 }
@@ -77,6 +95,9 @@ export async function listRecentFlows(db: Db, limit: number): Promise<FlowRow[]>
 
 /** Number of stored flow rows. */
 export async function countFlows(db: Db): Promise<number> {
-  const { n } = await db.selectFrom('flows').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const { n } = await db
+    .selectFrom('flows')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(n);
 }

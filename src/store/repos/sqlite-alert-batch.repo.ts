@@ -48,13 +48,43 @@ export interface AlertBatch {
 }
 
 const ALERT_COLUMNS = [
-  'created_at', 'updated_at', 'severity', 'category', 'title', 'description', 'src_ip', 'src_port', 'dst_ip', 'dst_port',
-  'protocol', 'score', 'source', 'acknowledged', 'acknowledged_at', 'aggregation_key', 'count', 'first_seen', 'last_seen', 'details',
+  'created_at',
+  'updated_at',
+  'severity',
+  'category',
+  'title',
+  'description',
+  'src_ip',
+  'src_port',
+  'dst_ip',
+  'dst_port',
+  'protocol',
+  'score',
+  'source',
+  'acknowledged',
+  'acknowledged_at',
+  'aggregation_key',
+  'count',
+  'first_seen',
+  'last_seen',
+  'details',
 ] as const satisfies readonly (keyof NewAlertRow)[];
 const AGGREGATE_COLUMNS = ['count', 'last_seen', 'updated_at', 'severity', 'score', 'details'] as const satisfies readonly (keyof AlertAggregate)[];
 const LEAD_COLUMNS = ['source', 'title', 'description'] as const satisfies readonly (keyof AlertLead)[];
 const THREAT_COLUMNS = [
-  'ip', 'severity', 'score', 'category', 'alerts', 'first_seen', 'last_seen', 'country', 'country_code', 'city', 'latitude', 'longitude', 'updated_at',
+  'ip',
+  'severity',
+  'score',
+  'category',
+  'alerts',
+  'first_seen',
+  'last_seen',
+  'country',
+  'country_code',
+  'city',
+  'latitude',
+  'longitude',
+  'updated_at',
 ] as const satisfies readonly (keyof ThreatRow)[];
 
 /** `row`'s values in `columns` order, for a statement with positional parameters. */
@@ -97,7 +127,11 @@ class SqliteAlertBatch implements AlertBatch {
     const assign = (columns: readonly string[]): string => columns.map((c) => `${c} = ?`).join(', ');
     const params = (columns: readonly string[]): string => columns.map(() => '?').join(', ');
     const threatSet = THREAT_COLUMNS.filter((c) => c !== 'ip')
-      .map((c) => (c === 'first_seen' ? 'first_seen = case when excluded.first_seen < threats.first_seen then excluded.first_seen else threats.first_seen end' : `${c} = excluded.${c}`))
+      .map((c) =>
+        c === 'first_seen'
+          ? 'first_seen = case when excluded.first_seen < threats.first_seen then excluded.first_seen else threats.first_seen end'
+          : `${c} = excluded.${c}`,
+      )
       .join(', ');
     this.findOpen = h.prepare('select * from alerts where aggregation_key = ? and last_seen >= ? order by id desc limit 1');
     this.getAlert = h.prepare('select * from alerts where id = ?');
@@ -105,7 +139,9 @@ class SqliteAlertBatch implements AlertBatch {
     this.updateWithLead = h.prepare(`update alerts set ${assign([...AGGREGATE_COLUMNS, ...LEAD_COLUMNS])} where id = ?`);
     this.insert = h.prepare(`insert into alerts (${ALERT_COLUMNS.join(', ')}) values (${params(ALERT_COLUMNS)})`);
     this.getThreatRow = h.prepare('select * from threats where ip = ?');
-    this.writeThreat = h.prepare(`insert into threats (${THREAT_COLUMNS.join(', ')}) values (${params(THREAT_COLUMNS)}) on conflict (ip) do update set ${threatSet}`);
+    this.writeThreat = h.prepare(
+      `insert into threats (${THREAT_COLUMNS.join(', ')}) values (${params(THREAT_COLUMNS)}) on conflict (ip) do update set ${threatSet}`,
+    );
     this.inTransaction = h.transaction((work: (batch: AlertBatch) => unknown) => {
       const result = work(this);
       for (const t of this.threats.values()) this.writeThreat.run(valuesOf(t, THREAT_COLUMNS));

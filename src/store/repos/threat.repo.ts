@@ -9,7 +9,12 @@ export async function upsertThreat(db: Db, row: NewThreat): Promise<ThreatRow> {
   return db
     .insertInto('threats')
     .values(row)
-    .onConflict((oc) => oc.column('ip').doUpdateSet({ ...update, first_seen: sql<string>`case when excluded.first_seen < threats.first_seen then excluded.first_seen else threats.first_seen end` }))
+    .onConflict((oc) =>
+      oc.column('ip').doUpdateSet({
+        ...update,
+        first_seen: sql<string>`case when excluded.first_seen < threats.first_seen then excluded.first_seen else threats.first_seen end`,
+      }),
+    )
     .returningAll()
     .executeTakeFirstOrThrow();
 }

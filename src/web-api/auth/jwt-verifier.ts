@@ -79,7 +79,11 @@ export function createJwtVerifier(config: WebJwtConfig): AccessTokenVerifier {
       if (typeof metadata.jwks_uri !== 'string') throw new Error('OpenID discovery document has no jwks_uri');
       jwksUrl = metadata.jwks_uri;
     }
-    const remote = createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: config.fetchTimeoutMs, cooldownDuration: config.jwksCooldownMs, cacheMaxAge: config.jwksMaxAgeMs });
+    const remote = createRemoteJWKSet(new URL(jwksUrl), {
+      timeoutDuration: config.fetchTimeoutMs,
+      cooldownDuration: config.jwksCooldownMs,
+      cacheMaxAge: config.jwksMaxAgeMs,
+    });
     return withLastKnownKeys(remote, Math.max(1000, config.jwksCooldownMs));
   }
 

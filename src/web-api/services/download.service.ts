@@ -19,7 +19,14 @@ export class DownloadService {
 
   /** Stores one download of `input.version` for `input.platform` by `userId`. */
   async record(userId: string, input: { platform: string; version: string; arch?: string | undefined }, now = new Date()): Promise<Download> {
-    const row = { id: randomUUID(), user_id: userId, platform: input.platform, version: input.version, arch: input.arch ?? null, created_at: now.toISOString() };
+    const row = {
+      id: randomUUID(),
+      user_id: userId,
+      platform: input.platform,
+      version: input.version,
+      arch: input.arch ?? null,
+      created_at: now.toISOString(),
+    };
     await insertDownload(this.store.db, row);
     return { id: row.id, userId, platform: row.platform, version: row.version, arch: row.arch, createdAt: row.created_at };
   }

@@ -5,7 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { WebStore } from '../../store/web/database.js';
-import { countActiveLicenses, findLicenseByKeyHash, findLicenseById, insertLicense, type LicenseRow, updateLicense } from '../../store/web/repos/license.repo.js';
+import {
+  countActiveLicenses,
+  findLicenseByKeyHash,
+  findLicenseById,
+  insertLicense,
+  type LicenseRow,
+  updateLicense,
+} from '../../store/web/repos/license.repo.js';
 import { lockUserForUpdate } from '../../store/web/repos/user.repo.js';
 import type { CertificateSigner } from './certificate.service.js';
 import { generateLicenseKey, hashLicenseKey, normalizeLicenseKey } from './license-key.js';
@@ -80,11 +87,9 @@ export class LicenseService {
       await lockUserForUpdate(trx, this.store.kind, userId);
       const active = await countActiveLicenses(trx, userId, nowIso);
       if (active >= this.policy.maxActiveKeysPerUser) {
-        throw new ConflictError(
-          `You already hold ${active} active license keys, the maximum per user.`,
-          'license_limit_reached',
-          { limit: this.policy.maxActiveKeysPerUser },
-        );
+        throw new ConflictError(`You already hold ${active} active license keys, the maximum per user.`, 'license_limit_reached', {
+          limit: this.policy.maxActiveKeysPerUser,
+        });
       }
       await insertLicense(trx, row);
     });

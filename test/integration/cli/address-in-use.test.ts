@@ -53,7 +53,9 @@ describe('vigil start / vigil web on an address in use', function () {
     });
     expect(r.code, r.stderr).to.equal(1);
     expect(r.stdout).not.to.contain('listening');
-    expect(r.stderr.trim().split('\n')).to.deep.equal([`vigil start: 127.0.0.1:${port} is already in use (another Vigil? stop it, or set VIGIL_DESKTOP_PORT to another port)`]);
+    expect(r.stderr.trim().split('\n')).to.deep.equal([
+      `vigil start: 127.0.0.1:${port} is already in use (another Vigil? stop it, or set VIGIL_DESKTOP_PORT to another port)`,
+    ]);
     expect(r.stderr).not.to.match(/^\s+at /m);
   });
 
@@ -61,7 +63,9 @@ describe('vigil start / vigil web on an address in use', function () {
     const r = await vigil(['web'], { VIGIL_WEB_DATA_DIR: tempDir('in-use-web-'), VIGIL_WEB_HOST: '127.0.0.1', VIGIL_WEB_PORT: String(port) });
     expect(r.code, r.stderr).to.equal(1);
     expect(r.stdout).not.to.contain('listening');
-    expect(r.stderr.trim().split('\n')).to.deep.equal([`vigil web: 127.0.0.1:${port} is already in use (another Vigil? stop it, or set VIGIL_WEB_PORT to another port)`]);
+    expect(r.stderr.trim().split('\n')).to.deep.equal([
+      `vigil web: 127.0.0.1:${port} is already in use (another Vigil? stop it, or set VIGIL_WEB_PORT to another port)`,
+    ]);
     expect(r.stderr).not.to.match(/^\s+at /m);
   });
 });

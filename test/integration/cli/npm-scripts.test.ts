@@ -70,7 +70,10 @@ function accepts(url: string): Promise<boolean> {
 }
 
 /** The URL of the `listening on` line; rejects after 60 s or when the process exits first. */
-function listeningUrl(proc: { stdout: Readable; once(event: 'exit', listener: (code: number | null) => void): unknown }, stderr: () => string): Promise<string> {
+function listeningUrl(
+  proc: { stdout: Readable; once(event: 'exit', listener: (code: number | null) => void): unknown },
+  stderr: () => string,
+): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr()}`)), 60_000);

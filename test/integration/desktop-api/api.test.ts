@@ -45,7 +45,13 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     const r = await ctx.request('GET', '/api/health');
     mark('get', '/api/health');
     expect(r.status).to.equal(200);
-    const h = documented<{ status: string; capture: { source: string; file: string; running: boolean }; database: string; firewall: { backend: string; available: boolean }; version: string }>('Health', r.body);
+    const h = documented<{
+      status: string;
+      capture: { source: string; file: string; running: boolean };
+      database: string;
+      firewall: { backend: string; available: boolean };
+      version: string;
+    }>('Health', r.body);
     expect(h.database).to.equal('ok');
     expect(h.version).to.equal('0.1.0-test');
     expect(h.capture).to.include({ source: 'replay', file: 'ndpi_nmap_syn_portscan.pcap', running: false });
@@ -120,17 +126,40 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     const t = '2026-03-01T00:00:00.000Z';
     for (let i = 0; i < 7; i++) {
       await insertAlert(ctx.store, {
-        created_at: t, updated_at: t, severity: i % 2 === 0 ? 'low' : 'critical', category: 'test', title: `t${i}`, description: 'd',
-        src_ip: '198.51.100.9', src_port: null, dst_ip: null, dst_port: null, protocol: null, score: null, source: 'ml',
-        acknowledged: 0, acknowledged_at: null, aggregation_key: `test:${i}`, count: 1, first_seen: t, last_seen: t, details: '{"note":"x"}',
+        created_at: t,
+        updated_at: t,
+        severity: i % 2 === 0 ? 'low' : 'critical',
+        category: 'test',
+        title: `t${i}`,
+        description: 'd',
+        src_ip: '198.51.100.9',
+        src_port: null,
+        dst_ip: null,
+        dst_port: null,
+        protocol: null,
+        score: null,
+        source: 'ml',
+        acknowledged: 0,
+        acknowledged_at: null,
+        aggregation_key: `test:${i}`,
+        count: 1,
+        first_seen: t,
+        last_seen: t,
+        details: '{"note":"x"}',
       });
     }
-    const p1 = documented<{ alerts: Array<{ id: number; title: string }>; total: number; nextBefore: number }>('AlertList', (await ctx.request('GET', '/api/alerts?limit=3')).body);
+    const p1 = documented<{ alerts: Array<{ id: number; title: string }>; total: number; nextBefore: number }>(
+      'AlertList',
+      (await ctx.request('GET', '/api/alerts?limit=3')).body,
+    );
     expect(p1.alerts.map((a) => a.title)).to.deep.equal(['t6', 't5', 't4']);
     expect(p1.total).to.equal(base + 7);
     const p2 = documented<{ alerts: Array<{ title: string }> }>('AlertList', (await ctx.request('GET', `/api/alerts?limit=3&before=${p1.nextBefore}`)).body);
     expect(p2.alerts.map((a) => a.title)).to.deep.equal(['t3', 't2', 't1']);
-    const crit = documented<{ alerts: Array<{ title: string; severity: string }>; total: number }>('AlertList', (await ctx.request('GET', '/api/alerts?severity=critical&limit=500')).body);
+    const crit = documented<{ alerts: Array<{ title: string; severity: string }>; total: number }>(
+      'AlertList',
+      (await ctx.request('GET', '/api/alerts?severity=critical&limit=500')).body,
+    );
     expect(crit.alerts.map((a) => a.title)).to.deep.equal(['t5', 't3', 't1']);
     const acked = (await ctx.request<{ total: number }>('GET', '/api/alerts?acknowledged=true')).body;
     expect(acked.total).to.equal(0);
@@ -139,11 +168,15 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
   it('GET /api/alerts is gzip-encoded for clients that prefer it, identical once decoded, and plain otherwise', async () => {
     const raw = (acceptEncoding: string | undefined) =>
       new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-        const req = http.get(`${ctx.url}/api/alerts?limit=500`, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
-        });
+        const req = http.get(
+          `${ctx.url}/api/alerts?limit=500`,
+          { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          },
+        );
         req.on('error', reject);
       });
     const plain = await raw(undefined);
@@ -197,14 +230,28 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
   it('GET /api/threats lists the scanner; location is null without geo data and filled when stored', async () => {
     const now = new Date().toISOString();
     await upsertThreat(ctx.store, {
-      ip: '203.0.113.77', severity: 'critical', score: 0.97, category: 'brute_force', alerts: 3, first_seen: now, last_seen: now,
-      country: 'Germany', country_code: 'DE', city: 'Berlin', latitude: 52.52, longitude: 13.405, updated_at: now,
+      ip: '203.0.113.77',
+      severity: 'critical',
+      score: 0.97,
+      category: 'brute_force',
+      alerts: 3,
+      first_seen: now,
+      last_seen: now,
+      country: 'Germany',
+      country_code: 'DE',
+      city: 'Berlin',
+      latitude: 52.52,
+      longitude: 13.405,
+      updated_at: now,
     });
     await ctx.firewall.block({ ip: '203.0.113.77', reason: 'test', actor: 'cli' });
     const r = await ctx.request('GET', '/api/threats');
     mark('get', '/api/threats');
     expect(r.status).to.equal(200);
-    const { threats, attribution } = documented<{ threats: Array<{ ip: string; blocked: boolean; category: string; location: unknown }>; attribution: { text: string } }>('ThreatList', r.body);
+    const { threats, attribution } = documented<{
+      threats: Array<{ ip: string; blocked: boolean; category: string; location: unknown }>;
+      attribution: { text: string };
+    }>('ThreatList', r.body);
     expect(attribution.text).to.equal('IP Geolocation by DB-IP');
     expect(threats.find((t) => t.ip === '172.16.0.8')).to.include({ category: 'port_scan', blocked: false, location: null });
     const berlin = threats.find((t) => t.ip === '203.0.113.77');
@@ -305,7 +352,10 @@ describe('desktop API monitoring while a capture runs', () => {
   after(async () => ctx.close());
 
   it('a second POST /api/monitoring/start is harmless: same source, same startedAt; stop ends it', async () => {
-    const first = documented<{ running: boolean; startedAt: string | null; file: string }>('MonitoringState', (await ctx.request('POST', '/api/monitoring/start')).body);
+    const first = documented<{ running: boolean; startedAt: string | null; file: string }>(
+      'MonitoringState',
+      (await ctx.request('POST', '/api/monitoring/start')).body,
+    );
     expect(first).to.include({ running: true, file: 'sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap' });
     expect(first.startedAt).to.be.a('string');
     await new Promise((r) => setTimeout(r, 20));

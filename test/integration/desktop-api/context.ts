@@ -42,7 +42,10 @@ export interface TestResponse<T = unknown> {
  * One request through node:http, for what fetch() does not let a test set (the Host header). Never throws on status;
  * JSON bodies (and problem+json) are parsed.
  */
-export function rawRequest<T = unknown>(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<TestResponse<T>> {
+export function rawRequest<T = unknown>(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<TestResponse<T>> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let text = '';

@@ -101,7 +101,10 @@ describe('desktop store durability (kill -9 of vigil start during writes)', func
     const db = new SqliteDatabase(path.join(dataDir, 'vigil.db'));
     try {
       expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
-      const row = db.prepare('select acknowledged, acknowledged_at from alerts where id = ?').get(alert.id) as { acknowledged: number; acknowledged_at: string };
+      const row = db.prepare('select acknowledged, acknowledged_at from alerts where id = ?').get(alert.id) as {
+        acknowledged: number;
+        acknowledged_at: string;
+      };
       expect(row).to.deep.equal({ acknowledged: 1, acknowledged_at: acked.acknowledgedAt });
       const flows = (db.prepare('select count(*) as n from flows').get() as { n: number }).n;
       expect(flows).to.be.greaterThan(2000);

@@ -10,7 +10,9 @@ function expectProblem(r: TestResponse<Problem>, status: number, code: string, p
   expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
   expect(r.body).to.include({ status, code, type: `urn:vigil:problem:${code}` });
   expect(r.body.instance).to.equal(path.split('?')[0]);
-  expect(r.body.detail).to.be.a('string').and.not.match(/at .*\.ts:\d+/); // never a stack trace
+  expect(r.body.detail)
+    .to.be.a('string')
+    .and.not.match(/at .*\.ts:\d+/); // never a stack trace
 }
 
 describe('desktop API problem responses', () => {
@@ -21,7 +23,11 @@ describe('desktop API problem responses', () => {
   after(async () => ctx.close());
 
   it('unknown alert id: 404 alert_not_found for acknowledge, get and delete', async () => {
-    for (const [method, path] of [['POST', '/api/alerts/999999/acknowledge'], ['GET', '/api/alerts/999999'], ['DELETE', '/api/alerts/999999']]) {
+    for (const [method, path] of [
+      ['POST', '/api/alerts/999999/acknowledge'],
+      ['GET', '/api/alerts/999999'],
+      ['DELETE', '/api/alerts/999999'],
+    ]) {
       const r = await ctx.request<Problem>(method, path);
       expectProblem(r, 404, 'alert_not_found', path);
       expect(r.body.detail).to.contain('999999');
@@ -40,13 +46,21 @@ describe('desktop API problem responses', () => {
     for (const q of ['limit=0', 'limit=501', 'limit=abc', 'limit=-1', 'limit=10.5', 'limit=1&limit=2']) {
       const r = await ctx.request<Problem>('GET', `/api/alerts?${q}`);
       expectProblem(r, 400, 'validation_failed', '/api/alerts');
-      expect(r.body.errors?.map((e) => e.path), q).to.deep.equal(['limit']);
+      expect(
+        r.body.errors?.map((e) => e.path),
+        q,
+      ).to.deep.equal(['limit']);
       expect(r.body.detail).to.contain('limit');
     }
   });
 
   it('bad filters and cursor: 400 naming the field', async () => {
-    for (const [q, field] of [['severity=extreme', 'severity'], ['acknowledged=maybe', 'acknowledged'], ['before=x', 'before'], ['bogus=1', 'bogus']]) {
+    for (const [q, field] of [
+      ['severity=extreme', 'severity'],
+      ['acknowledged=maybe', 'acknowledged'],
+      ['before=x', 'before'],
+      ['bogus=1', 'bogus'],
+    ]) {
       const r = await ctx.request<Problem>('GET', `/api/alerts?${q}`);
       expectProblem(r, 400, 'validation_failed', '/api/alerts');
       expect(JSON.stringify(r.body.errors), q).to.contain(field);
@@ -57,7 +71,10 @@ describe('desktop API problem responses', () => {
     for (const ip of ['999.1.1.1', '1.2.3', 'example.com', '2001:db8::g', '', '1.2.3.4/24']) {
       const r = await ctx.request<Problem>('POST', '/api/firewall/block', { body: { ip } });
       expectProblem(r, 400, 'validation_failed', '/api/firewall/block');
-      expect(r.body.errors?.map((e) => e.path), ip).to.deep.equal(['ip']);
+      expect(
+        r.body.errors?.map((e) => e.path),
+        ip,
+      ).to.deep.equal(['ip']);
     }
     const missing = await ctx.request<Problem>('POST', '/api/firewall/unblock', { body: {} });
     expectProblem(missing, 400, 'validation_failed', '/api/firewall/unblock');
@@ -91,9 +108,15 @@ describe('desktop API problem responses', () => {
     const plain = await ctx.request<Problem>('POST', '/api/firewall/block', { rawBody: 'x', headers: { 'content-type': 'text/plain' } });
     expectProblem(plain, 400, 'invalid_json', '/api/firewall/block');
     expect(plain.body.detail).to.contain('Content-Type: text/plain').and.contain('application/json');
-    const form = await ctx.request<Problem>('POST', '/api/firewall/unblock', { rawBody: 'ip=203.0.113.9', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await ctx.request<Problem>('POST', '/api/firewall/unblock', {
+      rawBody: 'ip=203.0.113.9',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectProblem(form, 400, 'invalid_json', '/api/firewall/unblock');
-    const start = await ctx.request<Problem>('POST', '/api/monitoring/start', { rawBody: '{"interface":"lo"}', headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+    const start = await ctx.request<Problem>('POST', '/api/monitoring/start', {
+      rawBody: '{"interface":"lo"}',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    });
     expectProblem(start, 400, 'invalid_json', '/api/monitoring/start');
     expect(ctx.monitoring.state().running).to.equal(false);
     expect((await ctx.firewall.list()).total).to.equal(0);

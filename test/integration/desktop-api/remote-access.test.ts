@@ -38,7 +38,10 @@ class ClientNamespace {
   }
 
   /** GET `url` from inside the namespace; returns status and parsed body. */
-  async get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: { code?: string; [k: string]: unknown }; wwwAuthenticate: string | null }> {
+  async get(
+    url: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: { code?: string; [k: string]: unknown }; wwwAuthenticate: string | null }> {
     const script = `fetch(process.argv[1], { headers: JSON.parse(process.argv[2]) }).then(async (r) => {
       process.stdout.write(JSON.stringify({ status: r.status, body: await r.json(), wwwAuthenticate: r.headers.get('www-authenticate') }));
     }).catch((e) => { process.stderr.write(String(e)); process.exit(1); });`;

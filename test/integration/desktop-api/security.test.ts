@@ -18,7 +18,11 @@ describe('desktop API security headers and CORS', () => {
   after(async () => ctx.close());
 
   it('helmet headers are on success, problem and 404 responses', async () => {
-    for (const [method, path] of [['GET', '/api/health'], ['GET', '/api/alerts?limit=0'], ['GET', '/nope']]) {
+    for (const [method, path] of [
+      ['GET', '/api/health'],
+      ['GET', '/api/alerts?limit=0'],
+      ['GET', '/nope'],
+    ]) {
       const r = await ctx.request(method, path);
       expect(r.headers.get('x-content-type-options'), path).to.equal('nosniff');
       expect(r.headers.get('x-frame-options'), path).to.equal('SAMEORIGIN');
@@ -42,7 +46,7 @@ describe('desktop API security headers and CORS', () => {
   });
 });
 
-describe('desktop API and web pages in the desktop\'s browser (default CORS *)', () => {
+describe("desktop API and web pages in the desktop's browser (default CORS *)", () => {
   let ctx: TestContext;
   before(async () => {
     // A slow replay, so capture is still running when a page tries to stop it.
@@ -62,7 +66,9 @@ describe('desktop API and web pages in the desktop\'s browser (default CORS *)',
   });
 
   it('the same request with the pairing token is served', async () => {
-    const r = await ctx.request<{ running: boolean; startedAt: string | null }>('POST', '/api/monitoring/stop', { headers: { Origin: EVIL, Authorization: `Bearer ${ctx.token}` } });
+    const r = await ctx.request<{ running: boolean; startedAt: string | null }>('POST', '/api/monitoring/stop', {
+      headers: { Origin: EVIL, Authorization: `Bearer ${ctx.token}` },
+    });
     expect(r.status).to.equal(200);
     expect(r.body).to.include({ running: false, startedAt: null });
     expect(r.headers.get('access-control-allow-origin')).to.equal('*');
@@ -107,10 +113,19 @@ describe('desktop API and web pages in the desktop\'s browser (default CORS *)',
     }
   });
 
-  it('loopback names, IP literals and this machine\'s name are served', async () => {
+  it("loopback names, IP literals and this machine's name are served", async () => {
     const port = new URL(ctx.url).port;
     const machine = os.hostname();
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `LOCALHOST.:${port}`, '127.0.0.1', `[::1]:${port}`, `192.168.1.20:${port}`, `${machine}:${port}`, `${machine.split('.')[0]}.local:${port}`]) {
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `LOCALHOST.:${port}`,
+      '127.0.0.1',
+      `[::1]:${port}`,
+      `192.168.1.20:${port}`,
+      `${machine}:${port}`,
+      `${machine.split('.')[0]}.local:${port}`,
+    ]) {
       const r = await rawRequest<{ alerts: unknown[] }>(`${ctx.url}/api/alerts?limit=1`, { headers: { Host: host } });
       expect(r.status, host).to.equal(200);
       expect(r.body.alerts, host).to.be.an('array');
@@ -154,7 +169,10 @@ describe('desktop API CORS with configured origins', () => {
   });
 
   it('pages of a listed origin are trusted from loopback; pages of other origins need the token', async () => {
-    const listed = await ctx.request<{ ip: string }>('POST', '/api/firewall/block', { body: { ip: '203.0.113.78' }, headers: { Origin: 'http://localhost:5173' } });
+    const listed = await ctx.request<{ ip: string }>('POST', '/api/firewall/block', {
+      body: { ip: '203.0.113.78' },
+      headers: { Origin: 'http://localhost:5173' },
+    });
     expect(listed.status).to.equal(200);
     expect(listed.body.ip).to.equal('203.0.113.78');
     expect(listed.headers.get('access-control-allow-origin')).to.equal('http://localhost:5173');

@@ -57,7 +57,10 @@ describe('vigil start with zero configuration', function () {
     try {
       const url = await listeningUrl(proc, () => stderr);
       expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const health = (await (await fetch(`${url}/api/health`)).json()) as { status: string; capture: { running: boolean; source: string; sample: boolean; file: string; fallbackReason: string } };
+      const health = (await (await fetch(`${url}/api/health`)).json()) as {
+        status: string;
+        capture: { running: boolean; source: string; sample: boolean; file: string; fallbackReason: string };
+      };
       expect(health.status).to.equal('ok');
       expect(health.capture).to.include({ running: true, source: 'replay', sample: true, file: 'desktop-browsing.pcap' });
       expect(health.capture.fallbackReason).to.match(/permission/i);
@@ -72,7 +75,10 @@ describe('vigil start with zero configuration', function () {
 
       const tokenFile = path.join(dataDir, 'pairing-token');
       expect(statSync(tokenFile).mode & 0o777).to.equal(0o600);
-      const { stdout } = await run(process.execPath, ['bin/vigil.js', 'pair', '--json'], { cwd: ROOT, env: cleanEnv({ VIGIL_DATA_DIR: dataDir, VIGIL_DESKTOP_HOST: '0.0.0.0' }) });
+      const { stdout } = await run(process.execPath, ['bin/vigil.js', 'pair', '--json'], {
+        cwd: ROOT,
+        env: cleanEnv({ VIGIL_DATA_DIR: dataDir, VIGIL_DESKTOP_HOST: '0.0.0.0' }),
+      });
       const info = JSON.parse(stdout.trim().split('\n').at(-1)!) as { url: string; token: string; link: string; warning: string | null };
       expect(info.token).to.equal(readFileSync(tokenFile, 'utf8').trim());
       expect(info.url).to.match(/^http:\/\/[\d.]+:7878$/);
@@ -113,7 +119,11 @@ describe('vigil start with zero configuration', function () {
 async function startUntilExit(extra: Record<string, string>, dropCapabilities = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = cleanEnv({ VIGIL_DATA_DIR: tempDir('start-bad-'), VIGIL_DESKTOP_PORT: '0', VIGIL_FIREWALL: 'none', ...extra });
   const proc = dropCapabilities
-    ? spawn('capsh', ['--drop=cap_net_raw,cap_net_admin', '--', '-c', `exec "${process.execPath}" bin/vigil.js start`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('capsh', ['--drop=cap_net_raw,cap_net_admin', '--', '-c', `exec "${process.execPath}" bin/vigil.js start`], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(process.execPath, ['bin/vigil.js', 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -148,7 +158,9 @@ describe('vigil start with capture settings that do not work', function () {
     const r = await startUntilExit({ VIGIL_CAPTURE_INTERFACE: 'nosuchif0' });
     expect(r.code, r.stderr).to.equal(1);
     expect(r.stdout).not.to.contain('listening');
-    expect(r.stderr).to.contain(`vigil start: VIGIL_CAPTURE_INTERFACE: cannot capture on "nosuchif0": no such capture device 'nosuchif0'; list devices with \`vigil interfaces\``);
+    expect(r.stderr).to.contain(
+      `vigil start: VIGIL_CAPTURE_INTERFACE: cannot capture on "nosuchif0": no such capture device 'nosuchif0'; list devices with \`vigil interfaces\``,
+    );
     expect(r.stderr).not.to.contain('bundled sample');
   });
 
@@ -157,7 +169,9 @@ describe('vigil start with capture settings that do not work', function () {
     const r = await startUntilExit({ VIGIL_CAPTURE_INTERFACE: 'lo' }, true);
     expect(r.code, r.stderr).to.equal(1);
     expect(r.stdout).not.to.contain('listening');
-    expect(r.stderr).to.match(/^vigil start: VIGIL_CAPTURE_INTERFACE: cannot capture on "lo": permission denied capturing on lo: run as root or grant CAP_NET_RAW, e\.g\. `sudo setcap cap_net_raw,cap_net_admin=eip/m);
+    expect(r.stderr).to.match(
+      /^vigil start: VIGIL_CAPTURE_INTERFACE: cannot capture on "lo": permission denied capturing on lo: run as root or grant CAP_NET_RAW, e\.g\. `sudo setcap cap_net_raw,cap_net_admin=eip/m,
+    );
   });
 });
 
@@ -202,10 +216,16 @@ describe('vigil start data directory and database modes', function () {
     const dataDir = path.join(home, '.vigil');
     mkdirSync(dataDir, { mode: 0o755 });
     chmodSync(dataDir, 0o755);
-    const proc = spawn(process.execPath, ['bin/vigil.js', 'start'], { cwd: ROOT, env: cleanEnv({ HOME: home, ...env({}) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['bin/vigil.js', 'start'], {
+      cwd: ROOT,
+      env: cleanEnv({ HOME: home, ...env({}) }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      proc.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     try {
       await listeningUrl(proc, () => stderr);
       expect(modeOf(dataDir)).to.equal('700');
@@ -231,7 +251,13 @@ describe('vigil start stopped during start-up', function () {
     chmodSync(dataDir, 0o755); // makes start-up print a notice before it listens
     const proc = spawn(process.execPath, ['bin/vigil.js', 'start'], {
       cwd: ROOT,
-      env: cleanEnv({ HOME: home, VIGIL_DESKTOP_PORT: '0', VIGIL_FIREWALL: 'none', VIGIL_CAPTURE_FILE: path.join(FIXTURES, 'pcaps', 'zeek_qinq_8021ad_http.pcap'), VIGIL_REPLAY_LOOP: 'false' }),
+      env: cleanEnv({
+        HOME: home,
+        VIGIL_DESKTOP_PORT: '0',
+        VIGIL_FIREWALL: 'none',
+        VIGIL_CAPTURE_FILE: path.join(FIXTURES, 'pcaps', 'zeek_qinq_8021ad_http.pcap'),
+        VIGIL_REPLAY_LOOP: 'false',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -243,7 +269,9 @@ describe('vigil start stopped during start-up', function () {
         proc.kill('SIGTERM');
       }
     });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      proc.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     try {
       expect(await exited).to.deep.equal({ code: 0, signal: null }, stderr);
       expect(signalled).to.equal(true);

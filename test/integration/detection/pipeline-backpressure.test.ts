@@ -20,7 +20,14 @@ describe('detection: SensorPipeline with a scorer slower than the traffic', () =
     const fake = fakeFlowModel({ delayMs: 2 });
     const engine = await createDetectionEngine({ store, config: loadDetectionConfig({}), model: fake.model, geo: null });
     const sensor = { on: () => undefined as never, off: () => undefined as never };
-    const pipeline = new SensorPipeline({ sensor, store, detection: engine, now: () => Date.now(), retention: { maxAgeMs: 3_600_000, maxRows: 1_000_000 }, maxQueuedBatches: 8 });
+    const pipeline = new SensorPipeline({
+      sensor,
+      store,
+      detection: engine,
+      now: () => Date.now(),
+      retention: { maxAgeMs: 3_600_000, maxRows: 1_000_000 },
+      maxQueuedBatches: 8,
+    });
     const batch = (b: number): FlowRecord[] => Array.from({ length: 10 }, (_, i) => makeFlow({ id: b * 10 + i, srcPort: 20_000 + b * 10 + i }));
     // A burst: one batch in flight, 8 queued, the other 31 dropped.
     for (let b = 0; b < 40; b++) pipeline.accept(batch(b));

@@ -40,7 +40,12 @@ describe('Firewall through the desktop API (POST /api/firewall/block, /unblock, 
   let stats: StatsService;
   let eventStream: EventStreamService;
 
-  async function request<T>(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; type: string; body: T }> {
+  async function request<T>(
+    method: string,
+    p: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; type: string; body: T }> {
     const res = await fetch(`${url}${p}`, {
       method,
       headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
@@ -90,7 +95,14 @@ describe('Firewall through the desktop API (POST /api/firewall/block, /unblock, 
     });
     await firewall.start();
     const sensor = createSensor();
-    const monitoring = new MonitoringService({ sensor, capture: config.capture, samplePath: `${FIXTURES}/pcaps/zeek_qinq_8021ad_http.pcap`, events, clock, loopDelayMs: 50 });
+    const monitoring = new MonitoringService({
+      sensor,
+      capture: config.capture,
+      samplePath: `${FIXTURES}/pcaps/zeek_qinq_8021ad_http.pcap`,
+      events,
+      clock,
+      loopDelayMs: 50,
+    });
     stats = new StatsService({ store, live: new LiveStats({ store, monitoring, clock }), monitoring, firewall, events, clock });
     eventStream = new EventStreamService(events);
     const app = createDesktopApp({

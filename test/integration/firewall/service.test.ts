@@ -80,7 +80,17 @@ describe('FirewallService (policy, real SQLite store)', () => {
   });
 
   describe('#block()', () => {
-    const injections = ['1.2.3.4; rm -rf /', '$(reboot)', '`id`', '1.2.3.4\nflush ruleset', '1.2.3.4 && nft flush ruleset', '1.2.3.4|sh', "1.2.3.4' -o", '-1.2.3.4', '--flush'];
+    const injections = [
+      '1.2.3.4; rm -rf /',
+      '$(reboot)',
+      '`id`',
+      '1.2.3.4\nflush ruleset',
+      '1.2.3.4 && nft flush ruleset',
+      '1.2.3.4|sh',
+      "1.2.3.4' -o",
+      '-1.2.3.4',
+      '--flush',
+    ];
     for (const ip of injections) {
       it(`rejects the injection attempt ${JSON.stringify(ip)} with 400 before any command runs`, async () => {
         const err = await rejects(service.block({ ip, actor: 'token' }), ValidationError);
@@ -90,7 +100,21 @@ describe('FirewallService (policy, real SQLite store)', () => {
       });
     }
 
-    for (const ip of ['', 'abc', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4x', '::1%eth0', '2001:db8::g', '0.0.0.0', '::', '10.0.0.0/4', '1.2.3.4/33', 'x'.repeat(200)]) {
+    for (const ip of [
+      '',
+      'abc',
+      '1.2.3',
+      '1.2.3.4.5',
+      '256.1.1.1',
+      '01.2.3.4x',
+      '::1%eth0',
+      '2001:db8::g',
+      '0.0.0.0',
+      '::',
+      '10.0.0.0/4',
+      '1.2.3.4/33',
+      'x'.repeat(200),
+    ]) {
       it(`rejects the invalid address ${JSON.stringify(ip.slice(0, 20))} with 400 invalid_ip`, async () => {
         const err = await rejects(service.block({ ip, actor: 'token' }), ValidationError);
         expect(err.code).to.equal('invalid_ip');
@@ -174,14 +198,18 @@ describe('FirewallService (policy, real SQLite store)', () => {
     it('answers 503 with the reason when the OS step fails, and stores nothing', async () => {
       const denied = IS_ROOT
         ? // The real nft, run without privileges: the kernel refuses with EPERM.
-          createNftablesAdapter((file, args, o) => execFileRunner('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', file, ...args], o).catch((e: unknown) => {
-            throw e instanceof CommandError ? new CommandError(file, args, e.exitCode, e.stderr) : e;
-          }))
+          createNftablesAdapter((file, args, o) =>
+            execFileRunner('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', file, ...args], o).catch((e: unknown) => {
+              throw e instanceof CommandError ? new CommandError(file, args, e.exitCode, e.stderr) : e;
+            }),
+          )
         : createNftablesAdapter(recordingRunner(calls, (c) => new CommandError(c.file, c.args, 1, 'Error: Could not process rule: Operation not permitted')));
       const s = make(denied);
       const err = await rejects(s.block({ ip: '203.0.113.10', actor: 'token' }), ServiceUnavailableError);
       expect(err).to.include({ status: 503, code: 'firewall_permission_denied' });
-      expect(err.message).to.match(/Operation not permitted/i).and.match(/CAP_NET_ADMIN/);
+      expect(err.message)
+        .to.match(/Operation not permitted/i)
+        .and.match(/CAP_NET_ADMIN/);
       expect((await s.list()).total).to.equal(0);
       expect(s.isBlocked('203.0.113.10')).to.equal(false);
       const [audit] = await s.audit(1);
@@ -230,7 +258,15 @@ describe('FirewallService (policy, real SQLite store)', () => {
       await service.block({ ip: '203.0.113.31', actor: 'cli' });
       await service.stop();
       const later = new Date(Date.now() + 120_000);
-      const s = createFirewallService({ db: store, adapter: createNftablesAdapter(recordingRunner(calls)), config, events: new EventBus(), protectedAddresses: () => PROTECTED, now: () => later, log: () => undefined });
+      const s = createFirewallService({
+        db: store,
+        adapter: createNftablesAdapter(recordingRunner(calls)),
+        config,
+        events: new EventBus(),
+        protectedAddresses: () => PROTECTED,
+        now: () => later,
+        log: () => undefined,
+      });
       calls.length = 0;
       await s.start();
       const replace = calls.find((c) => c.input?.includes('delete table inet vigil'));

@@ -118,9 +118,7 @@ describe('Web API authentication (Bearer JWT from an OpenID provider)', function
 
     it('an Ed25519 key embedded in the header (jwk) is not trusted', async () => {
       const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-      const token = await new SignJWT(validClaims())
-        .setProtectedHeader({ alg: 'EdDSA', jwk: publicKey.export({ format: 'jwk' }) as JWK })
-        .sign(privateKey);
+      const token = await new SignJWT(validClaims()).setProtectedHeader({ alg: 'EdDSA', jwk: publicKey.export({ format: 'jwk' }) as JWK }).sign(privateKey);
       await expect401(token, 'invalid_token');
     });
 
@@ -205,11 +203,23 @@ describe('Web API authentication: key lifetimes, provider outages, clock skew an
     await idp.close();
   });
 
-  const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({ iss: idp.issuer, aud: idp.audience, sub: 'alice', iat: nowSec(), exp: nowSec() + 300, ...overrides });
+  const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+    iss: idp.issuer,
+    aud: idp.audience,
+    sub: 'alice',
+    iat: nowSec(),
+    exp: nowSec() + 300,
+    ...overrides,
+  });
   const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('keeps using the keys fetched last while the provider is down, past their maximum age; a key it never saw is then 503', async () => {
-    const ctx = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_AUDIENCE: idp.audience, VIGIL_JWT_JWKS_MAX_AGE_MS: '200', VIGIL_JWT_FETCH_TIMEOUT_MS: '500' });
+    const ctx = await TestContext.start({
+      VIGIL_JWT_ISSUER: idp.issuer,
+      VIGIL_JWT_AUDIENCE: idp.audience,
+      VIGIL_JWT_JWKS_MAX_AGE_MS: '200',
+      VIGIL_JWT_FETCH_TIMEOUT_MS: '500',
+    });
     try {
       const token = await idp.token('alice');
       expect((await ctx.request('GET', '/api/protected/user', { token })).status).to.equal(200);

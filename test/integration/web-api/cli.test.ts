@@ -11,7 +11,16 @@ describe('vigil web (CLI)', function () {
     const dataDir = tempDir('web-cli-');
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'web'], {
       cwd: ROOT,
-      env: { ...process.env, VIGIL_WEB_PORT: '0', VIGIL_WEB_DATA_DIR: dataDir, VIGIL_WEB_DATABASE_URL: '', VIGIL_REDIS_URL: '', VIGIL_JWT_ISSUER: '', VIGIL_JWT_AUDIENCE: '', VIGIL_JWT_JWKS_URL: '' },
+      env: {
+        ...process.env,
+        VIGIL_WEB_PORT: '0',
+        VIGIL_WEB_DATA_DIR: dataDir,
+        VIGIL_WEB_DATABASE_URL: '',
+        VIGIL_REDIS_URL: '',
+        VIGIL_JWT_ISSUER: '',
+        VIGIL_JWT_AUDIENCE: '',
+        VIGIL_JWT_JWKS_URL: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -42,7 +51,12 @@ describe('vigil web (CLI)', function () {
   it('reports an unreachable database in one line (password redacted) with exit code 1', async () => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'web'], {
       cwd: ROOT,
-      env: { ...process.env, VIGIL_WEB_PORT: '0', VIGIL_WEB_DATA_DIR: tempDir('web-cli-'), VIGIL_WEB_DATABASE_URL: 'postgres://vigil:hunter2@127.0.0.1:1/vigil' },
+      env: {
+        ...process.env,
+        VIGIL_WEB_PORT: '0',
+        VIGIL_WEB_DATA_DIR: tempDir('web-cli-'),
+        VIGIL_WEB_DATABASE_URL: 'postgres://vigil:hunter2@127.0.0.1:1/vigil',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -58,7 +58,10 @@ describe('Web API license keys', function () {
   });
 
   async function createKey(token: string, plan?: string): Promise<{ key: string; license: LicenseBody }> {
-    const r = await ctx.request<{ key: string; license: LicenseBody }>('POST', '/api/protected/license-key', { token, body: plan === undefined ? {} : { plan } });
+    const r = await ctx.request<{ key: string; license: LicenseBody }>('POST', '/api/protected/license-key', {
+      token,
+      body: plan === undefined ? {} : { plan },
+    });
     expect(r.status, r.text).to.equal(201);
     return r.body;
   }
@@ -183,7 +186,10 @@ describe('Web API license keys', function () {
 
   it('shows the user their licenses (without keys) and download count', async () => {
     const { key, license } = await createKey(alice);
-    for (const body of [{ platform: 'linux', version: '1.2.3', arch: 'x64' }, { platform: 'macos', version: '1.2.3' }]) {
+    for (const body of [
+      { platform: 'linux', version: '1.2.3', arch: 'x64' },
+      { platform: 'macos', version: '1.2.3' },
+    ]) {
       const d = await ctx.request<{ id: string; platform: string; arch: string | null }>('POST', '/api/protected/download', { token: alice, body });
       expect(d.status, d.text).to.equal(201);
       expect(d.body).to.include({ platform: body.platform, arch: body.arch ?? null });

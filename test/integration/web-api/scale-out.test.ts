@@ -49,9 +49,14 @@ describe('Web API scale-out: two instances on a shared PostgreSQL and Redis', fu
   });
 
   it('validates on one instance a key generated on the other, with a certificate verifiable against either JWKS', async () => {
-    const created = await a.request<{ key: string; license: { id: string } }>('POST', '/api/protected/license-key', { token: await idp.token('alice'), body: {} });
+    const created = await a.request<{ key: string; license: { id: string } }>('POST', '/api/protected/license-key', {
+      token: await idp.token('alice'),
+      body: {},
+    });
     expect(created.status, created.text).to.equal(201);
-    const r = await b.request<{ code: string; certificate: string; license: { id: string } }>('POST', '/api/license-key/validate', { body: { key: created.body.key } });
+    const r = await b.request<{ code: string; certificate: string; license: { id: string } }>('POST', '/api/license-key/validate', {
+      body: { key: created.body.key },
+    });
     expect(r.status).to.equal(200);
     expect(r.body.code).to.equal('VALID');
     expect(r.body.license.id).to.equal(created.body.license.id);

@@ -27,10 +27,7 @@ if (mode === 'live') {
   process.exit(0);
 } else if (mode === 'exit-live' || mode === 'exit-file') {
   sensor.on('stats', () => process.exit(3));
-  await sensor.start(
-    mode === 'exit-live' ? { kind: 'live', interface: arg } : { kind: 'file', path: arg, speed: 1 },
-    { statsIntervalMs: 50 },
-  );
+  await sensor.start(mode === 'exit-live' ? { kind: 'live', interface: arg } : { kind: 'file', path: arg, speed: 1 }, { statsIntervalMs: 50 });
   process.stdout.write('started\n');
 } else {
   process.stderr.write(`unknown mode ${mode}\n`);

@@ -28,11 +28,14 @@ describe('CLI bundle (scripts/build-js.mjs)', function () {
     expect(lines).to.have.length(4); // three flows (one per VLAN stack) + the summary
     expect(JSON.parse(lines[3]).summary.packets).to.equal(42);
     const withoutWallTime = (out: string): unknown[] =>
-      out.trim().split('\n').map((line) => {
-        const o = JSON.parse(line) as { summary?: { wallMs?: number } };
-        if (o.summary) delete o.summary.wallMs;
-        return o;
-      });
+      out
+        .trim()
+        .split('\n')
+        .map((line) => {
+          const o = JSON.parse(line) as { summary?: { wallMs?: number } };
+          if (o.summary) delete o.summary.wallMs;
+          return o;
+        });
     expect(withoutWallTime(fromBundle)).to.deep.equal(withoutWallTime(fromSource));
   });
 

@@ -7,7 +7,11 @@ describe('listenError()', () => {
   it('turns EADDRINUSE into a ConflictError naming the address and the port variable', () => {
     const err = listenError(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', address: '127.0.0.1', port: 7878 }), 'VIGIL_DESKTOP_PORT');
     expect(err).to.be.instanceOf(ConflictError);
-    expect(err).to.include({ code: 'address_in_use', status: 409, message: '127.0.0.1:7878 is already in use (another Vigil? stop it, or set VIGIL_DESKTOP_PORT to another port)' });
+    expect(err).to.include({
+      code: 'address_in_use',
+      status: 409,
+      message: '127.0.0.1:7878 is already in use (another Vigil? stop it, or set VIGIL_DESKTOP_PORT to another port)',
+    });
   });
 
   it('puts an IPv6 address in brackets', () => {

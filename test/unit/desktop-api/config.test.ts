@@ -56,7 +56,16 @@ describe('config/desktop loadDesktopConfig()', () => {
       VIGIL_FLOW_RETENTION_HOURS: '2',
       VIGIL_FLOW_RETENTION_MAX: '5000',
     });
-    expect(c).to.deep.include({ host: '0.0.0.0', port: 0, dataDir: '/var/lib/vigil', rateLimitMax: 7, rateLimitWindowMs: 1000, tokenPolicy: 'always', flowRetentionMs: 7_200_000, flowRetentionMax: 5000 });
+    expect(c).to.deep.include({
+      host: '0.0.0.0',
+      port: 0,
+      dataDir: '/var/lib/vigil',
+      rateLimitMax: 7,
+      rateLimitWindowMs: 1000,
+      tokenPolicy: 'always',
+      flowRetentionMs: 7_200_000,
+      flowRetentionMax: 5000,
+    });
     expect(c.capture).to.deep.equal({ mode: 'replay', interface: 'eth0', filter: 'tcp port 443', file: '/data/x.pcap', replaySpeed: 0, replayLoop: false });
     expect(c.corsOrigins).to.deep.equal(['https://a.example', 'http://localhost:3000']);
     expect(c.trustedProxies).to.deep.equal(['10.0.0.1', '::1']);

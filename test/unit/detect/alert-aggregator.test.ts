@@ -17,10 +17,23 @@ const T0 = Date.parse('2024-05-01T10:00:00.000Z');
 
 function finding(over: Partial<Finding> = {}): Finding {
   return {
-    category: 'port_scan', source: 'rule', severity: 'medium', score: 0.7,
-    srcIp: '64.13.134.52', srcPort: null, dstIp: '10.0.0.5', dstPort: null, protocol: 6,
-    target: '10.0.0.5', threatIp: '64.13.134.52', title: 'Port scan', description: 'd', count: 10,
-    firstSeenMs: T0, lastSeenMs: T0 + 1000, details: { detector: 'port_scan', distinct: 10 },
+    category: 'port_scan',
+    source: 'rule',
+    severity: 'medium',
+    score: 0.7,
+    srcIp: '64.13.134.52',
+    srcPort: null,
+    dstIp: '10.0.0.5',
+    dstPort: null,
+    protocol: 6,
+    target: '10.0.0.5',
+    threatIp: '64.13.134.52',
+    title: 'Port scan',
+    description: 'd',
+    count: 10,
+    firstSeenMs: T0,
+    lastSeenMs: T0 + 1000,
+    details: { detector: 'port_scan', distinct: 10 },
     ...over,
   };
 }
@@ -55,7 +68,13 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
     await svc.record([finding({ count: 5, firstSeenMs: T0 + 60_000, lastSeenMs: T0 + 70_000, severity: 'high', score: 0.9 })]);
     const rows = await store.selectFrom('alerts').selectAll().execute();
     expect(rows).to.have.length(1);
-    expect(rows[0]).to.include({ count: 15, severity: 'high', score: 0.9, first_seen: new Date(T0).toISOString(), last_seen: new Date(T0 + 70_000).toISOString() });
+    expect(rows[0]).to.include({
+      count: 15,
+      severity: 'high',
+      score: 0.9,
+      first_seen: new Date(T0).toISOString(),
+      last_seen: new Date(T0 + 70_000).toISOString(),
+    });
     expect(rows[0]!.aggregation_key).to.equal(aggregationKey(finding()));
     expect(seen.map((e) => e.action)).to.deep.equal(['created', 'updated']);
     expect(seen[1]!.alert).to.include({ id: rows[0]!.id, count: 15, srcIp: '64.13.134.52', acknowledged: false });
@@ -63,7 +82,7 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
     expect(threat).to.include({ ip: '64.13.134.52', alerts: 1, severity: 'high', score: 0.9, category: 'port_scan' });
   });
 
-  it('moves a threat\'s first_seen back when a later finding started earlier (regression: the upsert kept the old value)', async () => {
+  it("moves a threat's first_seen back when a later finding started earlier (regression: the upsert kept the old value)", async () => {
     const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
     await svc.record([finding({ firstSeenMs: T0 + 60_000, lastSeenMs: T0 + 61_000 })]);
     await svc.record([finding({ category: 'dos', firstSeenMs: T0, lastSeenMs: T0 + 500 })]);
@@ -89,7 +108,10 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
 
   it('merges a rule and an ML finding for the same key without double counting', async () => {
     const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
-    await svc.record([finding({ count: 100 }), finding({ source: 'ml', count: 95, score: 0.99, severity: 'medium', details: { detector: 'ml', explanation: [] } })]);
+    await svc.record([
+      finding({ count: 100 }),
+      finding({ source: 'ml', count: 95, score: 0.99, severity: 'medium', details: { detector: 'ml', explanation: [] } }),
+    ]);
     const rows = await store.selectFrom('alerts').selectAll().execute();
     expect(rows).to.have.length(1);
     expect(rows[0]).to.include({ source: 'rule', count: 100, score: 0.99 });
@@ -108,17 +130,36 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
   describe('a rule confirming an alert the model opened', () => {
     const ml = (over: Partial<Finding> = {}): Finding =>
       finding({
-        category: 'dos', source: 'ml', severity: 'low', score: 0.6, count: 3, title: 'DoS traffic', description: 'model',
-        details: { detector: 'ml', model: { version: '1.0.0' }, explanation: [{ feature: 'Flow Packets/s', value: 9, benignPercentile: 99.9 }], flowsFlagged: 3, countUnit: 'flows' },
+        category: 'dos',
+        source: 'ml',
+        severity: 'low',
+        score: 0.6,
+        count: 3,
+        title: 'DoS traffic',
+        description: 'model',
+        details: {
+          detector: 'ml',
+          model: { version: '1.0.0' },
+          explanation: [{ feature: 'Flow Packets/s', value: 9, benignPercentile: 99.9 }],
+          flowsFlagged: 3,
+          countUnit: 'flows',
+        },
         ...over,
       });
     const rule = (k: number): Finding =>
       finding({
-        category: 'dos', severity: 'high', score: 0.9, count: 1000, title: 'UDP flood', description: `rule ${k}`,
-        firstSeenMs: T0 + k * 1000, lastSeenMs: T0 + k * 1000 + 500, details: { detector: 'flood', packetsInWindow: 1000 * k, countUnit: 'packets' },
+        category: 'dos',
+        severity: 'high',
+        score: 0.9,
+        count: 1000,
+        title: 'UDP flood',
+        description: `rule ${k}`,
+        firstSeenMs: T0 + k * 1000,
+        lastSeenMs: T0 + k * 1000 + 500,
+        details: { detector: 'flood', packetsInWindow: 1000 * k, countUnit: 'packets' },
       });
 
-    it('keeps the model evidence once under details.ml, leads with the rule and counts in the rule\'s unit (regression: details nested one level deeper per batch)', async () => {
+    it("keeps the model evidence once under details.ml, leads with the rule and counts in the rule's unit (regression: details nested one level deeper per batch)", async () => {
       const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
       await svc.record([ml()]);
       for (let k = 1; k <= 3; k++) await svc.record([rule(k)]);
@@ -127,7 +168,9 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
       expect(rows).to.have.length(1);
       expect(rows[0]).to.include({ source: 'rule', title: 'UDP flood', description: 'rule 3', count: 3000, severity: 'high', score: 0.9 });
       expect(JSON.parse(rows[0]!.details)).to.deep.equal({
-        detector: 'flood', packetsInWindow: 3000, countUnit: 'packets',
+        detector: 'flood',
+        packetsInWindow: 3000,
+        countUnit: 'packets',
         ml: { ...ml().details, flowsFlagged: 5 },
       });
     });
@@ -138,7 +181,12 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
       await svc.record([ml({ count: 4, details: { ...ml().details, flowsFlagged: 4 } }), rule(1)]);
       const rows = await store.selectFrom('alerts').selectAll().execute();
       expect(rows[0]).to.include({ source: 'rule', count: 1000 });
-      expect(JSON.parse(rows[0]!.details)).to.deep.equal({ detector: 'flood', packetsInWindow: 1000, countUnit: 'packets', ml: { ...ml().details, flowsFlagged: 7 } });
+      expect(JSON.parse(rows[0]!.details)).to.deep.equal({
+        detector: 'flood',
+        packetsInWindow: 1000,
+        countUnit: 'packets',
+        ml: { ...ml().details, flowsFlagged: 7 },
+      });
     });
   });
 
@@ -156,7 +204,11 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
       finding({ category: 'dos', srcIp: '::', threatIp: '::', target: 'ff02::1:2', severity: 'critical' }),
       finding({ category: 'dos', srcIp: '::ffff:0.0.0.0', threatIp: '::ffff:0.0.0.0', severity: 'critical' }),
     ]);
-    expect(recorded.map((r) => [r.action, r.threatIp])).to.deep.equal([['created', null], ['created', null], ['created', null]]);
+    expect(recorded.map((r) => [r.action, r.threatIp])).to.deep.equal([
+      ['created', null],
+      ['created', null],
+      ['created', null],
+    ]);
     expect(await store.selectFrom('threats').selectAll().execute()).to.deep.equal([]);
     expect((await fw.list()).blocked).to.deep.equal([]);
     const rows = await store.selectFrom('alerts').selectAll().execute();
@@ -197,7 +249,12 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
     const oneByOne = (input: Finding[][]): Finding[][] => input.flat().map((f) => [f]);
     const contents = async (db: Store) => ({
       alerts: await db.selectFrom('alerts').selectAll().orderBy('id').execute(),
-      threats: await db.selectFrom('threats').select(sql<number>`rowid`.as('rowid')).selectAll().orderBy('ip').execute(),
+      threats: await db
+        .selectFrom('threats')
+        .select(sql<number>`rowid`.as('rowid'))
+        .selectAll()
+        .orderBy('ip')
+        .execute(),
     });
 
     it('stores the same rows (threat rowids included) and returns the same results, each the row as stored', async () => {
@@ -276,7 +333,13 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
 
     it('blocks the source of an alert at the configured severity with an expiry, and says so in the alert', async () => {
       const fw = firewall([]);
-      const svc = new AlertAggregator({ store, config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'high', VIGIL_AUTOBLOCK_DURATION_SEC: '600' }), events, geo: null, firewall: fw });
+      const svc = new AlertAggregator({
+        store,
+        config: loadDetectionConfig({ VIGIL_AUTOBLOCK: 'high', VIGIL_AUTOBLOCK_DURATION_SEC: '600' }),
+        events,
+        geo: null,
+        firewall: fw,
+      });
       await svc.record([finding({ severity: 'medium', srcIp: '198.51.100.1', threatIp: '198.51.100.1' })]);
       expect(fw.isBlocked('198.51.100.1'), 'medium is below high').to.equal(false);
       await svc.record([finding({ severity: 'high' })]);

@@ -17,7 +17,15 @@ describe('detect/detectors', () => {
       const batch1 = Array.from({ length: 25 }, (_, i) => synProbe('10.0.0.66', '10.0.0.9', 1000 + i, T0 + i * 10));
       const f1 = d.observe(batch1);
       expect(f1).to.have.length(1);
-      expect(f1[0]).to.include({ category: 'port_scan', srcIp: '10.0.0.66', dstIp: '10.0.0.9', target: '10.0.0.9', count: 25, threatIp: '10.0.0.66', severity: 'medium' });
+      expect(f1[0]).to.include({
+        category: 'port_scan',
+        srcIp: '10.0.0.66',
+        dstIp: '10.0.0.9',
+        target: '10.0.0.9',
+        count: 25,
+        threatIp: '10.0.0.66',
+        severity: 'medium',
+      });
       expect(f1[0]!.details).to.include({ kind: 'vertical', distinct: 25 });
       const f2 = d.observe([synProbe('10.0.0.66', '10.0.0.9', 2000, T0 + 1000)]);
       expect(f2).to.have.length(1);
@@ -27,7 +35,20 @@ describe('detect/detectors', () => {
 
     it('gives the protocol only when all probes of the host share it, and the time span of the new probes only', () => {
       const d = new PortScanDetector(config.portScan, 1000);
-      const udp = (port: number, t: number) => makeFlow({ srcIp: '10.0.0.66', dstIp: '10.0.0.9', protocol: 17, dstPort: port, firstSeenMs: t, fwdPackets: 1, bwdPackets: 0, packets: 1, fwdPayloadBytes: 0, bwdPayloadBytes: 0, endReason: 'idle' });
+      const udp = (port: number, t: number) =>
+        makeFlow({
+          srcIp: '10.0.0.66',
+          dstIp: '10.0.0.9',
+          protocol: 17,
+          dstPort: port,
+          firstSeenMs: t,
+          fwdPackets: 1,
+          bwdPackets: 0,
+          packets: 1,
+          fwdPayloadBytes: 0,
+          bwdPayloadBytes: 0,
+          endReason: 'idle',
+        });
       const tcp = Array.from({ length: 20 }, (_, i) => synProbe('10.0.0.66', '10.0.0.9', 1000 + i, T0 + 100 * (20 - i)));
       const [f1] = d.observe(tcp);
       expect(f1).to.include({ protocol: 6, count: 20, firstSeenMs: T0 + 100, lastSeenMs: T0 + 2000 });
@@ -53,11 +74,35 @@ describe('detect/detectors', () => {
     it('counts FIN, NULL and Xmas probes (no SYN, no ACK, no payload) as probes, but not mid-connection flows without SYN', () => {
       const stealth = (flags: Partial<Record<'fwdFin' | 'fwdPsh' | 'fwdUrg', number>>, port: number, t: number) =>
         makeFlow({
-          srcIp: '10.0.0.77', dstIp: '10.0.0.9', dstPort: port, firstSeenMs: t, durationUs: 200, packets: 2, fwdPackets: 1, bwdPackets: 1,
-          fwdPayloadBytes: 0, bwdPayloadBytes: 0, fwdSyn: 0, bwdSyn: 0, fwdAck: 0, bwdAck: 1, bwdRst: 1, fwdRst: 0, fwdFin: 0, bwdFin: 0, fwdPsh: 0, bwdPsh: 0, fwdUrg: 0,
-          endReason: 'rst', ...flags,
+          srcIp: '10.0.0.77',
+          dstIp: '10.0.0.9',
+          dstPort: port,
+          firstSeenMs: t,
+          durationUs: 200,
+          packets: 2,
+          fwdPackets: 1,
+          bwdPackets: 1,
+          fwdPayloadBytes: 0,
+          bwdPayloadBytes: 0,
+          fwdSyn: 0,
+          bwdSyn: 0,
+          fwdAck: 0,
+          bwdAck: 1,
+          bwdRst: 1,
+          fwdRst: 0,
+          fwdFin: 0,
+          bwdFin: 0,
+          fwdPsh: 0,
+          bwdPsh: 0,
+          fwdUrg: 0,
+          endReason: 'rst',
+          ...flags,
         });
-      for (const [scan, flags] of [['FIN', { fwdFin: 1 }], ['NULL', {}], ['Xmas', { fwdFin: 1, fwdPsh: 1, fwdUrg: 1 }]] as const) {
+      for (const [scan, flags] of [
+        ['FIN', { fwdFin: 1 }],
+        ['NULL', {}],
+        ['Xmas', { fwdFin: 1, fwdPsh: 1, fwdUrg: 1 }],
+      ] as const) {
         const d = new PortScanDetector(config.portScan, 1000);
         const f = d.observe(Array.from({ length: 25 }, (_, i) => stealth(flags, 1000 + i, T0 + i * 10)));
         expect(f, scan).to.have.length(1);
@@ -65,10 +110,25 @@ describe('detect/detectors', () => {
       }
       // Flows first seen mid-connection (no SYN, but ACKs and payload) are not probes.
       const midstream = new PortScanDetector(config.portScan, 1000);
-      const flows = Array.from({ length: 30 }, (_, i) => makeFlow({ srcIp: '10.0.0.5', dstIp: '10.0.0.9', dstPort: 1000 + i, firstSeenMs: T0 + i, fwdSyn: 0, bwdSyn: 0 }));
+      const flows = Array.from({ length: 30 }, (_, i) =>
+        makeFlow({ srcIp: '10.0.0.5', dstIp: '10.0.0.9', dstPort: 1000 + i, firstSeenMs: T0 + i, fwdSyn: 0, bwdSyn: 0 }),
+      );
       expect(midstream.observe(flows)).to.deep.equal([]);
       const ackOnly = new PortScanDetector(config.portScan, 1000);
-      const acks = Array.from({ length: 30 }, (_, i) => makeFlow({ srcIp: '10.0.0.5', dstIp: '10.0.0.9', dstPort: 1000 + i, firstSeenMs: T0 + i, fwdSyn: 0, bwdSyn: 0, fwdAck: 1, fwdPayloadBytes: 0, bwdPayloadBytes: 0, fwdFin: 0 }));
+      const acks = Array.from({ length: 30 }, (_, i) =>
+        makeFlow({
+          srcIp: '10.0.0.5',
+          dstIp: '10.0.0.9',
+          dstPort: 1000 + i,
+          firstSeenMs: T0 + i,
+          fwdSyn: 0,
+          bwdSyn: 0,
+          fwdAck: 1,
+          fwdPayloadBytes: 0,
+          bwdPayloadBytes: 0,
+          fwdFin: 0,
+        }),
+      );
       expect(ackOnly.observe(acks), 'ACK scans stay out (indistinguishable from stray ACKs)').to.deep.equal([]);
     });
 
@@ -132,7 +192,9 @@ describe('detect/detectors', () => {
     });
 
     it('labels ICMPv6 floods icmp_flood', () => {
-      const f = new PacketFloodDetector(config.flood, 1000).observe([udp({ protocol: 58, srcIp: '2001:db8::2', dstIp: '2001:db8::1', fwdPackets: 30000, durationUs: 3e6 })]);
+      const f = new PacketFloodDetector(config.flood, 1000).observe([
+        udp({ protocol: 58, srcIp: '2001:db8::2', dstIp: '2001:db8::1', fwdPackets: 30000, durationUs: 3e6 }),
+      ]);
       expect(f[0]!.details).to.include({ kind: 'icmp_flood' });
       expect(f[0]!.severity).to.equal('critical');
     });
@@ -140,7 +202,16 @@ describe('detect/detectors', () => {
 
   describe('BruteForceDetector#observe()', () => {
     const login = (i: number, bytes = 3000) =>
-      makeFlow({ srcIp: '10.0.0.66', dstIp: '10.0.0.9', dstPort: 2222, srcPort: 50000 + i, firstSeenMs: T0 + i * 5000, durationUs: 3e6, fwdPayloadBytes: bytes / 2, bwdPayloadBytes: bytes / 2 });
+      makeFlow({
+        srcIp: '10.0.0.66',
+        dstIp: '10.0.0.9',
+        dstPort: 2222,
+        srcPort: 50000 + i,
+        firstSeenMs: T0 + i * 5000,
+        durationUs: 3e6,
+        fwdPayloadBytes: bytes / 2,
+        bwdPayloadBytes: bytes / 2,
+      });
     it('flags many short alike connections to one service, whatever the port', () => {
       const f = new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 10 }, (_, i) => login(i, 3000 + (i % 2) * 100)));
       expect(f).to.have.length(1);
@@ -148,7 +219,17 @@ describe('detect/detectors', () => {
     });
 
     it('rates guessing against a login service (SSH, RDP...) high, ten times the threshold critical', () => {
-      const ssh = (i: number) => makeFlow({ srcIp: '10.0.0.66', dstIp: '10.0.0.9', dstPort: 22, srcPort: 50000 + i, firstSeenMs: T0 + i * 100, durationUs: 3e6, fwdPayloadBytes: 2600, bwdPayloadBytes: 2300 });
+      const ssh = (i: number) =>
+        makeFlow({
+          srcIp: '10.0.0.66',
+          dstIp: '10.0.0.9',
+          dstPort: 22,
+          srcPort: 50000 + i,
+          firstSeenMs: T0 + i * 100,
+          durationUs: 3e6,
+          fwdPayloadBytes: 2600,
+          bwdPayloadBytes: 2300,
+        });
       const d = new BruteForceDetector(config.bruteForce, 1000);
       expect(d.observe(Array.from({ length: 10 }, (_, i) => ssh(i)))[0]).to.include({ severity: 'high' });
       expect(d.observe(Array.from({ length: 80 }, (_, i) => ssh(i + 10)))[0]).to.include({ severity: 'critical', count: 80 });
@@ -158,11 +239,41 @@ describe('detect/detectors', () => {
       expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => login(i, 500 * 2 ** (i % 6))))).to.deep.equal([]);
     });
     it('ignores parallel downloads and one-sided retry loops (unbalanced or large connections)', () => {
-      const download = (i: number) => makeFlow({ srcIp: '10.0.0.5', dstIp: '198.51.100.7', dstPort: 80, srcPort: 53000 + i, firstSeenMs: T0 + i * 5, durationUs: 7e6, fwdPayloadBytes: 360, bwdPayloadBytes: 24000 + i * 50 });
+      const download = (i: number) =>
+        makeFlow({
+          srcIp: '10.0.0.5',
+          dstIp: '198.51.100.7',
+          dstPort: 80,
+          srcPort: 53000 + i,
+          firstSeenMs: T0 + i * 5,
+          durationUs: 7e6,
+          fwdPayloadBytes: 360,
+          bwdPayloadBytes: 24000 + i * 50,
+        });
       expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => download(i)))).to.deep.equal([]);
-      const tlsRetry = (i: number) => makeFlow({ srcIp: '10.0.0.5', dstIp: '198.51.100.8', dstPort: 443, srcPort: 54000 + i, firstSeenMs: T0 + i * 300, durationUs: 2e5, fwdPayloadBytes: 517, bwdPayloadBytes: 3861 });
+      const tlsRetry = (i: number) =>
+        makeFlow({
+          srcIp: '10.0.0.5',
+          dstIp: '198.51.100.8',
+          dstPort: 443,
+          srcPort: 54000 + i,
+          firstSeenMs: T0 + i * 300,
+          durationUs: 2e5,
+          fwdPayloadBytes: 517,
+          bwdPayloadBytes: 3861,
+        });
       expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => tlsRetry(i)))).to.deep.equal([]);
-      const big = (i: number) => makeFlow({ srcIp: '10.0.0.5', dstIp: '198.51.100.9', dstPort: 8080, srcPort: 55000 + i, firstSeenMs: T0 + i * 1000, durationUs: 2e6, fwdPayloadBytes: 30000, bwdPayloadBytes: 30000 });
+      const big = (i: number) =>
+        makeFlow({
+          srcIp: '10.0.0.5',
+          dstIp: '198.51.100.9',
+          dstPort: 8080,
+          srcPort: 55000 + i,
+          firstSeenMs: T0 + i * 1000,
+          durationUs: 2e6,
+          fwdPayloadBytes: 30000,
+          bwdPayloadBytes: 30000,
+        });
       expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 12 }, (_, i) => big(i)))).to.deep.equal([]);
     });
 
@@ -206,7 +317,8 @@ describe('detect/detectors', () => {
     it('sorts starts that arrive out of order, in a slot freed by an evicted series', () => {
       const d = new BeaconDetector(config.beacon, 10);
       // Twelve other series (and a thirteenth later start of each): two are evicted, their slots are reused.
-      const others = (k: number) => Array.from({ length: 12 }, (_, j) => makeFlow({ srcIp: '10.0.0.9', dstIp: `198.51.100.${j}`, dstPort: 8443, firstSeenMs: T0 - 1000 * j - k }));
+      const others = (k: number) =>
+        Array.from({ length: 12 }, (_, j) => makeFlow({ srcIp: '10.0.0.9', dstIp: `198.51.100.${j}`, dstPort: 8443, firstSeenMs: T0 - 1000 * j - k }));
       expect(d.observe([...others(0), ...others(1)])).to.deep.equal([]);
       const out = [2, 1, 0, 5, 4].map((i) => d.observe([call(i)])).flat();
       expect(out).to.deep.equal([]);

@@ -7,7 +7,11 @@ describe('detect/geo', function () {
   const geo = createGeoLocator();
 
   it('locates public IPv4 and IPv6 addresses offline (country and coordinates)', async () => {
-    for (const [ip, cc] of [['64.13.134.52', 'US'], ['8.8.8.8', 'US'], ['2001:4860:4860::8888', null]] as const) {
+    for (const [ip, cc] of [
+      ['64.13.134.52', 'US'],
+      ['8.8.8.8', 'US'],
+      ['2001:4860:4860::8888', null],
+    ] as const) {
       const loc = await geo.lookup(ip);
       expect(loc, ip).to.not.equal(null);
       expect(loc!.countryCode, ip).to.match(/^[A-Z]{2}$/);
@@ -22,8 +26,25 @@ describe('detect/geo', function () {
   });
 
   it('gives private, loopback, link-local, multicast and unspecified addresses no location', async () => {
-    const ips = ['10.1.2.3', '172.16.0.8', '192.168.56.1', '127.0.0.1', '169.254.10.1', '100.64.0.1', '::1', 'fe80::1', 'fd00::5', 'ff02::1', '224.0.0.251', '0.0.0.0', '255.255.255.255', '2001:db8::1', 'not-an-ip'];
-    for (const ip of [...ips, ...ips]) { // the second round is answered from the locator's cache
+    const ips = [
+      '10.1.2.3',
+      '172.16.0.8',
+      '192.168.56.1',
+      '127.0.0.1',
+      '169.254.10.1',
+      '100.64.0.1',
+      '::1',
+      'fe80::1',
+      'fd00::5',
+      'ff02::1',
+      '224.0.0.251',
+      '0.0.0.0',
+      '255.255.255.255',
+      '2001:db8::1',
+      'not-an-ip',
+    ];
+    for (const ip of [...ips, ...ips]) {
+      // the second round is answered from the locator's cache
       expect(await geo.lookup(ip), ip).to.equal(null);
       expect(isGlobalAddress(ip), ip).to.equal(false);
     }

@@ -64,7 +64,10 @@ describe('detect/lru-map: LruTable', () => {
         }
         expect(table.size).to.equal(ref.size);
         if (step % 50 === 0 || max <= 10) {
-          expect([...table.entries()].map(([k, v]) => [refKey(k), v]), `max ${max}, step ${step}`).to.deep.equal([...ref.entries()]);
+          expect(
+            [...table.entries()].map(([k, v]) => [refKey(k), v]),
+            `max ${max}, step ${step}`,
+          ).to.deep.equal([...ref.entries()]);
         }
       }
       expect([...table.entries()].map(([k, v]) => [refKey(k), v])).to.deep.equal([...ref.entries()]);

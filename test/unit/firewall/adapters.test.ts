@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import type { AdapterEntry } from '../../../src/firewall/adapters/adapter.js';
-import { chainRestoreScript, iptablesIntact, ipsetAddScript, ipsetRemoveScript, ipsetReplaceScript, parseIpsetSave } from '../../../src/firewall/adapters/iptables.js';
+import {
+  chainRestoreScript,
+  iptablesIntact,
+  ipsetAddScript,
+  ipsetRemoveScript,
+  ipsetReplaceScript,
+  parseIpsetSave,
+} from '../../../src/firewall/adapters/iptables.js';
 import { nftAddScript, nftRemoveScript, nftReplaceScript, parseNftTableJson } from '../../../src/firewall/adapters/nftables.js';
 import { createAdapter, detectBackend } from '../../../src/firewall/backend.js';
 import { CommandError, netnsRunner, type CommandRunner } from '../../../src/firewall/command-runner.js';
@@ -26,7 +33,9 @@ describe('firewall/adapters (script builders and parsers)', () => {
       expect(nftAddScript([E('192.0.2.1', 4, 5)])).to.equal(
         'add element inet vigil v4 { 192.0.2.1 }\ndelete element inet vigil v4 { 192.0.2.1 }\nadd element inet vigil v4 { 192.0.2.1 timeout 5s }\n',
       );
-      expect(nftRemoveScript([E('2001:db8::/32', 6)])).to.equal('add element inet vigil v6net { 2001:db8::/32 }\ndelete element inet vigil v6net { 2001:db8::/32 }\n');
+      expect(nftRemoveScript([E('2001:db8::/32', 6)])).to.equal(
+        'add element inet vigil v6net { 2001:db8::/32 }\ndelete element inet vigil v6net { 2001:db8::/32 }\n',
+      );
     });
 
     it('parseNftTableJson() reads members and checks that chains are intact', () => {
@@ -34,7 +43,15 @@ describe('firewall/adapters (script builders and parsers)', () => {
         nftables: [
           { metainfo: {} },
           { table: { family: 'inet', name: 'vigil' } },
-          { set: { family: 'inet', name: 'v4', table: 'vigil', type: 'ipv4_addr', elem: ['192.0.2.1', { elem: { val: '192.0.2.2', timeout: 30, expires: 20 } }] } },
+          {
+            set: {
+              family: 'inet',
+              name: 'v4',
+              table: 'vigil',
+              type: 'ipv4_addr',
+              elem: ['192.0.2.1', { elem: { val: '192.0.2.2', timeout: 30, expires: 20 } }],
+            },
+          },
           { set: { family: 'inet', name: 'v6', table: 'vigil', type: 'ipv6_addr' } },
           { set: { family: 'inet', name: 'v4net', table: 'vigil', elem: [{ prefix: { addr: '10.0.0.0', len: 8 } }] } },
           { set: { family: 'inet', name: 'v6net', table: 'vigil' } },
@@ -74,12 +91,25 @@ describe('firewall/adapters (script builders and parsers)', () => {
     it('add/remove scripts and the chain restore script', () => {
       expect(ipsetAddScript([E('192.0.2.1', 4), E('2001:db8::1', 6, 9)])).to.equal('add vigil4 192.0.2.1 timeout 0\nadd vigil6 2001:db8::1 timeout 9\n');
       expect(ipsetRemoveScript([E('192.0.2.1', 4)])).to.equal('del vigil4 192.0.2.1\n');
-      expect(chainRestoreScript(6)).to.equal('*filter\n:VIGIL - [0:0]\n-A VIGIL -m set --match-set vigil6 src -j DROP\n-A VIGIL -m set --match-set vigil6 dst -j DROP\nCOMMIT\n');
+      expect(chainRestoreScript(6)).to.equal(
+        '*filter\n:VIGIL - [0:0]\n-A VIGIL -m set --match-set vigil6 src -j DROP\n-A VIGIL -m set --match-set vigil6 dst -j DROP\nCOMMIT\n',
+      );
     });
 
     it('parseIpsetSave() and iptablesIntact()', () => {
-      expect(parseIpsetSave('create vigil4 hash:net family inet\nadd vigil4 192.0.2.1 timeout 40\nadd vigil4 10.0.0.0/8 timeout 0\n')).to.deep.equal(['192.0.2.1', '10.0.0.0/8']);
-      const good = ['-P INPUT ACCEPT', '-N VIGIL', '-A INPUT -j VIGIL', '-A FORWARD -j VIGIL', '-A OUTPUT -j VIGIL', '-A VIGIL -m set --match-set vigil4 src -j DROP', '-A VIGIL -m set --match-set vigil4 dst -j DROP'];
+      expect(parseIpsetSave('create vigil4 hash:net family inet\nadd vigil4 192.0.2.1 timeout 40\nadd vigil4 10.0.0.0/8 timeout 0\n')).to.deep.equal([
+        '192.0.2.1',
+        '10.0.0.0/8',
+      ]);
+      const good = [
+        '-P INPUT ACCEPT',
+        '-N VIGIL',
+        '-A INPUT -j VIGIL',
+        '-A FORWARD -j VIGIL',
+        '-A OUTPUT -j VIGIL',
+        '-A VIGIL -m set --match-set vigil4 src -j DROP',
+        '-A VIGIL -m set --match-set vigil4 dst -j DROP',
+      ];
       expect(iptablesIntact(good.join('\n'), 4)).to.equal(true);
       expect(iptablesIntact([...good, '-A INPUT -j VIGIL'].join('\n'), 4)).to.equal(false, 'duplicate jump');
       expect(iptablesIntact(good.filter((l) => !l.startsWith('-A OUTPUT')).join('\n'), 4)).to.equal(false, 'missing jump');
@@ -87,10 +117,12 @@ describe('firewall/adapters (script builders and parsers)', () => {
   });
 
   describe('backend selection', () => {
-    const only = (present: string[]): CommandRunner => async (file) => {
-      if (present.includes(file)) return { stdout: '', stderr: '' };
-      throw new CommandError(file, [], null, '', 'ENOENT');
-    };
+    const only =
+      (present: string[]): CommandRunner =>
+      async (file) => {
+        if (present.includes(file)) return { stdout: '', stderr: '' };
+        throw new CommandError(file, [], null, '', 'ENOENT');
+      };
     it('detectBackend() prefers nftables, then iptables+ipset, then none; pf on macOS, windows on Windows', async () => {
       expect(await detectBackend(only(['nft', 'iptables', 'ipset']), 'linux')).to.equal('nftables');
       expect(await detectBackend(only(['iptables', 'ipset']), 'linux')).to.equal('iptables');

@@ -15,13 +15,25 @@ describe('loadFirewallConfig()', () => {
       VIGIL_FIREWALL_SWEEP_INTERVAL_MS: '1000',
       VIGIL_FIREWALL_REASSERT_INTERVAL_MS: '0',
     });
-    expect(c).to.deep.equal({ backend: 'iptables', allowlist: ['192.0.2.1', '198.51.100.2', '2001:db8::/32'], unblockOnStop: true, sweepIntervalMs: 1000, reassertIntervalMs: 0 });
+    expect(c).to.deep.equal({
+      backend: 'iptables',
+      allowlist: ['192.0.2.1', '198.51.100.2', '2001:db8::/32'],
+      unblockOnStop: true,
+      sweepIntervalMs: 1000,
+      reassertIntervalMs: 0,
+    });
     expect(Object.isFrozen(c)).to.equal(true);
   });
 
   it('names the variable when a value is invalid', () => {
-    expect(() => loadFirewallConfig({ VIGIL_FIREWALL: 'ufw' })).to.throw(ConfigError).with.property('variable', 'VIGIL_FIREWALL');
-    expect(() => loadFirewallConfig({ VIGIL_FIREWALL_ALLOWLIST: '192.0.2.1,nope' })).to.throw(ConfigError, /nope/).with.property('variable', 'VIGIL_FIREWALL_ALLOWLIST');
-    expect(() => loadFirewallConfig({ VIGIL_FIREWALL_SWEEP_INTERVAL_MS: '5' })).to.throw(ConfigError).with.property('variable', 'VIGIL_FIREWALL_SWEEP_INTERVAL_MS');
+    expect(() => loadFirewallConfig({ VIGIL_FIREWALL: 'ufw' }))
+      .to.throw(ConfigError)
+      .with.property('variable', 'VIGIL_FIREWALL');
+    expect(() => loadFirewallConfig({ VIGIL_FIREWALL_ALLOWLIST: '192.0.2.1,nope' }))
+      .to.throw(ConfigError, /nope/)
+      .with.property('variable', 'VIGIL_FIREWALL_ALLOWLIST');
+    expect(() => loadFirewallConfig({ VIGIL_FIREWALL_SWEEP_INTERVAL_MS: '5' }))
+      .to.throw(ConfigError)
+      .with.property('variable', 'VIGIL_FIREWALL_SWEEP_INTERVAL_MS');
   });
 });

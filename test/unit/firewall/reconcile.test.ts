@@ -19,7 +19,15 @@ const iso = (offsetMs: number): string => new Date(NOW.getTime() + offsetMs).toI
 
 /** A stored block; `expiresInMs` null for permanent. */
 function stored(ip: string, expiresInMs: number | null = null): NewBlockedIp {
-  return { ip, family: ip.includes(':') ? 6 : 4, reason: `r ${ip}`, source: 'cli', blocked_at: iso(-60_000), updated_at: iso(-60_000), expires_at: expiresInMs === null ? null : iso(expiresInMs) };
+  return {
+    ip,
+    family: ip.includes(':') ? 6 : 4,
+    reason: `r ${ip}`,
+    source: 'cli',
+    blocked_at: iso(-60_000),
+    updated_at: iso(-60_000),
+    expires_at: expiresInMs === null ? null : iso(expiresInMs),
+  };
 }
 
 describe('firewall/reconcile', () => {
@@ -37,7 +45,8 @@ describe('firewall/reconcile', () => {
   }
 
   const ops = (): string[] => adapter.calls.map((c) => c.op);
-  const reconcileAudits = async (): Promise<Array<string | null>> => (await listFirewallAudit(store, { limit: 50 })).filter((a) => a.action === 'reconcile').map((a) => a.detail);
+  const reconcileAudits = async (): Promise<Array<string | null>> =>
+    (await listFirewallAudit(store, { limit: 50 })).filter((a) => a.action === 'reconcile').map((a) => a.detail);
 
   beforeEach(async () => {
     store = await openStore(':memory:');

@@ -34,7 +34,9 @@ describe('firewall/rules', () => {
     }
 
     it('throws a 409 ConflictError with code protected_<reason>', () => {
-      expect(() => assertBlockable(parseAddress('192.0.2.1'), prot)).to.throw(ConflictError).with.property('code', 'protected_gateway');
+      expect(() => assertBlockable(parseAddress('192.0.2.1'), prot))
+        .to.throw(ConflictError)
+        .with.property('code', 'protected_gateway');
       expect(() => assertBlockable(parseAddress('10.0.0.1'), prot)).to.not.throw();
     });
   });
@@ -59,7 +61,11 @@ describe('firewall/rules', () => {
     });
 
     it('parseResolvConf() reads nameservers and strips zone ids', () => {
-      expect(parseResolvConf('# c\nsearch lan\nnameserver 192.0.2.53\nnameserver fe80::1%eth0\n  nameserver 1.1.1.1\n')).to.deep.equal(['192.0.2.53', 'fe80::1', '1.1.1.1']);
+      expect(parseResolvConf('# c\nsearch lan\nnameserver 192.0.2.53\nnameserver fe80::1%eth0\n  nameserver 1.1.1.1\n')).to.deep.equal([
+        '192.0.2.53',
+        'fe80::1',
+        '1.1.1.1',
+      ]);
     });
   });
 });

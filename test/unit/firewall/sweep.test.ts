@@ -16,7 +16,15 @@ const NOW = new Date('2026-01-01T00:00:00.000Z');
 const iso = (offsetMs: number): string => new Date(NOW.getTime() + offsetMs).toISOString();
 
 function stored(ip: string, expiresInMs: number | null): NewBlockedIp {
-  return { ip, family: ip.includes(':') ? 6 : 4, reason: `r ${ip}`, source: 'token', blocked_at: iso(-60_000), updated_at: iso(-60_000), expires_at: expiresInMs === null ? null : iso(expiresInMs) };
+  return {
+    ip,
+    family: ip.includes(':') ? 6 : 4,
+    reason: `r ${ip}`,
+    source: 'token',
+    blocked_at: iso(-60_000),
+    updated_at: iso(-60_000),
+    expires_at: expiresInMs === null ? null : iso(expiresInMs),
+  };
 }
 
 describe('firewall/sweep', () => {

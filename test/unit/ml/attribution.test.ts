@@ -59,6 +59,8 @@ describe('ml/attribution: PathAttributor', () => {
       err = e;
     }
     expect(err).to.have.property('code', 'model_unavailable');
-    expect(() => PathAttributor.parse({ model: 'x', version: '1', sha256: 'a', trees: [{ feature: [5], threshold: [0], left: [-1], right: [-1], score: [0] }] }, 3)).to.throw(RangeError);
+    expect(() =>
+      PathAttributor.parse({ model: 'x', version: '1', sha256: 'a', trees: [{ feature: [5], threshold: [0], left: [-1], right: [-1], score: [0] }] }, 3),
+    ).to.throw(RangeError);
   });
 });

@@ -48,7 +48,15 @@ describe('ml/explain', () => {
   });
 
   it('explainRow() ranks influential and unusual features first', () => {
-    const spec = (name: string, importance: number): FeatureSpec => ({ index: 0, name, cicColumn: name, unit: 'u', derivation: name, importance, benign: { mean: 500, std: 100, percentiles: grid } });
+    const spec = (name: string, importance: number): FeatureSpec => ({
+      index: 0,
+      name,
+      cicColumn: name,
+      unit: 'u',
+      derivation: name,
+      importance,
+      benign: { mean: 500, std: 100, percentiles: grid },
+    });
     const features = [spec('a', 0.5), spec('b', 0.3), spec('c', 0.2)];
     const top = explainRow(features, [500, 1000, 0], 2);
     expect(top.map((t) => t.name)).to.deep.equal(['b', 'c']);
@@ -57,10 +65,18 @@ describe('ml/explain', () => {
   });
 
   it('explainRow() with attributions: the top features by contribution, ties in feature order, as a full stable sort gives', () => {
-    const spec = (i: number): FeatureSpec => ({ index: i, name: `f${i}`, cicColumn: `f${i}`, unit: 'u', derivation: '', importance: 1 / 12, benign: { mean: 500, std: i % 3 === 0 ? 0 : 100, percentiles: grid } });
+    const spec = (i: number): FeatureSpec => ({
+      index: i,
+      name: `f${i}`,
+      cicColumn: `f${i}`,
+      unit: 'u',
+      derivation: '',
+      importance: 1 / 12,
+      benign: { mean: 500, std: i % 3 === 0 ? 0 : 100, percentiles: grid },
+    });
     const features = Array.from({ length: 12 }, (_, i) => spec(i));
     let seed = 7;
-    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 300; trial++) {
       const row = features.map(() => Math.round(rnd() * 1200) - 100);
       // Few distinct values (ties after rounding to 1e-4), negatives included.
@@ -96,10 +112,12 @@ describe('ml/features: writeCanonicalRows()', () => {
     for (const f of flows) {
       const fast = new Float32Array(CANONICAL_FEATURES.length);
       writeCanonicalRows(flowColumns([f]), 0, 1, fast);
-      const slow = Float32Array.from(CANONICAL_FEATURES.map((n) => {
-        const v = FEATURE_EXTRACTORS[n]!(f);
-        return Number.isFinite(v) ? v : 0;
-      }));
+      const slow = Float32Array.from(
+        CANONICAL_FEATURES.map((n) => {
+          const v = FEATURE_EXTRACTORS[n]!(f);
+          return Number.isFinite(v) ? v : 0;
+        }),
+      );
       expect(Array.from(fast)).to.deep.equal(Array.from(slow));
     }
   });

@@ -22,7 +22,12 @@ let cached: { lines: string[] } | null = null;
 
 /** Reads (once) and parses the fixture; `classes` maps labels to indices. */
 export function loadHoldout(classes: readonly string[]): Holdout {
-  cached ??= { lines: gunzipSync(readFileSync(path.join(FIXTURES, 'ml', 'holdout.csv.gz'))).toString('ascii').trim().split('\n') };
+  cached ??= {
+    lines: gunzipSync(readFileSync(path.join(FIXTURES, 'ml', 'holdout.csv.gz')))
+      .toString('ascii')
+      .trim()
+      .split('\n'),
+  };
   const { lines } = cached;
   const header = (lines[0] as string).split(',').slice(1);
   const width = header.length;

@@ -47,7 +47,7 @@ const r4 = (x: number): number => Number(x.toFixed(4));
 function rocAuc(scores: Float64Array, positive: Uint8Array): number {
   const idx = Array.from(scores.keys()).sort((a, b) => (scores[a] as number) - (scores[b] as number));
   const ranks = new Float64Array(scores.length);
-  for (let i = 0; i < idx.length; ) {
+  for (let i = 0; i < idx.length;) {
     let j = i;
     while (j + 1 < idx.length && scores[idx[j + 1] as number] === scores[idx[i] as number]) j++;
     for (let k = i; k <= j; k++) ranks[idx[k] as number] = (i + j) / 2 + 1;
@@ -55,7 +55,11 @@ function rocAuc(scores: Float64Array, positive: Uint8Array): number {
   }
   let nPos = 0;
   let sumPos = 0;
-  for (let i = 0; i < scores.length; i++) if (positive[i]) { nPos++; sumPos += ranks[i] as number; }
+  for (let i = 0; i < scores.length; i++)
+    if (positive[i]) {
+      nPos++;
+      sumPos += ranks[i] as number;
+    }
   const nNeg = scores.length - nPos;
   return (sumPos - (nPos * (nPos + 1)) / 2) / (nPos * nNeg);
 }
@@ -125,7 +129,12 @@ function heldOut(classes: readonly string[], probs: Float32Array, y: Int32Array,
 }
 
 /** The held-out figures models/README.md states (its summary, per-class table and high-threshold line). */
-function cardFigures(card: string): { testRows: number; testPerClass: Record<string, number>; alert: Omit<HeldOut, 'rows'>; high: { threshold: number; recall: number; fpr: number } } {
+function cardFigures(card: string): {
+  testRows: number;
+  testPerClass: Record<string, number>;
+  alert: Omit<HeldOut, 'rows'>;
+  high: { threshold: number; recall: number; fpr: number };
+} {
   const num = (re: RegExp): number[] => {
     const m = re.exec(card);
     if (!m) throw new Error(`models/README.md no longer says ${re}`);
@@ -147,8 +156,19 @@ function cardFigures(card: string): { testRows: number; testPerClass: Record<str
     testRows: testRows as number,
     testPerClass,
     alert: {
-      threshold: threshold as number, accuracy: accuracy as number, rocAuc: auc as number, macroF1: macroF1 as number,
-      binary: { tp: tp as number, fp: fp as number, fn: fn as number, tn: tn as number, precision: precision as number, recall: recall as number, fpr: fpr as number },
+      threshold: threshold as number,
+      accuracy: accuracy as number,
+      rocAuc: auc as number,
+      macroF1: macroF1 as number,
+      binary: {
+        tp: tp as number,
+        fp: fp as number,
+        fn: fn as number,
+        tn: tn as number,
+        precision: precision as number,
+        recall: recall as number,
+        fpr: fpr as number,
+      },
       perClass,
       binaryAtRealisticPrior: { benignShare: BENIGN_SHARE, precision: priorPrecision as number },
     },

@@ -13,8 +13,12 @@ import { FIXTURES } from '../../helpers/setup.js';
  */
 describe('ml/features: parity with the training data on real flows', () => {
   it('every model feature equals the CIC-IDS2017 row of the same flow (ndpi_cicids2017_webattack_sqli.pcap)', async () => {
-    const spec = JSON.parse(readFileSync(DEFAULT_MODEL_PATH.replace(/\.onnx$/, '.features.json'), 'utf8')) as { features: Array<{ name: string; cicColumn: string }> };
-    const lines = readFileSync(path.join(FIXTURES, 'ml', 'cic_sqli_flows.csv'), 'utf8').trim().split('\n');
+    const spec = JSON.parse(readFileSync(DEFAULT_MODEL_PATH.replace(/\.onnx$/, '.features.json'), 'utf8')) as {
+      features: Array<{ name: string; cicColumn: string }>;
+    };
+    const lines = readFileSync(path.join(FIXTURES, 'ml', 'cic_sqli_flows.csv'), 'utf8')
+      .trim()
+      .split('\n');
     const header = (lines[0] as string).split(',');
     const rows = lines.slice(1).map((l) => l.split(','));
     expect(rows).to.have.length(9);
@@ -31,7 +35,10 @@ describe('ml/features: parity with the training data on real flows', () => {
       spec.features.forEach((f, j) => {
         const cic = Number(row![header.indexOf(f.cicColumn)]);
         const vigil = m[i * w + j] as number;
-        expect(Math.abs(vigil - cic) / Math.max(1, Math.abs(cic)), `${f.name} (${f.cicColumn}) of flow :${flow.srcPort}: vigil ${vigil}, CIC ${cic}`).to.be.below(1e-4);
+        expect(
+          Math.abs(vigil - cic) / Math.max(1, Math.abs(cic)),
+          `${f.name} (${f.cicColumn}) of flow :${flow.srcPort}: vigil ${vigil}, CIC ${cic}`,
+        ).to.be.below(1e-4);
         compared++;
       });
       // Why Bwd Init Win Bytes is not a model feature: the dataset holds a post-handshake scaled window there.

@@ -17,7 +17,8 @@ describe('ml/scorer: FlowScorer', () => {
   });
   after(async () => model.release());
 
-  const flows = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? makeFlow({ srcPort: 30000 + i }) : synProbe('10.0.0.66', '10.0.0.9', 1000 + i, 1_700_000_000_000 + i)));
+  const flows = (n: number) =>
+    Array.from({ length: n }, (_, i) => (i % 2 ? makeFlow({ srcPort: 30000 + i }) : synProbe('10.0.0.66', '10.0.0.9', 1000 + i, 1_700_000_000_000 + i)));
 
   it('scores every flow of a batch in one pass (split at maxBatch) and counts it', async () => {
     const s = new FlowScorer(model, { maxInFlight: 1, maxQueuedFlows: 0, maxBatch: 64, explainTop: 2 });
@@ -90,7 +91,7 @@ describe('ml/scorer: FlowScorer', () => {
     return all;
   }
 
-  it('hands a finishing run\'s slot to the oldest waiting batch, so a batch arriving meanwhile queues (regression: it took the slot and the waiter ran past maxInFlight without a buffer)', async () => {
+  it("hands a finishing run's slot to the oldest waiting batch, so a batch arriving meanwhile queues (regression: it took the slot and the waiter ran past maxInFlight without a buffer)", async () => {
     // A run finishing with a batch waiting; a third batch arrives a few microtasks later, in the gap before the waiter resumes.
     for (let ticks = 0; ticks <= 4; ticks++) {
       const fake = fakeFlowModel();
@@ -102,7 +103,10 @@ describe('ml/scorer: FlowScorer', () => {
       for (let k = 0; k < ticks; k++) gap = gap.then(() => {});
       const arriving = gap.then(() => s.score(flows(2)));
       const results = await drain(fake, [first, waiting, arriving]);
-      expect(results.map((r) => (r.status === 'fulfilled' ? r.value?.scores.length : String(r.reason))), `arriving after ${ticks} microtask(s)`).to.deep.equal([2, 2, 2]);
+      expect(
+        results.map((r) => (r.status === 'fulfilled' ? r.value?.scores.length : String(r.reason))),
+        `arriving after ${ticks} microtask(s)`,
+      ).to.deep.equal([2, 2, 2]);
       expect(fake.maxConcurrent, 'runs at once').to.equal(1);
       expect(s.stats()).to.include({ flowsScored: 6, batches: 3, skipped: 0 });
     }

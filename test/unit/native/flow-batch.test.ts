@@ -57,7 +57,10 @@ describe('decodeFlowBatch()', () => {
     addrs[48] = 0xff; // dst 1: ff02::1
     addrs[49] = 0x02;
     addrs[63] = 1;
-    const flows = decodeFlowBatch(batch(2, (c, i) => values[c]?.[i] ?? 0, addrs), 9);
+    const flows = decodeFlowBatch(
+      batch(2, (c, i) => values[c]?.[i] ?? 0, addrs),
+      9,
+    );
     expect(flows).to.have.length(2);
     const [a, b] = flows;
     expect([a.id, a.srcIp, a.srcPort, a.dstIp, a.dstPort, a.protocol, a.ipVersion]).to.deep.equal([7, '172.16.0.1', 36196, '192.168.10.50', 80, 6, 4]);

@@ -32,7 +32,7 @@ describe('formatAddress()', () => {
       if (b.subarray(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return Array.from(b.subarray(12)).join('.');
       const words = Array.from({ length: 8 }, (_, i) => ((b[2 * i] as number) << 8) | (b[2 * i + 1] as number));
       let best = [-1, 0];
-      for (let i = 0; i < 8; ) {
+      for (let i = 0; i < 8;) {
         let j = i;
         while (j < 8 && words[j] === 0) j++;
         if (j - i >= 2 && j - i > (best[1] as number)) best = [i, j - i];

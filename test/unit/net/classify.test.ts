@@ -5,13 +5,46 @@ import { isGlobalAddress, isLoopback, isPrivate, isThreatAddress, localAddressCl
 
 describe('net/classify: isThreatAddress()', () => {
   it('accepts valid IPv4 and IPv6 addresses other than the unspecified ones', () => {
-    for (const ip of ['1.2.3.4', '8.8.8.8', '10.0.0.1', '255.255.255.255', '0.0.0.1', '1.0.0.0', '2001:db8::1', 'fe80::1', '::1', '::ffff:8.8.4.4', 'fe80::1%eth0']) {
+    for (const ip of [
+      '1.2.3.4',
+      '8.8.8.8',
+      '10.0.0.1',
+      '255.255.255.255',
+      '0.0.0.1',
+      '1.0.0.0',
+      '2001:db8::1',
+      'fe80::1',
+      '::1',
+      '::ffff:8.8.4.4',
+      'fe80::1%eth0',
+    ]) {
       expect(isThreatAddress(ip), ip).to.equal(true);
     }
   });
 
   it('refuses the unspecified addresses in every spelling, and text that is no address', () => {
-    for (const ip of ['0.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0', '0::0', '::0.0.0.0', '::ffff:0.0.0.0', '::ffff:0:0', '::%eth0', '', 'not-an-ip', '00.0.0.0', '0.0.0.00', '01.2.3.4', '1.2.3', '0.0.0.0.0', ' 1.2.3.4', '1.2.3.4 ', '0.0.0.0/0', '256.1.1.1']) {
+    for (const ip of [
+      '0.0.0.0',
+      '::',
+      '::0',
+      '0:0:0:0:0:0:0:0',
+      '0::0',
+      '::0.0.0.0',
+      '::ffff:0.0.0.0',
+      '::ffff:0:0',
+      '::%eth0',
+      '',
+      'not-an-ip',
+      '00.0.0.0',
+      '0.0.0.00',
+      '01.2.3.4',
+      '1.2.3',
+      '0.0.0.0.0',
+      ' 1.2.3.4',
+      '1.2.3.4 ',
+      '0.0.0.0/0',
+      '256.1.1.1',
+    ]) {
       expect(isThreatAddress(ip), JSON.stringify(ip)).to.equal(false);
     }
   });
@@ -27,11 +60,14 @@ describe('net/classify: isThreatAddress()', () => {
     };
     const octets = ['0', '00', '000', '1', '01', '9', '10', '99', '100', '199', '200', '249', '250', '255', '256', '1000'];
     let checked = 0;
-    for (const a of octets) for (const b of ['0', '00', '1', '255']) for (const c of ['0', '1', '010']) for (const d of octets) {
-      const ip = `${a}.${b}.${c}.${d}`;
-      expect(isThreatAddress(ip), ip).to.equal(reference(ip));
-      checked++;
-    }
+    for (const a of octets)
+      for (const b of ['0', '00', '1', '255'])
+        for (const c of ['0', '1', '010'])
+          for (const d of octets) {
+            const ip = `${a}.${b}.${c}.${d}`;
+            expect(isThreatAddress(ip), ip).to.equal(reference(ip));
+            checked++;
+          }
     expect(checked).to.equal(16 * 4 * 3 * 16);
   });
 });
@@ -39,13 +75,33 @@ describe('net/classify: isThreatAddress()', () => {
 describe('net/classify: isGlobalAddress()', () => {
   it('answers IPv4 addresses (plain and ::ffff:-mapped) as a BlockList of the non-global networks does', () => {
     const nets: Array<[string, number]> = [
-      ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-      ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-      ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+      ['0.0.0.0', 8],
+      ['10.0.0.0', 8],
+      ['100.64.0.0', 10],
+      ['127.0.0.0', 8],
+      ['169.254.0.0', 16],
+      ['172.16.0.0', 12],
+      ['192.0.0.0', 24],
+      ['192.0.2.0', 24],
+      ['192.168.0.0', 16],
+      ['198.18.0.0', 15],
+      ['198.51.100.0', 24],
+      ['203.0.113.0', 24],
+      ['224.0.0.0', 4],
+      ['240.0.0.0', 4],
     ];
     const list = new BlockList();
     for (const [net, prefix] of nets) list.addSubnet(net, prefix, 'ipv4');
-    for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64]] as const) list.addSubnet(net, prefix, 'ipv6');
+    for (const [net, prefix] of [
+      ['::', 128],
+      ['::1', 128],
+      ['fc00::', 7],
+      ['fe80::', 10],
+      ['ff00::', 8],
+      ['2001:db8::', 32],
+      ['100::', 64],
+    ] as const)
+      list.addSubnet(net, prefix, 'ipv6');
     const text = (bits: number): string => [bits >>> 24, (bits >>> 16) & 255, (bits >>> 8) & 255, bits & 255].join('.');
     const bitsOf = (ip: string): number => ip.split('.').reduce((a, o) => a * 256 + Number(o), 0);
     const addresses: string[] = ['0.0.0.0', '255.255.255.255', '8.8.8.8', '1.1.1.1'];
@@ -78,7 +134,22 @@ describe('net/classify: isLoopback() / isPrivate() / localAddressClassifier()', 
   });
 
   it('isPrivate(): RFC 1918, loopback, link-local and CGNAT; ULA, link-local and loopback', () => {
-    for (const ip of ['10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '127.0.0.1', '169.254.1.1', '100.64.0.1', '100.127.255.255', '::ffff:10.0.0.1', '::1', 'fd00::1', 'fc00::1', 'fe80::1%eth0', 'FEBF::1']) {
+    for (const ip of [
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '127.0.0.1',
+      '169.254.1.1',
+      '100.64.0.1',
+      '100.127.255.255',
+      '::ffff:10.0.0.1',
+      '::1',
+      'fd00::1',
+      'fc00::1',
+      'fe80::1%eth0',
+      'FEBF::1',
+    ]) {
       expect(isPrivate(ip), ip).to.equal(true);
     }
     for (const ip of ['8.8.8.8', '172.15.0.1', '172.32.0.1', '100.128.0.1', '2001:db8::1', 'fec0::1', 'not-an-ip']) expect(isPrivate(ip), ip).to.equal(false);

@@ -8,9 +8,27 @@ import { listBuckets } from '../../../src/store/repos/traffic.repo.js';
 /** A flow record with only the fields the statistics read filled in meaningfully. */
 function flow(over: Partial<FlowRecord>): FlowRecord {
   const base = {
-    id: 1, srcIp: '192.168.1.10', srcPort: 50000, dstIp: '93.184.216.34', dstPort: 443, protocol: 6, ipVersion: 4, vlanOuter: 0, vlanInner: 0,
-    firstSeenMs: 1000, lastSeenMs: 2000, firstSeen: '', lastSeen: '', durationUs: 0, endReason: 'fin',
-    packets: 10, bytes: 1000, fwdPackets: 4, bwdPackets: 6, fwdBytes: 300, bwdBytes: 700,
+    id: 1,
+    srcIp: '192.168.1.10',
+    srcPort: 50000,
+    dstIp: '93.184.216.34',
+    dstPort: 443,
+    protocol: 6,
+    ipVersion: 4,
+    vlanOuter: 0,
+    vlanInner: 0,
+    firstSeenMs: 1000,
+    lastSeenMs: 2000,
+    firstSeen: '',
+    lastSeen: '',
+    durationUs: 0,
+    endReason: 'fin',
+    packets: 10,
+    bytes: 1000,
+    fwdPackets: 4,
+    bwdPackets: 6,
+    fwdBytes: 300,
+    bwdBytes: 700,
   } as Partial<FlowRecord>;
   return { ...base, ...over } as FlowRecord;
 }
@@ -76,7 +94,12 @@ describe('sensor/LiveStats', () => {
     const reloaded = new LiveStats({ store, monitoring: { totals: () => emptySensorStats() }, clock: { now: () => now } });
     await reloaded.start();
     expect(reloaded.perMinute().map((b) => b.packets)).to.deep.equal([130]);
-    expect(reloaded.perSecond().filter((b) => b.packets > 0).map((b) => b.packets)).to.deep.equal([100, 30]);
+    expect(
+      reloaded
+        .perSecond()
+        .filter((b) => b.packets > 0)
+        .map((b) => b.packets),
+    ).to.deep.equal([100, 30]);
     await reloaded.stop();
   });
 

@@ -45,7 +45,14 @@ describe('sensor/MonitoringService (real sensor)', function () {
 
   it('a looping replay restarts when the file ends and keeps counting', async () => {
     const sensor = createSensor();
-    const m = new MonitoringService({ sensor, capture: capture({ replayLoop: true }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() }, loopDelayMs: 20 });
+    const m = new MonitoringService({
+      sensor,
+      capture: capture({ replayLoop: true }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+      loopDelayMs: 20,
+    });
     let ends = 0;
     sensor.on('end', () => ends++);
     await m.startConfigured();
@@ -64,7 +71,14 @@ describe('sensor/MonitoringService (real sensor)', function () {
 
   it('auto mode with no interface falls back to the bundled sample when the default device cannot be opened, and says why', async () => {
     const sensor = createSensor();
-    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() }, defaultInterface: () => 'nosuchif9' });
+    const m = new MonitoringService({
+      sensor,
+      capture: capture({ mode: 'auto', file: undefined }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+      defaultInterface: () => 'nosuchif9',
+    });
     const end = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
     const s = await m.startConfigured();
     expect(s).to.include({ source: 'replay', sample: true, file: 'sv_rawip_dlt101_tcp_tls.pcap' });
@@ -76,7 +90,13 @@ describe('sensor/MonitoringService (real sensor)', function () {
 
   it('auto mode with a configured interface does not fall back: the capture error stops startConfigured()', async () => {
     const sensor = createSensor();
-    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined, interface: 'nosuchif9' }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    const m = new MonitoringService({
+      sensor,
+      capture: capture({ mode: 'auto', file: undefined, interface: 'nosuchif9' }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+    });
     let err: { code?: string; message?: string } = {};
     await m.startConfigured().catch((e: { code: string; message: string }) => (err = e));
     expect(err.code).to.be.oneOf(['capture_no_such_device', 'capture_permission_denied']); // the latter without CAP_NET_RAW
@@ -86,7 +106,14 @@ describe('sensor/MonitoringService (real sensor)', function () {
 
   it('auto mode with a bad filter fails with capture_bad_filter instead of replaying the sample', async () => {
     const sensor = createSensor();
-    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined, filter: 'tcp port (' }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() }, defaultInterface: () => 'lo' });
+    const m = new MonitoringService({
+      sensor,
+      capture: capture({ mode: 'auto', file: undefined, filter: 'tcp port (' }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+      defaultInterface: () => 'lo',
+    });
     let err: { code?: string; message?: string } = {};
     await m.startConfigured().catch((e: { code: string; message: string }) => (err = e));
     expect(err.code).to.equal('capture_bad_filter');
@@ -98,7 +125,14 @@ describe('sensor/MonitoringService (real sensor)', function () {
   it('live capture on the default device reports the device by name', async function () {
     if (!IS_ROOT) this.skip(); // live capture needs CAP_NET_RAW
     const sensor = createSensor();
-    const m = new MonitoringService({ sensor, capture: capture({ mode: 'auto', file: undefined }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() }, defaultInterface: () => 'lo' });
+    const m = new MonitoringService({
+      sensor,
+      capture: capture({ mode: 'auto', file: undefined }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+      defaultInterface: () => 'lo',
+    });
     try {
       const s = await m.startConfigured();
       expect(s).to.include({ running: true, source: 'live', interface: 'lo', sample: false, description: 'live capture on lo (the default interface)' });
@@ -111,7 +145,13 @@ describe('sensor/MonitoringService (real sensor)', function () {
   it('concurrent starts open one source, and the state reports the one that runs', async function () {
     if (!IS_ROOT) this.skip();
     const sensor = createSensor();
-    const m = new MonitoringService({ sensor, capture: capture({ replaySpeed: 0.01 }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    const m = new MonitoringService({
+      sensor,
+      capture: capture({ replaySpeed: 0.01 }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+    });
     try {
       const [a, b] = await Promise.allSettled([m.start({ interface: 'lo' }), m.start()]);
       expect(a.status).to.equal('fulfilled');
@@ -126,13 +166,25 @@ describe('sensor/MonitoringService (real sensor)', function () {
 
   it('live mode fails with the capture error; a running capture refuses another interface with 409', async () => {
     const sensor = createSensor();
-    const live = new MonitoringService({ sensor, capture: capture({ mode: 'live', file: undefined, interface: 'nosuchif9' }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    const live = new MonitoringService({
+      sensor,
+      capture: capture({ mode: 'live', file: undefined, interface: 'nosuchif9' }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+    });
     let code = '';
     await live.startConfigured().catch((e: { code: string }) => (code = e.code));
     expect(code).to.equal('capture_no_such_device');
 
     const sensor2 = createSensor();
-    const m = new MonitoringService({ sensor: sensor2, capture: capture({ replaySpeed: 0.01 }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    const m = new MonitoringService({
+      sensor: sensor2,
+      capture: capture({ replaySpeed: 0.01 }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+    });
     await m.startConfigured();
     let conflict = '';
     await m.start({ interface: 'eth0' }).catch((e: { code: string; status: number }) => (conflict = `${e.status} ${e.code}`));
@@ -145,7 +197,13 @@ describe('sensor/MonitoringService (real sensor)', function () {
 describe('sensor/MonitoringService errors', () => {
   it('a file that cannot be opened is reported by state().error and the problem keeps the capture code', async () => {
     const sensor = createSensor();
-    const m = new MonitoringService({ sensor, capture: capture({ file: pcap('does-not-exist.pcap') }), samplePath: OTHER, events: new EventBus(), clock: { now: () => Date.now() } });
+    const m = new MonitoringService({
+      sensor,
+      capture: capture({ file: pcap('does-not-exist.pcap') }),
+      samplePath: OTHER,
+      events: new EventBus(),
+      clock: { now: () => Date.now() },
+    });
     let err: { code?: string; status?: number } = {};
     await m.startConfigured().catch((e: { code: string; status: number }) => (err = e));
     expect(err.code).to.equal('capture_file_unreadable');

@@ -54,8 +54,22 @@ describe('SensorPipeline (src/sensor/pipeline.ts)', function () {
       retention: { maxAgeMs: 3_600_000, maxRows: 100_000 },
       maxQueuedBatches: 2,
     });
-    const batch = (id: number): FlowRecord[] =>
-      [{ id, srcIp: '10.0.0.1', srcPort: 1, dstIp: '10.0.0.2', dstPort: 2, protocol: 6, packets: 1, bytes: 60, firstSeen: 'a', lastSeen: 'b', durationUs: 0, endReason: 'fin' } as FlowRecord];
+    const batch = (id: number): FlowRecord[] => [
+      {
+        id,
+        srcIp: '10.0.0.1',
+        srcPort: 1,
+        dstIp: '10.0.0.2',
+        dstPort: 2,
+        protocol: 6,
+        packets: 1,
+        bytes: 60,
+        firstSeen: 'a',
+        lastSeen: 'b',
+        durationUs: 0,
+        endReason: 'fin',
+      } as FlowRecord,
+    ];
     for (let i = 0; i < 6; i++) p.accept(batch(i));
     // One batch in flight (taken off the queue), two queued, three dropped.
     expect(p.counters.droppedBatches).to.equal(3);
@@ -74,7 +88,21 @@ describe('SensorPipeline (src/sensor/pipeline.ts)', function () {
       now: () => now,
       retention: { maxAgeMs: 10_000, maxRows: 100 },
     });
-    const mk = (id: number): FlowRecord => ({ id, srcIp: '10.0.0.1', srcPort: 1, dstIp: '10.0.0.2', dstPort: 2, protocol: 6, packets: 1, bytes: 60, firstSeen: 'a', lastSeen: 'b', durationUs: 0, endReason: 'fin' }) as FlowRecord;
+    const mk = (id: number): FlowRecord =>
+      ({
+        id,
+        srcIp: '10.0.0.1',
+        srcPort: 1,
+        dstIp: '10.0.0.2',
+        dstPort: 2,
+        protocol: 6,
+        packets: 1,
+        bytes: 60,
+        firstSeen: 'a',
+        lastSeen: 'b',
+        durationUs: 0,
+        endReason: 'fin',
+      }) as FlowRecord;
     p.accept(Array.from({ length: 50 }, (_, i) => mk(i)));
     await p.idle();
     now += 20_000;

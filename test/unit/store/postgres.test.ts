@@ -7,7 +7,15 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { changeToken } from '../../../src/store/change-counter.js';
 import { migrateToLatest, type Database } from '../../../src/store/database.js';
-import { acknowledgeAlert, countUnacknowledged, deleteAlert, findOpenAlertByKey, insertAlert, listAlerts, updateAlertAggregate } from '../../../src/store/repos/alert.repo.js';
+import {
+  acknowledgeAlert,
+  countUnacknowledged,
+  deleteAlert,
+  findOpenAlertByKey,
+  insertAlert,
+  listAlerts,
+  updateAlertAggregate,
+} from '../../../src/store/repos/alert.repo.js';
 import { countFlows, insertFlowBatch, listRecentFlows, pruneFlows } from '../../../src/store/repos/flow.repo.js';
 import { getMeta, setMeta } from '../../../src/store/repos/meta.repo.js';
 import { countOpenThreats, listThreats, upsertThreat } from '../../../src/store/repos/threat.repo.js';
@@ -19,9 +27,27 @@ const PG_URL = process.env.VIGIL_TEST_PG_URL?.trim() || undefined;
 const alert = (over: Partial<NewAlert>): NewAlert => {
   const t = '2026-01-01T00:00:00.000Z';
   return {
-    created_at: t, updated_at: t, severity: 'high', category: 'port_scan', title: 'scan', description: 'd', src_ip: '203.0.113.1',
-    src_port: null, dst_ip: null, dst_port: null, protocol: 6, score: 0.5, source: 'rule', acknowledged: 0, acknowledged_at: null,
-    aggregation_key: 'k', count: 1, first_seen: t, last_seen: t, details: '{}', ...over,
+    created_at: t,
+    updated_at: t,
+    severity: 'high',
+    category: 'port_scan',
+    title: 'scan',
+    description: 'd',
+    src_ip: '203.0.113.1',
+    src_port: null,
+    dst_ip: null,
+    dst_port: null,
+    protocol: 6,
+    score: 0.5,
+    source: 'rule',
+    acknowledged: 0,
+    acknowledged_at: null,
+    aggregation_key: 'k',
+    count: 1,
+    first_seen: t,
+    last_seen: t,
+    details: '{}',
+    ...over,
   };
 };
 
@@ -69,16 +95,55 @@ describe('store on PostgreSQL (same migrations and repos)', function () {
 
   it('threats, flows (transactional batch + retention), traffic buckets (additive upsert) and meta', async () => {
     const now = new Date().toISOString();
-    await upsertThreat(db, { ip: '203.0.113.1', severity: 'high', score: 0.9, category: 'scan', alerts: 1, first_seen: now, last_seen: now, country: null, country_code: null, city: null, latitude: null, longitude: null, updated_at: now });
-    await upsertThreat(db, { ip: '203.0.113.1', severity: 'critical', score: 1, category: 'scan', alerts: 2, first_seen: now, last_seen: now, country: 'DE', country_code: 'DE', city: null, latitude: 52.5, longitude: 13.4, updated_at: now });
+    await upsertThreat(db, {
+      ip: '203.0.113.1',
+      severity: 'high',
+      score: 0.9,
+      category: 'scan',
+      alerts: 1,
+      first_seen: now,
+      last_seen: now,
+      country: null,
+      country_code: null,
+      city: null,
+      latitude: null,
+      longitude: null,
+      updated_at: now,
+    });
+    await upsertThreat(db, {
+      ip: '203.0.113.1',
+      severity: 'critical',
+      score: 1,
+      category: 'scan',
+      alerts: 2,
+      first_seen: now,
+      last_seen: now,
+      country: 'DE',
+      country_code: 'DE',
+      city: null,
+      latitude: 52.5,
+      longitude: 13.4,
+      updated_at: now,
+    });
     const threats = await listThreats(db);
     expect(threats).to.have.length(1);
     expect(threats[0]).to.include({ severity: 'critical', alerts: 2, latitude: 52.5 });
     expect(await countOpenThreats(db, new Date(Date.now() - 60_000).toISOString())).to.equal(1);
 
     const flows = Array.from({ length: 600 }, (_, i) => ({
-      flow_id: i, src_ip: '10.0.0.1', src_port: i, dst_ip: '10.0.0.2', dst_port: 443, protocol: 6, packets: 3, bytes: 5_000_000_000 + i,
-      first_seen: now, last_seen: now, duration_us: 7_200_000_000, end_reason: 'fin', stored_at_ms: i < 100 ? 1_000 : 1_700_000_000_000,
+      flow_id: i,
+      src_ip: '10.0.0.1',
+      src_port: i,
+      dst_ip: '10.0.0.2',
+      dst_port: 443,
+      protocol: 6,
+      packets: 3,
+      bytes: 5_000_000_000 + i,
+      first_seen: now,
+      last_seen: now,
+      duration_us: 7_200_000_000,
+      end_reason: 'fin',
+      stored_at_ms: i < 100 ? 1_000 : 1_700_000_000_000,
     }));
     expect(await insertFlowBatch(db, flows)).to.equal(600);
     expect(await pruneFlows(db, { olderThanMs: 2_000, maxRows: 400 })).to.equal(200);
@@ -89,7 +154,9 @@ describe('store on PostgreSQL (same migrations and repos)', function () {
 
     await addToBuckets(db, [{ resolution: 'minute', start_ms: 1_700_000_040_000, packets: 5, bytes: 6_000_000_000, flows: 1 }]);
     await addToBuckets(db, [{ resolution: 'minute', start_ms: 1_700_000_040_000, packets: 2, bytes: 1, flows: 1 }]);
-    expect(await listBuckets(db, 'minute', 0)).to.deep.equal([{ resolution: 'minute', start_ms: 1_700_000_040_000, packets: 7, bytes: 6_000_000_001, flows: 2 }]);
+    expect(await listBuckets(db, 'minute', 0)).to.deep.equal([
+      { resolution: 'minute', start_ms: 1_700_000_040_000, packets: 7, bytes: 6_000_000_001, flows: 2 },
+    ]);
 
     await setMeta(db, 'k', 'v1');
     await setMeta(db, 'k', 'v2');

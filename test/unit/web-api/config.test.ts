@@ -47,9 +47,7 @@ describe('loadWebConfig()', () => {
   });
 
   it('refuses symmetric JWS algorithms in the allowlist', () => {
-    const err = configError(() =>
-      loadWebConfig({ VIGIL_JWT_ISSUER: 'https://id.example', VIGIL_JWT_AUDIENCE: 'a', VIGIL_JWT_ALGORITHMS: 'RS256,HS256' }),
-    );
+    const err = configError(() => loadWebConfig({ VIGIL_JWT_ISSUER: 'https://id.example', VIGIL_JWT_AUDIENCE: 'a', VIGIL_JWT_ALGORITHMS: 'RS256,HS256' }));
     expect(err.variable).to.equal('VIGIL_JWT_ALGORITHMS');
     expect(err.message).to.contain('HS256');
   });

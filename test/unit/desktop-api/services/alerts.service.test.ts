@@ -8,9 +8,26 @@ import type { NewAlert } from '../../../../src/store/tables/alert.table.js';
 const row = (i: number): NewAlert => {
   const t = `2026-01-01T00:00:0${i}.000Z`;
   return {
-    created_at: t, updated_at: t, severity: 'high', category: 'c', title: `a${i}`, description: 'd', src_ip: '192.0.2.1', src_port: 1,
-    dst_ip: null, dst_port: null, protocol: 6, score: 1.7, source: 'ml', acknowledged: 0, acknowledged_at: null,
-    aggregation_key: `k${i}`, count: 0, first_seen: t, last_seen: t, details: 'not json',
+    created_at: t,
+    updated_at: t,
+    severity: 'high',
+    category: 'c',
+    title: `a${i}`,
+    description: 'd',
+    src_ip: '192.0.2.1',
+    src_port: 1,
+    dst_ip: null,
+    dst_port: null,
+    protocol: 6,
+    score: 1.7,
+    source: 'ml',
+    acknowledged: 0,
+    acknowledged_at: null,
+    aggregation_key: `k${i}`,
+    count: 0,
+    first_seen: t,
+    last_seen: t,
+    details: 'not json',
   };
 };
 

@@ -60,8 +60,14 @@ describe('desktop-api/services/EventStreamService', () => {
     const bus = new EventBus();
     const hub = new EventStreamService(bus, 5, 'b');
     let ended = 0;
-    hub.subscribe(() => undefined, () => ended++);
-    hub.subscribe(() => undefined, () => ended++);
+    hub.subscribe(
+      () => undefined,
+      () => ended++,
+    );
+    hub.subscribe(
+      () => undefined,
+      () => ended++,
+    );
     hub.close();
     expect(ended).to.equal(2);
     fire(bus, 1);

@@ -15,7 +15,18 @@ describe('desktop-api/services/StatsService', () => {
   let events: EventBus;
   let live: LiveStats;
   let stats: StatsService;
-  const state: MonitoringState = { running: true, source: 'replay', startedAt: null, interface: null, file: 'x', sample: false, filter: null, description: '', fallbackReason: null, error: null };
+  const state: MonitoringState = {
+    running: true,
+    source: 'replay',
+    startedAt: null,
+    interface: null,
+    file: 'x',
+    sample: false,
+    filter: null,
+    description: '',
+    fallbackReason: null,
+    error: null,
+  };
 
   beforeEach(async () => {
     store = await openStore(':memory:');
@@ -74,13 +85,31 @@ describe('desktop-api/services/StatsService', () => {
     });
     await reloadedLive.start();
     expect(reloaded.traffic().timeline.perMinute.map((b) => b.packets)).to.deep.equal([130]);
-    expect(reloaded.traffic().timeline.perSecond.filter((b) => b.packets > 0).map((b) => b.packets)).to.deep.equal([100, 30]);
+    expect(
+      reloaded
+        .traffic()
+        .timeline.perSecond.filter((b) => b.packets > 0)
+        .map((b) => b.packets),
+    ).to.deep.equal([100, 30]);
     reloaded.close();
     await reloadedLive.stop();
   });
 
   it('traffic(): top talkers, top ports and directions are those of the live statistics', () => {
-    const f = { id: 1, srcIp: '192.168.1.10', srcPort: 50000, dstIp: '93.184.216.34', dstPort: 443, protocol: 6, firstSeenMs: 1000, endReason: 'fin', packets: 10, bytes: 1000, fwdBytes: 300, bwdBytes: 700 };
+    const f = {
+      id: 1,
+      srcIp: '192.168.1.10',
+      srcPort: 50000,
+      dstIp: '93.184.216.34',
+      dstPort: 443,
+      protocol: 6,
+      firstSeenMs: 1000,
+      endReason: 'fin',
+      packets: 10,
+      bytes: 1000,
+      fwdBytes: 300,
+      bwdBytes: 700,
+    };
     live.recordFlows([f as Partial<FlowRecord> as FlowRecord]);
     const t = stats.traffic();
     expect(t.topTalkers).to.deep.equal(live.topTalkers(10));

@@ -29,7 +29,13 @@ function randomAddress(): number[] {
   if (kind < 6) {
     b[10] = 0xff;
     b[11] = 0xff;
-    const specials = [[0, 0, 0, 0], [224, 0, 0, 251], [10, 0, 0, 255], [255, 255, 255, 255], [239, 1, 2, 3]];
+    const specials = [
+      [0, 0, 0, 0],
+      [224, 0, 0, 251],
+      [10, 0, 0, 255],
+      [255, 255, 255, 255],
+      [239, 1, 2, 3],
+    ];
     const v4 = rnd(5) === 0 ? (specials[rnd(specials.length)] as number[]) : [rnd(3) === 0 ? 10 : 200 + rnd(40), rnd(2), rnd(3), rnd(4) * 85];
     b.splice(12, 4, ...v4);
   } else if (kind < 9) {
@@ -130,7 +136,14 @@ describe('detect/detectors/address', () => {
         for (const port of [0, 1, 256, 65535]) add(addressKey(flows, k, port));
       }
     }
-    for (const [a, b] of [[0, 0], [0, 6], [6, 0], [80, 6], [6, 80], [65535, 65535]] as const) {
+    for (const [a, b] of [
+      [0, 0],
+      [0, 6],
+      [6, 0],
+      [80, 6],
+      [6, 80],
+      [65535, 65535],
+    ] as const) {
       add(addressPairKey(flows, 3, n + 3, a, b));
       add(addressPairKey(flows, n + 3, 3, a, b));
       add(addressPairKey(flows, 0, n + 0, a, b)); // 0.0.0.0 and ::

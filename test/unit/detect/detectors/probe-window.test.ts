@@ -26,7 +26,12 @@ describe('detect/detectors/probe-window: ProbeWindow', () => {
       for (let batch = 0; batch < 50; batch++) {
         for (let k = rnd(10); k > 0; k--) {
           now += rnd(300);
-          const p = { t: now - rnd(2) * rnd(2000), dst: rnd(2) ? `d${rnd(4)}` : ([0, -1, 1, -(2 ** 31), 2 ** 31 - 1] as const)[rnd(5)], service: SERVICES[rnd(SERVICES.length)] as number, unanswered: rnd(3) > 0 };
+          const p = {
+            t: now - rnd(2) * rnd(2000),
+            dst: rnd(2) ? `d${rnd(4)}` : ([0, -1, 1, -(2 ** 31), 2 ** 31 - 1] as const)[rnd(5)],
+            service: SERVICES[rnd(SERVICES.length)] as number,
+            unanswered: rnd(3) > 0,
+          };
           w.push(p.t, p.dst, p.service, p.unanswered);
           ref.push(p);
           w.trimTo(max);
@@ -38,7 +43,10 @@ describe('detect/detectors/probe-window: ProbeWindow', () => {
         for (const p of ref) if (p.t > latest) latest = p.t;
         ref = ref.filter((p) => p.t >= latest - windowMs);
         w.evict(windowMs);
-        expect(Array.from({ length: w.length }, (_, i) => ({ t: w.time(i), dst: w.dst[i], service: w.service(i), unanswered: (w.flags(i) & UNANSWERED) !== 0 })), `run ${run} batch ${batch}`).to.deep.equal(ref);
+        expect(
+          Array.from({ length: w.length }, (_, i) => ({ t: w.time(i), dst: w.dst[i], service: w.service(i), unanswered: (w.flags(i) & UNANSWERED) !== 0 })),
+          `run ${run} batch ${batch}`,
+        ).to.deep.equal(ref);
         const { byHost, byService } = w.tallies();
         const hosts = new Map<number | string, { probes: number; unanswered: number; distinct: Map<number, number> }>();
         const services = new Map<number, { probes: number; unanswered: number; distinct: Map<number | string, number> }>();

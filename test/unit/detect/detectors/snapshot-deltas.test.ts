@@ -9,7 +9,16 @@ const T0 = 1_700_000_000_000;
 
 describe('detect/detectors/snapshot-deltas: SnapshotDeltas', () => {
   const record = (id: number, packets: number, lastSeenMs: number, endReason: FlowRecord['endReason'] = 'snapshot', firstSeenMs = T0) =>
-    makeFlow({ id, firstSeenMs, lastSeenMs, durationUs: (lastSeenMs - firstSeenMs) * 1000, endReason, fwdPackets: packets, bwdPackets: packets / 2, fwdSyn: packets / 10 });
+    makeFlow({
+      id,
+      firstSeenMs,
+      lastSeenMs,
+      durationUs: (lastSeenMs - firstSeenMs) * 1000,
+      endReason,
+      fwdPackets: packets,
+      bwdPackets: packets / 2,
+      fwdSyn: packets / 10,
+    });
   const delta = (d: SnapshotDeltas, f: FlowRecord) => ({ ...d.delta(flowColumns([f]), 0) });
 
   it('gives the increase over the previous snapshot; a finished record forgets its flow', () => {

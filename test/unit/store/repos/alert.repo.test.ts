@@ -65,7 +65,12 @@ describe('store/repos/alert.repo', () => {
 
   it('updateAlertAggregate() changes count, last_seen and optional fields only', async () => {
     const a = await insertAlert(db, alertRow());
-    const u = await updateAlertAggregate(db, a.id, { count: 5, last_seen: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', severity: 'high' });
+    const u = await updateAlertAggregate(db, a.id, {
+      count: 5,
+      last_seen: '2026-01-02T00:00:00.000Z',
+      updated_at: '2026-01-02T00:00:00.000Z',
+      severity: 'high',
+    });
     expect(u).to.include({ count: 5, last_seen: '2026-01-02T00:00:00.000Z', severity: 'high', title: 'Port scan', score: 0.8 });
   });
 

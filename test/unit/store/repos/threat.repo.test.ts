@@ -31,8 +31,17 @@ describe('store/repos/threat.repo', () => {
 
   it('upsertThreat() inserts, then updates in place keeping first_seen', async () => {
     await upsertThreat(db, threat());
-    const u = await upsertThreat(db, threat({ alerts: 4, severity: 'critical', first_seen: '2026-02-01T00:00:00.000Z', last_seen: '2026-01-05T00:00:00.000Z' }));
-    expect(u).to.include({ ip: '198.51.100.7', alerts: 4, severity: 'critical', first_seen: '2026-01-01T00:00:00.000Z', last_seen: '2026-01-05T00:00:00.000Z' });
+    const u = await upsertThreat(
+      db,
+      threat({ alerts: 4, severity: 'critical', first_seen: '2026-02-01T00:00:00.000Z', last_seen: '2026-01-05T00:00:00.000Z' }),
+    );
+    expect(u).to.include({
+      ip: '198.51.100.7',
+      alerts: 4,
+      severity: 'critical',
+      first_seen: '2026-01-01T00:00:00.000Z',
+      last_seen: '2026-01-05T00:00:00.000Z',
+    });
     expect((await listThreats(db)).length).to.equal(1);
     expect((await getThreat(db, '198.51.100.7'))?.city).to.equal('Berlin');
     expect(await getThreat(db, '192.0.2.1')).to.equal(undefined);

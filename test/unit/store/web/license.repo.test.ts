@@ -66,7 +66,15 @@ describe('web-api store: license.repo', () => {
   });
 
   it('keeps one user per (issuer, subject) when inserted twice', async () => {
-    const again = await insertUserIfAbsent(store.db, { id: 'u2', issuer: 'https://id.test', subject: 's1', email: 'x@y', name: null, created_at: NOW, updated_at: NOW });
+    const again = await insertUserIfAbsent(store.db, {
+      id: 'u2',
+      issuer: 'https://id.test',
+      subject: 's1',
+      email: 'x@y',
+      name: null,
+      created_at: NOW,
+      updated_at: NOW,
+    });
     expect(again.id).to.equal('u1');
   });
 
