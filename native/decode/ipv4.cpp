@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "common/byte_order.h"
-#include "decode/ip_protocol.h"
 
 namespace vigil {
 
@@ -39,10 +38,12 @@ DecodeStatus DecodeIpv4(Reader& r, uint32_t wire_len, PacketView& out, L4Span& l
   out.l3_header_bytes = static_cast<uint16_t>(header_len);
   if (header_len < sizeof(Ipv4Header)) return DecodeStatus::kBadIpHeaderLength;
   uint32_t total_len = be16(h.total_length);
-  if (total_len == 0) {
-    // The kernel leaves the length to the NIC for TCP segmentation offload (and sets 0 for BIG TCP > 64 KiB): the
-    // frame holds the whole segment. Any other protocol with length 0 is simply bogus.
-    if (h.protocol != kIpProtoTcp || wire_len < header_len) return DecodeStatus::kBadIpTotalLength;
+  const bool length_from_frame = total_len == 0;
+  if (length_from_frame) {
+    // Length 0 means "the whole frame", whatever the protocol: a sending host captures TCP segmentation offload and
+    // BIG TCP (> 64 KiB) segments, and UDP GSO super-packets (VXLAN over BIG TCP, QUIC), before the NIC or the stack
+    // writes the length. Wireshark reads ip.len 0 the same way (its TSO preference, on by default).
+    if (wire_len < header_len) return DecodeStatus::kBadIpTotalLength;
     total_len = wire_len;
   } else if (total_len < header_len) {
     return DecodeStatus::kBadIpHeaderLength;
@@ -55,6 +56,8 @@ DecodeStatus DecodeIpv4(Reader& r, uint32_t wire_len, PacketView& out, L4Span& l
   l4.declared = total_len - header_len;
   l4.captured = r.remaining() < l4.declared ? r.remaining() : l4.declared;
   l4.present = !out.is_fragment || out.is_first_fragment;
+  l4.zero_udp_length_ok =
+      length_from_frame;  // a GSO super-packet's UDP length is 0 too: "to the end of the IP payload"
   out.payload_bytes = l4.declared;
   return DecodeStatus::kOk;
 }

@@ -25,7 +25,8 @@ static_assert(sizeof(Ipv4Header) == 20, "Ipv4Header is 20 bytes without options"
 
 // Decodes the IPv4 header at r (options skipped). `wire_len` is the number of bytes from this header to the end of
 // the frame as it was on the wire (wirelen minus L2), which caps the total length and replaces a total length of 0
-// for TCP (TSO / BIG TCP captures on the sending host). Fills addresses, TTL, protocol and fragment fields as soon
+// for any protocol (TSO, BIG TCP and UDP GSO captures on the sending host; then a UDP length of 0 is accepted too,
+// see L4Span::zero_udp_length_ok). Fills addresses, TTL, protocol and fragment fields as soon
 // as the fixed header is present (also on later errors). On kOk, `l4` describes the transport bytes.
 DecodeStatus DecodeIpv4(Reader& r, uint32_t wire_len, PacketView& out, L4Span& l4);
 

@@ -561,9 +561,29 @@ describe('DecodePacket() IPv4', () => {
     expect(decode(DLT_EN10MB, tso.subarray(0, 54), 30014)).to.include({ status: 'ok', ipBytes: 30000, payloadBytes: 29960 });
   });
 
-  it('total length 0 on anything but TCP is bogus (not TSO)', () => {
+  it('total length 0 on any protocol means the frame length (as Wireshark reads it)', () => {
     const icmp = frame(ethernet(0x0800), ipv4({ totalLength: 0, protocol: 1, ttl: 0 }), icmpEcho(8), zeros(18));
-    expect(decode(DLT_EN10MB, icmp)).to.include({ status: 'bad_ip_total_length', ttl: 0 });
+    expect(decode(DLT_EN10MB, icmp)).to.include({ status: 'ok', ttl: 0, protocol: 1, srcPort: 8, ipBytes: 46, payloadBytes: 18 });
+    const gre = frame(ipv4({ totalLength: 0, protocol: 47 }), '00 00' /* GRE flags/version */, '08 00' /* protocol type */, zeros(4));
+    expect(decode(LINKTYPE_RAW, gre)).to.include({ status: 'ok', protocol: 47, hasPorts: false, ipBytes: 28, payloadBytes: 8 });
+    // Still bogus when the frame was shorter on the wire than the header itself (IHL 6: 24 bytes, 20 on the wire).
+    const short = frame(ipv4({ totalLength: 0, protocol: 1, ihl: 6, options: ['01 01 01 01'] })).subarray(0, 20);
+    expect(decode(LINKTYPE_RAW, short, 20).status).to.equal('bad_ip_total_length');
+  });
+
+  it('UDP GSO super-packet: total length 0 and UDP length 0 reach the end of the frame', () => {
+    const gso = frame(
+      ethernet(0x0800),
+      ipv4({ totalLength: 0, protocol: 17 }),
+      udp(0), //  length 0: the stack has not split the super-packet yet
+      '08 00 00 00 00 00 2a 00', // VXLAN header (flags I, VNI 42), unparsed
+      zeros(92),
+    );
+    expect(decode(DLT_EN10MB, gso)).to.include({ status: 'ok', srcPort: 53, dstPort: 40000, ipBytes: 128, payloadBytes: 100 });
+    // A snap-length-cut super-packet larger than 64 KiB still counts what was on the wire.
+    expect(decode(DLT_EN10MB, gso.subarray(0, 42), 90014)).to.include({ status: 'ok', ipBytes: 90000, payloadBytes: 89972 });
+    // UDP length 0 is only "see the IP length" when the IP length itself was 0.
+    expect(decode(DLT_EN10MB, frame(ethernet(0x0800), ipv4({ totalLength: 128, protocol: 17 }), udp(0), zeros(100))).status).to.equal('bad_udp_length');
   });
 
   it('first fragment carries the ports (the UDP length covers the whole datagram)', () => {
