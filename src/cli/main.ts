@@ -3,6 +3,7 @@
  * `run(args)`; modules are loaded lazily so `vigil replay` does not pay for the HTTP servers.
  */
 import { AppError } from '../errors.js';
+import { terminalText } from './terminal-text.js';
 
 /** A subcommand: takes its own argv tail, returns the process exit code. */
 export type Command = (args: string[]) => Promise<number>;
@@ -33,7 +34,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`vigil: unknown command '${name}'\n\n${usage()}\n`);
+    process.stderr.write(`vigil: unknown command '${terminalText(name)}'\n\n${usage()}\n`);
     return 2;
   }
   try {
@@ -41,7 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     return await mod.run(rest);
   } catch (err) {
     if (err instanceof AppError) {
-      process.stderr.write(`vigil ${name}: ${err.message}\n`);
+      process.stderr.write(`vigil ${name}: ${terminalText(err.message)}\n`);
       return 1;
     }
     throw err;

@@ -4,6 +4,7 @@
  * queue: applied in the OS first and stored second (an OS failure stores nothing and answers 503), then published as
  * an event and audited.
  */
+import { codePointName, findUnsafeChar } from '../domain/control-chars.js';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { deleteBlockedIp, upsertBlockedIp } from '../store/repos/blocked-ip.repo.js';
 import type { BlockedIpRow } from '../store/tables/blocked-ip.table.js';
@@ -13,7 +14,11 @@ import { overlaps, parseAddress, tryParseAddress, type ParsedAddress } from '../
 import { assertBlockable, type ProtectedAddressProvider } from './rules.js';
 import type { BlockedEntry, FirewallService } from './types.js';
 
-/** Longest accepted block reason (characters, after trimming). */
+/**
+ * Longest accepted block reason (characters, after trimming). A reason is one line of printable text: control
+ * characters, DEL, C1 and bidirectional controls are refused (`domain/control-chars.ts`), since reasons are printed by
+ * `vigil firewall list` and `audit`.
+ */
 export const MAX_REASON_LENGTH = 500;
 /** Longest accepted durationSeconds: ten years. */
 export const MAX_DURATION_SECONDS = 10 * 365 * 24 * 3600;
@@ -29,6 +34,18 @@ function validateReason(reason: unknown): string | null {
     throw new ValidationError(`reason is longer than ${MAX_REASON_LENGTH} characters`, [
       { path: 'reason', message: `at most ${MAX_REASON_LENGTH} characters` },
     ]);
+  }
+  const unsafe = findUnsafeChar(trimmed);
+  if (unsafe) {
+    throw new ValidationError(
+      `reason contains the control character ${codePointName(unsafe.codePoint)} at character ${unsafe.position}; a reason is one line of printable text`,
+      [
+        {
+          path: 'reason',
+          message: 'no control characters (U+0000-U+001F incl. tab and newlines, U+007F-U+009F) or bidirectional controls (U+202A-U+202E, U+2066-U+2069)',
+        },
+      ],
+    );
   }
   return trimmed === '' ? null : trimmed;
 }

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createSensor } from '../../native/capture.js';
+import { terminalJson, terminalText } from '../terminal-text.js';
 import { attachFlowOutput, formatSummary, outputMode, summaryObject, TopFlows, write } from './replay.js';
 
 const USAGE = `usage: vigil capture -i IFACE [-f BPF] [--json | --summary-only] [--count N] [--duration SEC]
@@ -83,7 +84,8 @@ export async function run(args: string[]): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const timer = duration > 0 ? setTimeout(stop, duration * 1000) : undefined;
-  if (mode === 'text') process.stderr.write(`capturing on ${values.interface}${values.filter ? ` (${values.filter})` : ''}; Ctrl-C to stop\n`);
+  if (mode === 'text')
+    process.stderr.write(`capturing on ${terminalText(`${values.interface}${values.filter ? ` (${values.filter})` : ''}`)}; Ctrl-C to stop\n`);
   await ended;
   if (timer) clearTimeout(timer);
   process.off('SIGINT', stop);
@@ -92,6 +94,6 @@ export async function run(args: string[]): Promise<number> {
   const stats = sensor.stats();
   if (failure) throw failure;
   if (mode === 'text') write(formatSummary(`capture ${values.interface}`, stats, top.items, wallMs));
-  else write(`${JSON.stringify({ summary: summaryObject(stats, { interface: values.interface, filter: values.filter ?? null }, wallMs) })}\n`);
+  else write(`${terminalJson({ summary: summaryObject(stats, { interface: values.interface, filter: values.filter ?? null }, wallMs) })}\n`);
   return 0;
 }

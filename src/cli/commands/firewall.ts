@@ -17,6 +17,7 @@ import { ValidationError } from '../../errors.js';
 import { openFirewall } from '../../firewall/backend.js';
 import type { ManagedFirewallService } from '../../firewall/firewall.service.js';
 import { closeStore, openStore } from '../../store/database.js';
+import { terminalJson, terminalText as t } from '../terminal-text.js';
 
 const USAGE = `usage: vigil firewall <status|list|block IP|unblock IP|reconcile|audit> [options]
   status [--json]                          backend, desired (store) vs applied (OS) counts
@@ -29,6 +30,11 @@ Environment: VIGIL_DATA_DIR (store), VIGIL_FIREWALL (auto|nftables|iptables|pf|w
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`);
+}
+
+/** `value`, or `fallback` when null; stored text, so printed through {@link t}. */
+function field(value: string | null, fallback = ''): string {
+  return value === null ? fallback : t(value);
 }
 
 /** Runs `vigil firewall ...`; returns the exit code. */
@@ -63,23 +69,23 @@ export async function run(args: string[]): Promise<number> {
     switch (sub) {
       case 'status': {
         const s = await service.status();
-        if (values.json) out(JSON.stringify(s));
+        if (values.json) out(terminalJson(s));
         else {
-          out(`backend:  ${s.backend}${s.available ? '' : ' (NOT enforcing)'}`);
-          out(`desired:  ${s.desired} blocked in the store (${desktop.databaseFile})`);
+          out(`backend:  ${t(s.backend)}${s.available ? '' : ' (NOT enforcing)'}`);
+          out(`desired:  ${s.desired} blocked in the store (${t(desktop.databaseFile)})`);
           out(
             `applied:  ${s.applied === null ? 'n/a' : `${s.applied} in the OS firewall`}${s.intact === false ? ' (Vigil rules missing or altered; run `vigil firewall reconcile`)' : ''}`,
           );
-          if (s.error) out(`error:    ${s.error}`);
+          if (s.error) out(`error:    ${t(s.error)}`);
         }
         return s.error ? 1 : 0;
       }
       case 'list': {
         const { blocked, total } = await service.list();
-        if (values.json) out(JSON.stringify({ blocked, total }));
+        if (values.json) out(terminalJson({ blocked, total }));
         else {
           for (const b of blocked)
-            out(`${b.ip.padEnd(40)} ${b.blockedAt}  ${b.expiresAt ? `until ${b.expiresAt}` : 'permanent'}  ${b.source}  ${b.reason ?? ''}`);
+            out(`${t(b.ip).padEnd(40)} ${t(b.blockedAt)}  ${b.expiresAt ? `until ${t(b.expiresAt)}` : 'permanent'}  ${t(b.source)}  ${field(b.reason)}`);
           out(`${total} blocked`);
         }
         return 0;
@@ -95,15 +101,15 @@ export async function run(args: string[]): Promise<number> {
         const entry = await service.block({ ip: target, reason: values.reason ?? null, durationSeconds, actor: 'cli' });
         out(
           values.json
-            ? JSON.stringify(entry)
-            : `blocked ${entry.ip}${entry.expiresAt ? ` until ${entry.expiresAt}` : ''}${entry.enforced === false ? ' (recorded only: no firewall backend)' : ''}`,
+            ? terminalJson(entry)
+            : `blocked ${t(entry.ip)}${entry.expiresAt ? ` until ${t(entry.expiresAt)}` : ''}${entry.enforced === false ? ' (recorded only: no firewall backend)' : ''}`,
         );
         return 0;
       }
       case 'unblock': {
         await service.start();
         const entry = await service.unblock(target, 'cli');
-        out(values.json ? JSON.stringify(entry) : `unblocked ${entry.ip}`);
+        out(values.json ? terminalJson(entry) : `unblocked ${t(entry.ip)}`);
         return 0;
       }
       case 'reconcile': {
@@ -111,18 +117,18 @@ export async function run(args: string[]): Promise<number> {
         const s = await service.status();
         out(
           values.json
-            ? JSON.stringify({ ...r, status: s })
+            ? terminalJson({ ...r, status: s })
             : `reconciled: ${r.missing} missing re-applied, ${r.stray} stray removed; ${s.applied ?? 'n/a'} of ${s.desired} applied`,
         );
         return s.error ? 1 : 0;
       }
       case 'audit': {
         const rows = await service.audit(Number.parseInt(values.limit, 10) || 20);
-        if (values.json) out(JSON.stringify(rows));
+        if (values.json) out(terminalJson(rows));
         else
           for (const a of rows)
             out(
-              `${a.at}  ${a.action.padEnd(9)} ${(a.ip ?? '-').padEnd(40)} ${a.outcome.padEnd(7)} ${a.actor}${a.client_ip ? `@${a.client_ip}` : ''}  ${a.reason ?? ''}${a.detail ? `  (${a.detail})` : ''}`,
+              `${t(a.at)}  ${t(a.action).padEnd(9)} ${field(a.ip, '-').padEnd(40)} ${t(a.outcome).padEnd(7)} ${t(a.actor)}${a.client_ip ? `@${t(a.client_ip)}` : ''}  ${field(a.reason)}${a.detail ? `  (${t(a.detail)})` : ''}`,
             );
         return 0;
       }

@@ -1,6 +1,7 @@
 /** `vigil interfaces [--json]`: the capture devices libpcap can open, with their flags and addresses. */
 import { parseArgs } from 'node:util';
 import { listInterfaces } from '../../native/capture.js';
+import { terminalJson, terminalText as t } from '../terminal-text.js';
 
 const USAGE = 'usage: vigil interfaces [--json]\n';
 
@@ -18,7 +19,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const devices = listInterfaces();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(devices)}\n`);
+    process.stdout.write(`${terminalJson(devices)}\n`);
     return 0;
   }
   if (devices.length === 0) {
@@ -27,9 +28,9 @@ export async function run(args: string[]): Promise<number> {
   }
   for (const d of devices) {
     const flags = [d.up ? 'up' : 'down', d.running ? 'running' : '', d.loopback ? 'loopback' : '', d.wireless ? 'wireless' : ''].filter(Boolean).join(',');
-    const desc = d.description ? `  ${d.description}` : '';
-    process.stdout.write(`${d.name.padEnd(16)} [${flags}]${desc}\n`);
-    for (const a of d.addresses) process.stdout.write(`${''.padEnd(16)}   ${a}\n`);
+    const desc = d.description ? `  ${t(d.description)}` : '';
+    process.stdout.write(`${t(d.name).padEnd(16)} [${flags}]${desc}\n`);
+    for (const a of d.addresses) process.stdout.write(`${''.padEnd(16)}   ${t(a)}\n`);
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { createSensor, type CaptureStats } from '../../native/capture.js';
 import type { FlowRecord, Sensor } from '../../native/types.js';
+import { terminalJson, terminalText } from '../terminal-text.js';
 
 /** How a command prints flows and the final summary. */
 export type OutputMode = 'text' | 'json' | 'summary';
@@ -54,7 +55,7 @@ const PROTO_NAMES: Record<number, string> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 58
 /** The readable summary: totals, protocols, top flows by bytes, decode error counters. */
 export function formatSummary(title: string, stats: CaptureStats, top: FlowRecord[], wallMs: number): string {
   const lines: string[] = [];
-  lines.push(title);
+  lines.push(terminalText(title));
   lines.push(
     `  packets ${stats.packets}  bytes ${stats.bytes} (${human(stats.bytes)}B)  flows ${stats.flows}` +
       (stats.flowsEvicted > 0 ? `  evicted ${stats.flowsEvicted}` : '') +
@@ -188,6 +189,6 @@ export async function run(args: string[]): Promise<number> {
   const stats = sensor.stats();
   if (failure) throw failure;
   if (mode === 'text') write(formatSummary(`replay ${file}`, stats, top.items, wallMs));
-  else write(`${JSON.stringify({ summary: summaryObject(stats, { file }, wallMs) })}\n`);
+  else write(`${terminalJson({ summary: summaryObject(stats, { file }, wallMs) })}\n`);
   return 0;
 }

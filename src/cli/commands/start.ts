@@ -26,6 +26,7 @@ import { closeStore, makePrivate, openStore } from '../../store/database.js';
 import type { Env } from '../../config/env.js';
 import { whenListening } from '../listening.js';
 import { shutdownSignal } from '../shutdown-signal.js';
+import { terminalLines } from '../terminal-text.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The bundled sample capture (see samples/README.md). */
@@ -86,7 +87,10 @@ export interface RunningDesktop {
 }
 
 /** Starts the sensor, the store and the desktop REST API from `env`. */
-export async function startDesktop(env: Env = process.env, log: (message: string) => void = (m) => process.stderr.write(`${m}\n`)): Promise<RunningDesktop> {
+export async function startDesktop(
+  env: Env = process.env,
+  log: (message: string) => void = (m) => process.stderr.write(`${terminalLines(m)}\n`),
+): Promise<RunningDesktop> {
   const config = loadDesktopConfig(env);
   const firewallConfig = loadFirewallConfig(env);
   const detectionConfig = loadDetectionConfig(env);

@@ -92,6 +92,24 @@ describe('desktop API problem responses', () => {
     expect((await ctx.request('POST', '/api/firewall/unblock', { body: { ip: '203.0.113.9' } })).status).to.equal(200);
   });
 
+  it('reason with control characters (ESC, BEL, CR, NUL, C1, bidi): 400 validation_failed naming reason and the character', async () => {
+    for (const [reason, where] of [
+      ['\u001b]0;owned\u0007', 'U+001B at character 1'],
+      ['ok\u0007', 'U+0007 at character 3'],
+      ['a\rb', 'U+000D at character 2'],
+      ['a\u0000', 'U+0000 at character 2'],
+      ['\u009b2J', 'U+009B at character 1'],
+      ['exe.\u202etxt', 'U+202E at character 5'],
+    ]) {
+      const r = await ctx.request<Problem>('POST', '/api/firewall/block', { body: { ip: '203.0.113.9', reason } });
+      expectProblem(r, 400, 'validation_failed', '/api/firewall/block');
+      expect(r.body.detail).to.equal(`reason contains the control character ${where}; a reason is one line of printable text`);
+      expect(r.body.errors?.map((e) => e.path)).to.deep.equal(['reason']);
+    }
+    const listed = await ctx.request<{ total: number }>('GET', '/api/firewall/blocked');
+    expect(listed.body.total).to.equal(0);
+  });
+
   it('unblocking an address that is not blocked: 404 problem', async () => {
     const r = await ctx.request<Problem>('POST', '/api/firewall/unblock', { body: { ip: '198.51.100.200' } });
     expect(r.status).to.equal(404);

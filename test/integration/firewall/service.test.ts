@@ -195,6 +195,36 @@ describe('FirewallService (policy, real SQLite store)', () => {
       expect(calls).to.have.length(0);
     });
 
+    const CONTROL_REASONS: Array<[string, string, string]> = [
+      ['ESC (clear screen)', 'ssh \u001b[2J brute force', 'U+001B at character 5'],
+      ['BEL in a title sequence', '\u001b]0;owned\u0007', 'U+001B at character 1'],
+      ['CR (fake line)', 'scan\r203.0.113.1  fake', 'U+000D at character 5'],
+      ['NUL', 'scan\u0000hidden', 'U+0000 at character 5'],
+      ['tab', 'port\tscan', 'U+0009 at character 5'],
+      ['LF inside', 'two\nlines', 'U+000A at character 4'],
+      ['DEL', 'x\u007f', 'U+007F at character 2'],
+      ['C1 CSI', '\u009b31mred', 'U+009B at character 1'],
+      ['bidi override', 'abc\u202etxt.exe', 'U+202E at character 4'],
+      ['bidi isolate', '\u2066iso\u2069', 'U+2066 at character 1'],
+    ];
+    for (const [kind, reason, where] of CONTROL_REASONS) {
+      it(`refuses a reason with ${kind}: 400 validation_failed naming ${where.slice(0, 6)}, nothing run or stored`, async () => {
+        const err = await rejects(service.block({ ip: '203.0.113.9', reason, actor: 'cli' }), ValidationError);
+        expect(err.status).to.equal(400);
+        expect(err.code).to.equal('validation_failed');
+        expect(err.message).to.equal(`reason contains the control character ${where}; a reason is one line of printable text`);
+        expect(err.errors.map((e) => e.path)).to.deep.equal(['reason']);
+        expect(calls).to.have.length(0);
+        expect((await service.list()).total).to.equal(0);
+        expect(events).to.have.length(0);
+      });
+    }
+
+    it('accepts printable non-ASCII reasons and trims surrounding whitespace (a trailing newline included)', async () => {
+      const entry = await service.block({ ip: '203.0.113.9', reason: '  Überprüfung – ssh 🚫 日本語\n', actor: 'cli' });
+      expect(entry.reason).to.equal('Überprüfung – ssh 🚫 日本語');
+    });
+
     it('answers 503 with the reason when the OS step fails, and stores nothing', async () => {
       const denied = IS_ROOT
         ? // The real nft, run without privileges: the kernel refuses with EPERM.
