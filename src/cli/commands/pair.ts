@@ -8,6 +8,7 @@ import { loadDesktopConfig, type DesktopConfig } from '../../config/desktop.js';
 import type { Env } from '../../config/env.js';
 import { isLoopback } from '../../net/classify.js';
 import { loadOrCreatePairingToken } from '../../desktop-api/services/pairing.service.js';
+import { terminalJson, terminalText } from '../terminal-text.js';
 
 /** The LAN address a phone can reach: the configured host, or the first non-internal IPv4 when bound to all. */
 export function reachableHost(config: Pick<DesktopConfig, 'host'>): string {
@@ -50,10 +51,11 @@ export async function run(args: string[]): Promise<number> {
   }
   const info = pairingInfo();
   if (args.includes('--json')) {
-    process.stdout.write(`${JSON.stringify(info)}\n`);
+    process.stdout.write(`${terminalJson(info)}\n`);
     return 0;
   }
-  process.stdout.write(`URL:   ${info.url}\nToken: ${info.token}\n\nScan with the Vigil app:\n`);
+  // The token file is stored text (any 32+ characters are accepted), so it prints escaped.
+  process.stdout.write(`URL:   ${terminalText(info.url)}\nToken: ${terminalText(info.token)}\n\nScan with the Vigil app:\n`);
   const qr = await new Promise<string>((resolve) => qrcode.generate(info.link, { small: true }, resolve));
   process.stdout.write(`${qr}\n`);
   if (info.warning) process.stderr.write(`warning: ${info.warning}\n`);
