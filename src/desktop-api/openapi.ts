@@ -131,7 +131,7 @@ export const ROUTES: readonly RouteDoc[] = [
   {
     method: 'post',
     path: '/api/firewall/block',
-    summary: 'Block an IP in the OS firewall',
+    summary: 'Block an IP or CIDR prefix in the OS firewall',
     status: 200,
     response: 'BlockedEntry',
     request: 'BlockRequest',
@@ -140,13 +140,30 @@ export const ROUTES: readonly RouteDoc[] = [
   {
     method: 'post',
     path: '/api/firewall/unblock',
-    summary: 'Unblock an IP',
+    summary: 'Unblock an IP or CIDR prefix',
     status: 200,
     response: 'Unblocked',
     request: 'UnblockRequest',
     problems: [400, 404, 503],
   },
-  { method: 'get', path: '/api/firewall/blocked', summary: 'Blocked IPs', status: 200, response: 'BlockedList', problems: [] },
+  {
+    method: 'delete',
+    path: '/api/firewall/blocked/:ip',
+    summary: 'Unblock an IP or prefix named in the path',
+    status: 200,
+    response: 'Unblocked',
+    params: [
+      {
+        name: 'ip',
+        in: 'path',
+        required: true,
+        description: 'The blocked address or CIDR prefix, URL-encoded (198.51.100.0%2F24)',
+        schema: { type: 'string' },
+      },
+    ],
+    problems: [400, 404, 503],
+  },
+  { method: 'get', path: '/api/firewall/blocked', summary: 'Blocked IPs and prefixes', status: 200, response: 'BlockedList', problems: [] },
   {
     method: 'get',
     path: '/api/events',

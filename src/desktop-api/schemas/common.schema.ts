@@ -1,12 +1,15 @@
 /** Schemas shared by several routes: addresses, ids, problem bodies. */
-import { isIP } from 'node:net';
 import { z } from 'zod';
 
-/** An IPv4 or IPv6 address (text form). */
-export const ipAddress = z
-  .string()
-  .max(64)
-  .refine((v) => isIP(v) !== 0, { message: 'expected an IPv4 or IPv6 address' });
+/**
+ * What the firewall takes, as `vigil firewall block` takes it: an IPv4 or IPv6 address or a CIDR prefix (down to /8
+ * and /16). Only the type is checked here; the firewall service parses and normalises the text (`src/net/cidr.ts`) and
+ * answers 400 `invalid_ip` naming `ip` for anything else, the same refusal as on the command line.
+ */
+export const ipOrPrefix = z.string({ message: 'expected an IP address or prefix as a string' }).meta({
+  description: 'IPv4 or IPv6 address, or a CIDR prefix (at most /8 for IPv4, /16 for IPv6); invalid text answers 400 invalid_ip',
+  examples: ['203.0.113.7', '2001:db8::1', '198.51.100.0/24'],
+});
 
 /** A positive integer given as a decimal string (path and query parameters). */
 export const positiveIntString = z

@@ -1,15 +1,18 @@
 /** Firewall routes: block/unblock bodies and the blocked list. */
 import { z } from 'zod';
-import { ipAddress, isoTime } from './common.schema.js';
+import { ipOrPrefix, isoTime } from './common.schema.js';
 
 export const blockBody = z.strictObject({
-  ip: ipAddress,
+  ip: ipOrPrefix,
   reason: z.string().max(500, { message: 'at most 500 characters' }).nullable().optional(),
   /** Expiry in seconds; omitted = permanent. */
   durationSeconds: z.number().int().min(1).max(31_536_000).nullable().optional(),
 });
 
-export const unblockBody = z.strictObject({ ip: ipAddress });
+export const unblockBody = z.strictObject({ ip: ipOrPrefix });
+
+/** `DELETE /api/firewall/blocked/:ip`: the address or prefix, URL-encoded (`198.51.100.0%2F24`). */
+export const blockedParams = z.strictObject({ ip: ipOrPrefix });
 
 export const blockedEntrySchema = z.object({
   ip: z.string(),

@@ -294,6 +294,16 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     await ctx.request('POST', '/api/firewall/unblock', { body: { ip: '2001:db8::dead' } });
   });
 
+  it('firewall: a prefix is blocked through the body and unblocked through DELETE /api/firewall/blocked/:ip', async () => {
+    const b = await ctx.request('POST', '/api/firewall/block', { body: { ip: '198.51.100.0/24' } });
+    expect(b.status).to.equal(200);
+    expect(documented('BlockedEntry', b.body)).to.include({ ip: '198.51.100.0/24' });
+    const d = await ctx.request('DELETE', `/api/firewall/blocked/${encodeURIComponent('198.51.100.0/24')}`);
+    mark('delete', '/api/firewall/blocked/:ip');
+    expect(d.status).to.equal(200);
+    expect(documented('Unblocked', d.body)).to.include({ ip: '198.51.100.0/24', unblocked: true });
+  });
+
   it('POST /api/monitoring/start and /stop are idempotent and report {running, source, startedAt}', async () => {
     const s1 = await ctx.request('POST', '/api/monitoring/start');
     mark('post', '/api/monitoring/start');

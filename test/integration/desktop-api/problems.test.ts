@@ -67,15 +67,18 @@ describe('desktop API problem responses', () => {
     }
   });
 
-  it('invalid IP addresses: 400 naming ip (IPv4 and IPv6 forms checked)', async () => {
-    for (const ip of ['999.1.1.1', '1.2.3', 'example.com', '2001:db8::g', '', '1.2.3.4/24']) {
+  it('invalid IP addresses: 400 invalid_ip naming ip (IPv4, IPv6 and prefix forms checked)', async () => {
+    for (const ip of ['999.1.1.1', '1.2.3', 'example.com', '2001:db8::g', '', '1.2.3.4/33', '0.0.0.0/0', '10.0.0.0/7', 'x'.repeat(200)]) {
       const r = await ctx.request<Problem>('POST', '/api/firewall/block', { body: { ip } });
-      expectProblem(r, 400, 'validation_failed', '/api/firewall/block');
+      expectProblem(r, 400, 'invalid_ip', '/api/firewall/block');
       expect(
         r.body.errors?.map((e) => e.path),
         ip,
       ).to.deep.equal(['ip']);
     }
+    const notString = await ctx.request<Problem>('POST', '/api/firewall/block', { body: { ip: 42 } });
+    expectProblem(notString, 400, 'validation_failed', '/api/firewall/block');
+    expect(notString.body.errors?.map((e) => e.path)).to.deep.equal(['ip']);
     const missing = await ctx.request<Problem>('POST', '/api/firewall/unblock', { body: {} });
     expectProblem(missing, 400, 'validation_failed', '/api/firewall/unblock');
     expect(missing.body.errors?.map((e) => e.path)).to.deep.equal(['ip']);
