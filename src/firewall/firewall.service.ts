@@ -75,7 +75,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
     backend: adapter.name,
     ...blocklist,
 
-    status: () => firewallStatus(ctx),
+    status: async () => ({ ...(await firewallStatus(ctx)), configured: config.backend }),
 
     async start(): Promise<void> {
       await ctx.serial(() => reconcileAtStart(ctx));

@@ -2,6 +2,7 @@
  * Contract between the firewall service (src/firewall: blocks enforced in the OS firewall) and its callers (desktop
  * API routes, auto-block in detection, `vigil firewall status`), so callers depend on these types, not on the service.
  */
+import type { FirewallBackendChoice } from '../config/firewall.js';
 
 /** Who asked: loopback, a paired client (token), detection's auto-block, or the CLI. */
 export type FirewallActor = 'loopback' | 'token' | 'autoblock' | 'cli' | 'system';
@@ -41,6 +42,11 @@ export interface FirewallStatus {
   error?: string;
   /** False when Vigil's table/sets/chains were found missing or altered at the last check (they are then rebuilt). */
   intact?: boolean;
+  /**
+   * What VIGIL_FIREWALL asked for (`auto` or a backend name), when the service knows it: `backend: 'none'` with
+   * `configured: 'none'` is record-only by choice; with `auto` it means no firewall tool was found.
+   */
+  configured?: FirewallBackendChoice;
 }
 
 /**

@@ -23,8 +23,32 @@ export const monitoringStateSchema = z.object({
   error: z.string().nullable(),
 });
 
+/** Why health is `degraded`: one entry per failing part, in the order database, capture, firewall. */
+export const HEALTH_REASON_CODES = [
+  /** The SQLite store does not answer. */
+  'database_unavailable',
+  /** Capture is not running (stopped, or a replay that has ended). */
+  'capture_stopped',
+  /** Capture failed after it started (`capture.error`). */
+  'capture_failed',
+  /** A firewall backend is in use but the OS refuses it (no privilege, missing table, failed re-assert): blocks are not enforced. */
+  'firewall_unavailable',
+  /** VIGIL_FIREWALL=auto found no firewall tool, so blocks are recorded only (`none` chosen explicitly is not a reason). */
+  'firewall_not_enforcing',
+] as const;
+
+export const healthReasonSchema = z.object({
+  code: z.enum(HEALTH_REASON_CODES),
+  /** What failed, in words (the firewall's or the capture's error message when there is one). */
+  detail: z.string(),
+});
+
+export type HealthReason = z.infer<typeof healthReasonSchema>;
+
 export const healthSchema = z.object({
+  /** `ok` when `reasons` is empty, `degraded` otherwise. */
   status: z.enum(['ok', 'degraded']),
+  reasons: z.array(healthReasonSchema),
   version: z.string(),
   uptimeSeconds: z.number().int().min(0),
   capture: monitoringStateSchema,

@@ -1,7 +1,7 @@
 /** `GET /api/health`: capture, database and firewall state in one small document. */
-import type { FirewallService } from '../../firewall/types.js';
+import type { FirewallService, FirewallStatus } from '../../firewall/types.js';
 import { storeAnswers, type Store } from '../../store/database.js';
-import type { Health } from '../schemas/health.schema.js';
+import type { Health, HealthReason } from '../schemas/health.schema.js';
 import type { Clock } from '../../clock.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
 
@@ -17,21 +17,33 @@ export class HealthService {
     },
   ) {}
 
-  /** `degraded` when the database does not answer, capture is not running or has failed. */
+  /**
+   * `degraded`, with one reason per failing part, when the database does not answer, capture is not running or has
+   * failed, or blocking cannot be enforced: a firewall backend is in use but unavailable, or `auto` found none. The
+   * `none` backend chosen explicitly (record-only) is not a failure.
+   */
   async health(): Promise<Health> {
+    const reasons: HealthReason[] = [];
     const database: Health['database'] = (await storeAnswers(this.deps.store)) ? 'ok' : 'error';
+    if (database === 'error') reasons.push({ code: 'database_unavailable', detail: 'The database does not answer.' });
+    const capture = this.deps.monitoring.state();
+    if (capture.error !== null) reasons.push({ code: 'capture_failed', detail: capture.error });
+    else if (!capture.running) reasons.push({ code: 'capture_stopped', detail: 'Capture is not running.' });
     let firewall: Health['firewall'];
     try {
       const s = await this.deps.firewall.status();
       firewall = { backend: s.backend, available: s.available, desired: s.desired, applied: s.applied };
       if (s.error !== undefined) firewall.error = s.error;
+      const firewallReason = firewallProblem(s);
+      if (firewallReason) reasons.push(firewallReason);
     } catch (err) {
-      firewall = { backend: 'unknown', available: false, desired: 0, applied: null, error: err instanceof Error ? err.message : String(err) };
+      const message = err instanceof Error ? err.message : String(err);
+      firewall = { backend: 'unknown', available: false, desired: 0, applied: null, error: message };
+      reasons.push({ code: 'firewall_unavailable', detail: message });
     }
-    const capture = this.deps.monitoring.state();
-    const ok = database === 'ok' && capture.running && capture.error === null;
     return {
-      status: ok ? 'ok' : 'degraded',
+      status: reasons.length === 0 ? 'ok' : 'degraded',
+      reasons,
       version: this.deps.version,
       uptimeSeconds: Math.max(0, Math.floor((this.deps.clock.now() - this.deps.startedAtMs) / 1000)),
       capture,
@@ -39,4 +51,17 @@ export class HealthService {
       firewall,
     };
   }
+}
+
+/** Why blocks asked for cannot be enforced, or null when they can (or record-only was chosen). */
+function firewallProblem(s: FirewallStatus): HealthReason | null {
+  if (s.backend === 'none') {
+    if (s.configured === undefined || s.configured === 'none') return null;
+    return {
+      code: 'firewall_not_enforcing',
+      detail: `VIGIL_FIREWALL=${s.configured} found no usable firewall (nftables, iptables + ipset, pf, Windows Firewall): blocks are recorded but not enforced.`,
+    };
+  }
+  if (s.available) return null;
+  return { code: 'firewall_unavailable', detail: s.error ?? `The ${s.backend} firewall is unavailable: blocks are not enforced.` };
 }

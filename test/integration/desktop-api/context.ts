@@ -18,6 +18,7 @@ import { loadOrCreatePairingToken } from '../../../src/desktop-api/services/pair
 import { StatsService } from '../../../src/desktop-api/services/stats.service.js';
 import type { VigilDetectionEngine } from '../../../src/detect/engine.js';
 import { EventBus } from '../../../src/events.js';
+import type { FirewallAdapter } from '../../../src/firewall/adapters/adapter.js';
 import { createNoneAdapter } from '../../../src/firewall/adapters/none.js';
 import { createFirewallService, type ManagedFirewallService } from '../../../src/firewall/firewall.service.js';
 import type { SensorStats } from '../../../src/native/types.js';
@@ -90,6 +91,8 @@ export interface ContextOptions {
   detection?: boolean;
   clock?: Clock;
   heartbeatMs?: number;
+  /** The firewall's OS adapter; default the record-only `none` adapter. */
+  firewallAdapter?: FirewallAdapter;
 }
 
 export async function createTestContext(options: ContextOptions = {}): Promise<TestContext> {
@@ -109,7 +112,13 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const events = new EventBus();
   const store = await openStore(config.databaseFile);
   const token = loadOrCreatePairingToken(config.tokenFile);
-  const firewall = createFirewallService({ db: store, adapter: createNoneAdapter(), config: loadFirewallConfig(env), events, log: () => undefined });
+  const firewall = createFirewallService({
+    db: store,
+    adapter: options.firewallAdapter ?? createNoneAdapter(),
+    config: loadFirewallConfig(env),
+    events,
+    log: () => undefined,
+  });
   await firewall.start();
   const runtime = await createSensorRuntime({
     config,

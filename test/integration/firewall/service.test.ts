@@ -277,7 +277,7 @@ describe('FirewallService (policy, real SQLite store)', () => {
       await s.start();
       const entry = await s.block({ ip: '203.0.113.20', actor: 'cli' });
       expect(entry.enforced).to.equal(false);
-      expect(await s.status()).to.deep.equal({ backend: 'none', available: false, desired: 1, applied: null, intact: true });
+      expect(await s.status()).to.deep.equal({ backend: 'none', available: false, desired: 1, applied: null, intact: true, configured: 'nftables' });
       await s.stop();
     });
   });
