@@ -21,6 +21,7 @@
  * | VIGIL_REQUIRE_TOKEN | auto | auto (loopback trusted, others need the pairing token), always, never |
  * | VIGIL_FLOW_RETENTION_HOURS | 24 | stored flow summaries older than this are deleted |
  * | VIGIL_FLOW_RETENTION_MAX | 100000 | at most this many flow summaries are kept |
+ * | VIGIL_EVENTS_MAX_PENDING_BYTES | 1048576 | bytes an event-stream client may leave unread before it is dropped |
  *
  * The firewall (`VIGIL_FIREWALL`, ...) and detection (`VIGIL_DETECT_*`) variables are read by `config/firewall.ts` and
  * `config/detection.ts`.
@@ -86,6 +87,12 @@ export interface DesktopConfig {
   readonly flowRetentionMs: number;
   /** At most this many flow summaries are kept. */
   readonly flowRetentionMax: number;
+  /**
+   * Bytes one `GET /api/events` client may have waiting unsent (the response's and its socket's write buffers). An
+   * event that would take it past this drops the client instead (counted in `/api/health`): a client that stopped
+   * reading would otherwise make the server keep every later event.
+   */
+  readonly eventsMaxPendingBytes: number;
 }
 
 /** Expands a leading `~` to the home directory and resolves to an absolute path. */
@@ -153,5 +160,6 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
     tokenPolicy: oneOf(env, 'VIGIL_REQUIRE_TOKEN', ['auto', 'always', 'never'] as const, 'auto'),
     flowRetentionMs: int(env, 'VIGIL_FLOW_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
     flowRetentionMax: int(env, 'VIGIL_FLOW_RETENTION_MAX', 100_000, 100, 100_000_000),
+    eventsMaxPendingBytes: int(env, 'VIGIL_EVENTS_MAX_PENDING_BYTES', 1_048_576, 4096, 1_073_741_824),
   });
 }

@@ -44,7 +44,10 @@ export const RATE_LIMIT_MESSAGE = 'Too many requests from this IP';
 
 /** Everything the desktop API needs; built by `vigil start` (or a test). */
 export interface DesktopDeps {
-  config: Pick<DesktopConfig, 'corsOrigins' | 'rateLimitMax' | 'rateLimitWindowMs' | 'trustedProxies' | 'tokenPolicy' | 'allowedHosts' | 'host'>;
+  config: Pick<
+    DesktopConfig,
+    'corsOrigins' | 'rateLimitMax' | 'rateLimitWindowMs' | 'trustedProxies' | 'tokenPolicy' | 'allowedHosts' | 'host' | 'eventsMaxPendingBytes'
+  >;
   store: Store;
   /** The sensor controller. */
   monitoring: MonitoringService;
@@ -76,6 +79,8 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
       store: deps.store,
       monitoring: deps.monitoring,
       firewall: deps.firewall,
+      eventStream: deps.eventStream,
+      eventsMaxPendingBytes: deps.config.eventsMaxPendingBytes,
       clock: deps.clock,
       version: deps.version,
       startedAtMs: deps.startedAtMs,
@@ -89,6 +94,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     eventStream: deps.eventStream,
     openapi: JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as unknown,
     heartbeatMs: deps.heartbeatMs ?? 15_000,
+    eventsMaxPendingBytes: deps.config.eventsMaxPendingBytes,
   };
 
   // Errors Koa could not turn into a response (the client went away mid-write) are not worth a stack trace.

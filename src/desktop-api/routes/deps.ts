@@ -21,4 +21,6 @@ export interface RouteDeps {
   openapi: unknown;
   /** Interval of SSE keep-alive comments, ms. */
   heartbeatMs: number;
+  /** Bytes an event-stream client may have waiting unsent before it is dropped (VIGIL_EVENTS_MAX_PENDING_BYTES). */
+  eventsMaxPendingBytes: number;
 }

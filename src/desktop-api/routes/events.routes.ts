@@ -1,7 +1,8 @@
 /**
  * `GET /api/events`: Server-Sent Events (alert, stats, monitoring, firewall) with ids; a client reconnecting with
  * `Last-Event-ID` (header, or `?lastEventId=` for clients that cannot set headers) first receives what it missed, or a
- * `reset` event when that is no longer held (see EventStreamService.resume()).
+ * `reset` event when that is no longer held (see EventStreamService.resume()). A client that stops reading is dropped
+ * once more than `eventsMaxPendingBytes` would wait unsent for it, and counted (`/api/health`, `events`).
  */
 import type Router from '@koa/router';
 import { formatEvent } from '../services/event-stream.service.js';
@@ -21,21 +22,41 @@ export function register(router: Router, deps: RouteDeps): void {
     ctx.set('X-Accel-Buffering', 'no');
     ctx.set('Content-Type', 'text/event-stream; charset=utf-8');
     const stream = ctx.res;
-    stream.writeHead(200);
-    stream.write('retry: 3000\n\n');
-    const { reset, events } = deps.eventStream.resume(lastId);
-    if (reset !== null) stream.write(formatEvent(reset));
-    for (const e of events) stream.write(formatEvent(e));
-    const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), deps.heartbeatMs);
-    heartbeat.unref();
-    const unsubscribe = deps.eventStream.subscribe(
-      (e) => stream.write(formatEvent(e)),
-      () => stream.end(),
-    );
+    const maxPending = deps.eventsMaxPendingBytes;
+    let open = true;
+    let heartbeat: NodeJS.Timeout | undefined;
+    let unsubscribe: () => void = () => undefined;
     const cleanup = (): void => {
+      open = false;
       clearInterval(heartbeat);
       unsubscribe();
     };
+    // What waits unsent is the response's buffer plus its socket's (`writableLength` counts both). A client that
+    // stops reading lets it grow with every event, so the write that would pass the bound drops the client instead:
+    // the server never holds more than `maxPending` bytes for it, and the client, when it reconnects with its
+    // Last-Event-ID, gets what it missed or a `reset`.
+    const send = (text: string): void => {
+      if (!open) return;
+      if (stream.writableLength + Buffer.byteLength(text) > maxPending) {
+        cleanup();
+        deps.eventStream.countSlowClientDropped();
+        stream.destroy();
+        return;
+      }
+      stream.write(text);
+    };
+    stream.writeHead(200);
+    send('retry: 3000\n\n');
+    const { reset, events } = deps.eventStream.resume(lastId);
+    if (reset !== null) send(formatEvent(reset));
+    for (const e of events) send(formatEvent(e));
+    if (!open) return;
+    heartbeat = setInterval(() => send(': keep-alive\n\n'), deps.heartbeatMs);
+    heartbeat.unref();
+    unsubscribe = deps.eventStream.subscribe(
+      (e) => send(formatEvent(e)),
+      () => stream.end(),
+    );
     ctx.req.on('close', cleanup);
     stream.on('close', cleanup);
     stream.on('error', cleanup); // the client went away mid-write

@@ -61,6 +61,15 @@ export const healthSchema = z.object({
     applied: z.number().int().min(0).nullable(),
     error: z.string().optional(),
   }),
+  /** The event stream (`GET /api/events`). */
+  events: z.object({
+    /** Connected clients. */
+    clients: z.number().int().min(0),
+    /** Clients dropped since start because they stopped reading: more than `maxPendingBytes` would have waited unsent. */
+    slowClientsDropped: z.number().int().min(0),
+    /** The bound per client (VIGIL_EVENTS_MAX_PENDING_BYTES). */
+    maxPendingBytes: z.number().int().min(1),
+  }),
 });
 
 export type Health = z.infer<typeof healthSchema>;

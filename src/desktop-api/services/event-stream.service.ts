@@ -41,6 +41,7 @@ export class EventStreamService {
   private readonly buffer: StreamEvent[] = [];
   private readonly clients = new Map<(e: StreamEvent) => void, () => void>();
   private readonly unsubscribe: Array<() => void>;
+  private dropped = 0;
 
   constructor(
     events: EventBus,
@@ -54,6 +55,16 @@ export class EventStreamService {
   /** Number of connected clients. */
   get clientCount(): number {
     return this.clients.size;
+  }
+
+  /** Clients dropped since start because they stopped reading (more than the pending bound waited unsent). */
+  get slowClientsDropped(): number {
+    return this.dropped;
+  }
+
+  /** Counts one client dropped for not reading (called by the stream writer that dropped it). */
+  countSlowClientDropped(): void {
+    this.dropped += 1;
   }
 
   private push(event: VigilEventName, payload: unknown): void {

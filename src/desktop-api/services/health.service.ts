@@ -4,6 +4,7 @@ import { storeAnswers, type Store } from '../../store/database.js';
 import type { Health, HealthReason } from '../schemas/health.schema.js';
 import type { Clock } from '../../clock.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
+import type { EventStreamService } from './event-stream.service.js';
 
 export class HealthService {
   constructor(
@@ -11,6 +12,8 @@ export class HealthService {
       store: Store;
       monitoring: Pick<MonitoringService, 'state'>;
       firewall: Pick<FirewallService, 'status'>;
+      eventStream: Pick<EventStreamService, 'clientCount' | 'slowClientsDropped'>;
+      eventsMaxPendingBytes: number;
       clock: Clock;
       version: string;
       startedAtMs: number;
@@ -49,6 +52,11 @@ export class HealthService {
       capture,
       database,
       firewall,
+      events: {
+        clients: this.deps.eventStream.clientCount,
+        slowClientsDropped: this.deps.eventStream.slowClientsDropped,
+        maxPendingBytes: this.deps.eventsMaxPendingBytes,
+      },
     };
   }
 }

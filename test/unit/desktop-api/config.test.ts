@@ -28,6 +28,7 @@ describe('config/desktop loadDesktopConfig()', () => {
       tokenPolicy: 'auto',
       flowRetentionMs: 24 * 3_600_000,
       flowRetentionMax: 100_000,
+      eventsMaxPendingBytes: 1_048_576,
     });
     expect(c.corsOrigins).to.deep.equal(['*']);
     expect(c.trustedProxies).to.deep.equal([]);
@@ -55,6 +56,7 @@ describe('config/desktop loadDesktopConfig()', () => {
       VIGIL_REQUIRE_TOKEN: 'always',
       VIGIL_FLOW_RETENTION_HOURS: '2',
       VIGIL_FLOW_RETENTION_MAX: '5000',
+      VIGIL_EVENTS_MAX_PENDING_BYTES: '65536',
     });
     expect(c).to.deep.include({
       host: '0.0.0.0',
@@ -65,6 +67,7 @@ describe('config/desktop loadDesktopConfig()', () => {
       tokenPolicy: 'always',
       flowRetentionMs: 7_200_000,
       flowRetentionMax: 5000,
+      eventsMaxPendingBytes: 65536,
     });
     expect(c.capture).to.deep.equal({ mode: 'replay', interface: 'eth0', filter: 'tcp port 443', file: '/data/x.pcap', replaySpeed: 0, replayLoop: false });
     expect(c.corsOrigins).to.deep.equal(['https://a.example', 'http://localhost:3000']);
@@ -93,6 +96,8 @@ describe('config/desktop loadDesktopConfig()', () => {
       [{ VIGIL_REQUIRE_TOKEN: 'sometimes' }, 'VIGIL_REQUIRE_TOKEN'],
       [{ VIGIL_FLOW_RETENTION_HOURS: '-1' }, 'VIGIL_FLOW_RETENTION_HOURS'],
       [{ VIGIL_FLOW_RETENTION_MAX: '10' }, 'VIGIL_FLOW_RETENTION_MAX'],
+      [{ VIGIL_EVENTS_MAX_PENDING_BYTES: '100' }, 'VIGIL_EVENTS_MAX_PENDING_BYTES'],
+      [{ VIGIL_EVENTS_MAX_PENDING_BYTES: '1MiB' }, 'VIGIL_EVENTS_MAX_PENDING_BYTES'],
     ];
     for (const [env, variable] of cases) {
       const err = configError(env);
