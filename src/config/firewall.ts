@@ -24,6 +24,12 @@ export interface FirewallConfig {
   readonly sweepIntervalMs: number;
   /** VIGIL_FIREWALL_REASSERT_INTERVAL_MS: how often the applied state is compared with the store and repaired; 0 disables. Default 60000. */
   readonly reassertIntervalMs: number;
+  /**
+   * VIGIL_FIREWALL_WATCH_INTERVAL_MS: how often the store is checked for blocks written by another process (e.g.
+   * `vigil firewall block` while `vigil start` runs), which are then applied, listed and announced; 0 disables.
+   * Default 1000. The check reads one SQLite pragma.
+   */
+  readonly watchIntervalMs: number;
 }
 
 /** Reads the firewall configuration; throws ConfigError naming the bad variable. */
@@ -41,5 +47,6 @@ export function loadFirewallConfig(env: Env = process.env): FirewallConfig {
     unblockOnStop: bool(env, 'VIGIL_FIREWALL_UNBLOCK_ON_STOP', false),
     sweepIntervalMs: int(env, 'VIGIL_FIREWALL_SWEEP_INTERVAL_MS', 5000, 100, 3_600_000),
     reassertIntervalMs: int(env, 'VIGIL_FIREWALL_REASSERT_INTERVAL_MS', 60_000, 0, 86_400_000),
+    watchIntervalMs: int(env, 'VIGIL_FIREWALL_WATCH_INTERVAL_MS', 1000, 0, 3_600_000),
   });
 }

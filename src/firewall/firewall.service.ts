@@ -9,6 +9,7 @@
  * - `blocklist.ts`: block, unblock, list, isBlocked;
  * - `reconcile.ts`: the OS state brought in line with the store (start-up, periodic re-assert);
  * - `sweep.ts`: expiry of timed blocks;
+ * - `watch.ts`: blocks written by another process on the same store, picked up within a second;
  * - `status.ts`: desired vs applied counts and the last failure;
  * - `audit.ts`: audit records and events.
  */
@@ -25,6 +26,7 @@ import { cachedProtectedAddresses, type ProtectedAddressProvider } from './rules
 import { firewallStatus } from './status.js';
 import { startSweepTimer, sweepExpired } from './sweep.js';
 import type { FirewallService } from './types.js';
+import { startStoreWatch } from './watch.js';
 
 /** What the service needs; `vigil start` and `openFirewall` wire real instances, tests pass namespace-bound adapters. */
 export interface FirewallServiceDeps {
@@ -63,7 +65,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
     log: deps.log ?? ((m: string) => console.warn(m)),
   });
   const blocklist = createBlocklist(ctx, deps.protectedAddresses ?? cachedProtectedAddresses(config.allowlist));
-  /** The sweep timer, then the re-assert timer when enabled; empty while stopped. */
+  /** The sweep timer, then the re-assert and store-watch timers when enabled; empty while stopped. */
   let timers: NodeJS.Timeout[] = [];
 
   function stopTimers(): void {
@@ -82,6 +84,7 @@ export function createFirewallService(deps: FirewallServiceDeps): ManagedFirewal
       stopTimers();
       timers.push(startSweepTimer(ctx, config.sweepIntervalMs));
       if (config.reassertIntervalMs > 0) timers.push(startReassertTimer(ctx, config.reassertIntervalMs));
+      if (config.watchIntervalMs > 0) timers.push(startStoreWatch(ctx, config.watchIntervalMs));
     },
 
     async stop(): Promise<void> {

@@ -51,6 +51,22 @@ export async function changeToken(db: Db): Promise<string | null> {
 }
 
 /**
+ * SQLite's `data_version` of this connection (~10 µs): it changes when another connection (another process on the
+ * same file) commits, never for this connection's own writes, so a poller of it sees exactly the foreign changes.
+ * Null on other dialects or on an error.
+ */
+export async function foreignDataVersion(db: Db): Promise<number | null> {
+  try {
+    const handle = sqliteHandleOf(db);
+    if (handle !== undefined) return tokenStatements(handle).foreign.get() ?? null;
+    const r = await sql<{ d: number }>`select data_version as d from pragma_data_version`.execute(db);
+    return r.rows[0]?.d ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * A token source cheap enough to check on every request: `total_changes()` on every call, so this process's writes
  * show at once, and `data_version` at most every {@link FOREIGN_CHECK_MS} of `clock` time, so another connection's
  * commit shows within that time (the freshness of the dashboard's 100 ms cache). On a store without a SQLite

@@ -4,7 +4,14 @@ import { ConfigError } from '../../../src/errors.js';
 
 describe('loadFirewallConfig()', () => {
   it('has safe defaults', () => {
-    expect(loadFirewallConfig({})).to.deep.equal({ backend: 'auto', allowlist: [], unblockOnStop: false, sweepIntervalMs: 5000, reassertIntervalMs: 60000 });
+    expect(loadFirewallConfig({})).to.deep.equal({
+      backend: 'auto',
+      allowlist: [],
+      unblockOnStop: false,
+      sweepIntervalMs: 5000,
+      reassertIntervalMs: 60000,
+      watchIntervalMs: 1000,
+    });
   });
 
   it('reads and normalises every variable, and freezes the result', () => {
@@ -14,6 +21,7 @@ describe('loadFirewallConfig()', () => {
       VIGIL_FIREWALL_UNBLOCK_ON_STOP: 'yes',
       VIGIL_FIREWALL_SWEEP_INTERVAL_MS: '1000',
       VIGIL_FIREWALL_REASSERT_INTERVAL_MS: '0',
+      VIGIL_FIREWALL_WATCH_INTERVAL_MS: '250',
     });
     expect(c).to.deep.equal({
       backend: 'iptables',
@@ -21,6 +29,7 @@ describe('loadFirewallConfig()', () => {
       unblockOnStop: true,
       sweepIntervalMs: 1000,
       reassertIntervalMs: 0,
+      watchIntervalMs: 250,
     });
     expect(Object.isFrozen(c)).to.equal(true);
   });
@@ -35,5 +44,8 @@ describe('loadFirewallConfig()', () => {
     expect(() => loadFirewallConfig({ VIGIL_FIREWALL_SWEEP_INTERVAL_MS: '5' }))
       .to.throw(ConfigError)
       .with.property('variable', 'VIGIL_FIREWALL_SWEEP_INTERVAL_MS');
+    expect(() => loadFirewallConfig({ VIGIL_FIREWALL_WATCH_INTERVAL_MS: 'often' }))
+      .to.throw(ConfigError)
+      .with.property('variable', 'VIGIL_FIREWALL_WATCH_INTERVAL_MS');
   });
 });
