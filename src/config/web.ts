@@ -98,6 +98,11 @@ function url(env: Env, name: string, value: string, protocols: readonly string[]
   return value;
 }
 
+/** The data directory when VIGIL_WEB_DATA_DIR is not set: `~/.vigil/web`. */
+export function defaultWebDataDir(): string {
+  return path.join(os.homedir(), '.vigil', 'web');
+}
+
 /** Reads the Web API configuration from `env` (defaults documented in docs/web-api.md). */
 export function loadWebConfig(env: Env = process.env): WebConfig {
   const host = str(env, 'VIGIL_WEB_HOST', '127.0.0.1');
@@ -106,7 +111,7 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
     'http:',
     'https:',
   ]).replace(/\/+$/, '');
-  const dataDir = path.resolve(str(env, 'VIGIL_WEB_DATA_DIR', path.join(os.homedir(), '.vigil', 'web')));
+  const dataDir = path.resolve(str(env, 'VIGIL_WEB_DATA_DIR', defaultWebDataDir()));
 
   const databaseUrl = str(env, 'VIGIL_WEB_DATABASE_URL');
   let database: WebDatabaseConfig;

@@ -2,12 +2,11 @@
  * The desktop store: one SQLite file (better-sqlite3) behind Kysely, in WAL mode, migrated to latest at open.
  * Repos (`repos/*.repo.ts`) take `Kysely<Database> | Transaction<Database>`; nothing else talks SQL.
  */
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
-import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, sql, type Transaction } from 'kysely';
 import { ServiceUnavailableError } from '../errors.js';
 import { migrations } from './migrations/index.js';
+import { preparePrivateDatabaseFile } from './private-file.js';
 import type { AlertTable } from './tables/alert.table.js';
 import type { BlockedIpTable } from './tables/blocked-ip.table.js';
 import type { FirewallAuditTable } from './tables/firewall-audit.table.js';
@@ -50,37 +49,14 @@ export interface OpenStoreOptions {
 }
 
 /**
- * Narrows `file` (or directory) to `mode` when group or others have any access and it belongs to this user. Returns
- * the permission bits it had when they were narrowed, null when nothing needed changing, undefined when it does not
- * exist.
- */
-export function makePrivate(file: string, mode: number): number | null | undefined {
-  const st = statSync(file, { throwIfNoEntry: false });
-  if (st === undefined) return undefined;
-  if ((st.mode & 0o077) === 0 || st.uid !== process.getuid?.()) return null;
-  chmodSync(file, mode);
-  return st.mode & 0o777;
-}
-
-/**
- * The store holds what the sensor saw (addresses, alerts), so it is private: a missing directory is created with mode
- * 0700 and the database file with 0600 before SQLite opens it (SQLite gives the -wal and -shm files the database
- * file's mode); files of an older install with wider modes are narrowed to 0600.
- */
-function preparePrivateFile(file: string, readonly: boolean): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
-  if (makePrivate(file, 0o600) === undefined && !readonly) closeSync(openSync(file, 'a', 0o600));
-  for (const suffix of ['-wal', '-shm']) makePrivate(`${file}${suffix}`, 0o600);
-}
-
-/**
  * Opens (creating if needed) the SQLite store at `file` (`:memory:` works for tests), applies the pragmas
  * (WAL, synchronous=NORMAL: a crash loses at most the last transactions, never corrupts; foreign keys; busy timeout)
  * and runs every pending migration. A new directory gets mode 0700 and the database files 0600. Throws
  * ServiceUnavailableError if a migration fails.
  */
 export async function openStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (file !== ':memory:' && file !== '') preparePrivateFile(file, options.readonly ?? false);
+  // The store holds what the sensor saw (addresses, alerts), so it is private (0700 directory, 0600 files).
+  if (file !== ':memory:' && file !== '') preparePrivateDatabaseFile(file, options.readonly ?? false);
   const sqlite = new SqliteDatabase(file, { readonly: options.readonly ?? false });
   sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   if (!options.readonly) {

@@ -2,11 +2,10 @@
  * The Web API's own database: an SQLite file through better-sqlite3 by default, or PostgreSQL through `pg` for several
  * instances. Both use the same kysely migrations and the same dialect-agnostic queries (text ids and ISO timestamps).
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
 import pg from 'pg';
+import { preparePrivateDatabaseFile } from '../private-file.js';
 import { migrateToLatest } from './migrate.js';
 import type { DownloadTable } from './tables/download.table.js';
 import type { LicenseTable } from './tables/license.table.js';
@@ -60,11 +59,15 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
   };
 }
 
-/** Opens (creating the SQLite file's directory if needed) and migrates the database to the latest version. */
+/**
+ * Opens and migrates the database to the latest version. An SQLite file holds users' e-mails, subjects and key hashes,
+ * so it is private like the desktop store: a missing directory is created 0700, the database and its -wal and -shm
+ * files are 0600 (wider modes left by an older version are narrowed).
+ */
 export async function openWebStore(location: WebStoreLocation): Promise<WebStore> {
   let db: Kysely<WebDatabase>;
   if (location.kind === 'sqlite') {
-    if (location.file !== ':memory:') mkdirSync(path.dirname(location.file), { recursive: true });
+    if (location.file !== ':memory:') preparePrivateDatabaseFile(location.file);
     const database = new SqliteDatabase(location.file);
     database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
