@@ -46,6 +46,8 @@ export interface TestIdentityProvider {
   signRaw(claims: JWTPayload, key?: ProviderKey): Promise<string>;
   /** Replaces the signing key; the old one disappears from the JWKS. Resolves to the new key. */
   rotate(): Promise<ProviderKey>;
+  /** Paths of every request the provider received (also while down), oldest first. */
+  readonly requests: readonly string[];
   /** While `down`, every request to the provider has its connection dropped (an outage as clients see it). */
   setDown(down: boolean): void;
   close(): Promise<void>;
@@ -63,7 +65,12 @@ export async function startTestIdentityProvider(users: readonly string[] = ['ali
   let key = await newProviderKey();
   let handler: http.RequestListener = () => undefined;
   let down = false;
-  server.on('request', (req, res) => (down ? req.socket.destroy() : handler(req, res)));
+  const requests: string[] = [];
+  server.on('request', (req, res) => {
+    requests.push(req.url ?? '');
+    if (down) req.socket.destroy();
+    else handler(req, res);
+  });
 
   const build = (signingKey: ProviderKey): void => {
     const provider = new Provider(issuer, {
@@ -107,6 +114,7 @@ export async function startTestIdentityProvider(users: readonly string[] = ['ali
     get currentKey() {
       return key;
     },
+    requests,
     async token(user) {
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',

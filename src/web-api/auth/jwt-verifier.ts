@@ -6,8 +6,9 @@
  * down), the keys fetched last stay in use: an outage of the provider does not lock out tokens it signed before.
  * Foreign errors are translated here: expired -> 401 `token_expired`; any other token defect -> 401 `invalid_token`;
  * the provider unreachable or answering garbage while no usable key is cached -> 503 `idp_unavailable`.
+ * A token that is not even shaped like a JWS we could accept is 401 `invalid_token` before the provider is asked.
  */
-import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { WebJwtConfig } from '../../config/web.js';
 import { ServiceUnavailableError } from '../../errors.js';
 import { BearerTokenError } from './errors.js';
@@ -64,6 +65,25 @@ function withLastKnownKeys(remote: RemoteKeySet, retryMs: number): JWTVerifyGetK
   };
 }
 
+/**
+ * Throws 401 `invalid_token` unless `token` is shaped like a JWT this verifier could accept: three base64url parts, a
+ * JSON header naming an accepted `alg` (and a string `kid`, if any), a JSON object payload. Checked before any key is
+ * looked up, so garbage never makes the server contact the identity provider (discovery or JWKS).
+ */
+function assertJwtShape(token: string, algorithms: readonly string[]): void {
+  const invalid = (): BearerTokenError => new BearerTokenError('invalid_token', 'The access token is invalid.');
+  if (token.split('.').length !== 3) throw invalid();
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(token);
+    decodeJwt(token);
+  } catch {
+    throw invalid();
+  }
+  if (typeof header.alg !== 'string' || !algorithms.includes(header.alg)) throw invalid();
+  if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid();
+}
+
 /** A verifier for `config`. Discovery happens on first use and is retried after a failure. */
 export function createJwtVerifier(config: WebJwtConfig): AccessTokenVerifier {
   let keySet: Promise<JWTVerifyGetKey> | undefined;
@@ -97,6 +117,7 @@ export function createJwtVerifier(config: WebJwtConfig): AccessTokenVerifier {
 
   return {
     async verify(token) {
+      assertJwtShape(token, config.algorithms);
       const jwks = await keys();
       let payload: JWTPayload;
       try {

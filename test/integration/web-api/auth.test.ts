@@ -127,6 +127,34 @@ describe('Web API authentication (Bearer JWT from an OpenID provider)', function
     });
   });
 
+  it('refuses tokens that are not shaped like an acceptable JWS with 401, without contacting the provider', async () => {
+    const claims = b64(validClaims());
+    const malformed = [
+      'not.a.jwt',
+      'abc',
+      `${b64({ alg: 'RS256', kid: 'k' })}.${claims}`, // two parts
+      `${b64({ alg: 'RSA-OAEP', enc: 'A256GCM' })}.a.b.c.d`, // a JWE
+      `bm90LWpzb24.${claims}.c2ln`, // header not JSON
+      `${b64(['RS256'])}.${claims}.c2ln`, // header not an object
+      `${b64({ typ: 'at+jwt', kid: 'k' })}.${claims}.c2ln`, // no alg
+      `${b64({ alg: 'none' })}.${claims}.`,
+      `${b64({ alg: 'HS256', kid: idp.currentKey.kid })}.${claims}.c2ln`, // not an accepted algorithm
+      `${b64({ alg: 'RS256', kid: 5 })}.${claims}.c2ln`, // kid not a string
+      `${b64({ alg: 'RS256', kid: 'k' })}.bm90LWpzb24.c2ln`, // payload not JSON
+    ];
+    const before = idp.requests.length;
+    for (const token of malformed) {
+      const r = await ctx.request<Problem>('GET', '/api/protected/user', { token });
+      expect(r.status, token).to.equal(401);
+      expect(r.body.code, token).to.equal('invalid_token');
+    }
+    expect(idp.requests.slice(before)).to.deep.equal([]); // neither discovery nor the JWKS
+    expect(ctx.logged).to.have.length(0);
+    // A well-formed token is looked up: discovery, then the JWKS.
+    expect((await ctx.request('GET', '/api/protected/user', { token: await idp.token('alice') })).status).to.equal(200);
+    expect(idp.requests.slice(before).filter((p) => p !== '/token')).to.deep.equal(['/.well-known/openid-configuration', '/jwks']);
+  });
+
   it('accepts tokens signed with a rotated provider key without a restart, and drops the retired key', async () => {
     const before = await idp.token('alice');
     expect((await ctx.request('GET', '/api/protected/user', { token: before })).status).to.equal(200);
@@ -176,6 +204,33 @@ describe('Web API authentication when the provider is unreachable', () => {
       expect(r.body.code).to.equal('idp_unavailable');
     } finally {
       await viaJwks.close();
+    }
+  });
+
+  it('answers a malformed token 401 invalid_token without connecting to the unreachable provider', async () => {
+    let connections = 0;
+    const recorder = http.createServer();
+    recorder.on('connection', (socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', () => resolve()));
+    const issuer = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
+    const ctx = await TestContext.start({ VIGIL_JWT_ISSUER: issuer, VIGIL_JWT_AUDIENCE: 'https://api.vigil.test', VIGIL_JWT_FETCH_TIMEOUT_MS: '500' });
+    try {
+      for (const token of ['not.a.jwt', `${b64({ alg: 'none' })}.${b64({ sub: 'a', iss: issuer })}.`, `${b64({ alg: 'RS256', kid: 'k' })}.e30`]) {
+        const r = await ctx.request<Problem>('GET', '/api/protected/user', { token });
+        expect(r.status, r.text).to.equal(401);
+        expect(r.body).to.include({ code: 'invalid_token', status: 401, detail: 'The access token is invalid.' });
+      }
+      expect(connections).to.equal(0);
+      // A well-formed token does make it try, and the outage is then 503.
+      const r = await ctx.request<Problem>('GET', '/api/protected/user', { token: `${b64({ alg: 'RS256', kid: 'x' })}.${b64({ sub: 'a' })}.c2ln` });
+      expect(r.body.code).to.equal('idp_unavailable');
+      expect(connections).to.be.greaterThan(0);
+    } finally {
+      await ctx.close();
+      await new Promise<void>((resolve) => recorder.close(() => resolve()));
     }
   });
 
@@ -240,6 +295,42 @@ describe('Web API authentication: key lifetimes, provider outages, clock skew an
     } finally {
       idp.setDown(false);
       await ctx.close();
+    }
+  });
+
+  it('with the provider down, an unknown kid is 503 idp_unavailable once a refetch fails, and 401 within the cooldown after a fetch that succeeded', async () => {
+    const unknownKid = async (): Promise<string> => idp.signRaw(claims(), await newProviderKey());
+    // Cooldown 0: the unknown kid makes it refetch; the provider is down, so the keys it has cannot decide: 503.
+    const eager = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_AUDIENCE: idp.audience, VIGIL_JWT_FETCH_TIMEOUT_MS: '500' });
+    try {
+      expect((await eager.request('GET', '/api/protected/user', { token: await idp.token('alice') })).status).to.equal(200);
+      idp.setDown(true);
+      const before = idp.requests.length;
+      const r = await eager.request<Problem>('GET', '/api/protected/user', { token: await unknownKid() });
+      expect(r.status, r.text).to.equal(503);
+      expect(r.body.code).to.equal('idp_unavailable');
+      expect(idp.requests.length).to.be.greaterThan(before); // it did try
+    } finally {
+      idp.setDown(false);
+      await eager.close();
+    }
+    // A long cooldown: the provider answered moments ago, its keys are current, so an unknown kid is a bad token (401)
+    // and the provider is not asked again, whether or not it is down now.
+    const patient = await TestContext.start({ VIGIL_JWT_ISSUER: idp.issuer, VIGIL_JWT_AUDIENCE: idp.audience, VIGIL_JWT_JWKS_COOLDOWN_MS: '600000' });
+    try {
+      const token = await idp.token('alice');
+      expect((await patient.request('GET', '/api/protected/user', { token })).status).to.equal(200);
+      idp.setDown(true);
+      const before = idp.requests.length;
+      const r = await patient.request<Problem>('GET', '/api/protected/user', { token: await unknownKid() });
+      expect(r.status, r.text).to.equal(401);
+      expect(r.body.code).to.equal('invalid_token');
+      expect(idp.requests.length).to.equal(before);
+      expect((await patient.request('GET', '/api/protected/user', { token })).status).to.equal(200);
+      expect(patient.logged).to.have.length(0);
+    } finally {
+      idp.setDown(false);
+      await patient.close();
     }
   });
 
