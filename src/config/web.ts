@@ -47,6 +47,11 @@ export interface WebRateLimitConfig {
   readonly publicPerWindow: number;
   /** Requests per window and user on `/api/protected/*`. */
   readonly protectedPerWindow: number;
+  /**
+   * Failed authentications (401) per window and client IP on `/api/protected/*`; past it the client's protected
+   * requests get 429 before their token is verified.
+   */
+  readonly authFailuresPerWindow: number;
 }
 
 /** Everything `vigil web` needs. */
@@ -169,6 +174,7 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
       validatePerWindow: int(env, 'VIGIL_WEB_RATE_VALIDATE', 60, 1, 10000000),
       protectedPerWindow: int(env, 'VIGIL_WEB_RATE_PROTECTED', 120, 1, 10000000),
       publicPerWindow: int(env, 'VIGIL_WEB_RATE_PUBLIC', 600, 1, 10000000),
+      authFailuresPerWindow: int(env, 'VIGIL_WEB_AUTH_FAIL_MAX', 30, 1, 10000000),
     }),
     maxActiveKeysPerUser: int(env, 'VIGIL_WEB_MAX_ACTIVE_KEYS', 3, 1, 1000),
     licenseDays: int(env, 'VIGIL_WEB_LICENSE_DAYS', 365, 0, 36500),

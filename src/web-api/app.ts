@@ -8,6 +8,7 @@ import cors from '@koa/cors';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { WebConfig } from '../config/web.js';
+import { UnauthorizedError } from '../errors.js';
 import { allowedMethods } from '../http/allowed-methods.js';
 import { jsonBody } from '../http/json-body.js';
 import { problemMiddleware } from '../http/problem.js';
@@ -15,7 +16,7 @@ import { securityHeaders } from '../http/security-headers.js';
 import { type AuthState, requireBearer } from './auth/auth.middleware.js';
 import type { AccessTokenVerifier } from './auth/jwt-verifier.js';
 import type { RouteDeps } from './deps.js';
-import { type RateLimitStore, rateLimit } from './rate-limit.js';
+import { failureLimit, type RateLimitStore, rateLimit } from './rate-limit.js';
 import { register as registerDownloads } from './routes/download.routes.js';
 import { register as registerHealth } from './routes/health.routes.js';
 import { register as registerLicenses } from './routes/license.routes.js';
@@ -81,6 +82,19 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
     downloads: new DownloadService(deps.store),
     signer: deps.signer,
     protect: [
+      // Failed authentications per client IP, checked before the token is verified (guessing and flooding the
+      // identity provider's keys with bad tokens), then the per-user limit once the caller is known.
+      failureLimit(
+        deps.rateLimitStore,
+        {
+          namespace: 'auth-failures',
+          max: limits.authFailuresPerWindow,
+          windowMs: limits.windowMs,
+          id: (ctx) => ctx.ip,
+          isFailure: (err) => err instanceof UnauthorizedError,
+        },
+        onStoreError,
+      ),
       requireBearer(deps.verifier),
       rateLimit(
         deps.rateLimitStore,

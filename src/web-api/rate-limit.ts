@@ -2,7 +2,8 @@
  * Rate limits on top of koa-ratelimit: in-process counters in ONE shared Map, or Redis counters (ioredis) shared by
  * every instance when `VIGIL_REDIS_URL` is set. Limited requests get a 429 problem with `Retry-After` in whole seconds
  * (at least 1). koa-ratelimit reports the reset time in seconds for its memory driver and in milliseconds for its Redis
- * driver; both are normalised here.
+ * driver; both are normalised here. {@link failureLimit} counts failures only (failed authentications), in the same
+ * store.
  */
 import type { Redis } from 'ioredis';
 import type { Context, Middleware } from 'koa';
@@ -57,6 +58,94 @@ export function rateLimit(store: RateLimitStore, rule: RateLimitRule, onStoreErr
       const retryAfter = Math.max(1, Math.ceil(resetSec - Date.now() / 1000));
       sendProblem(ctx, 429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, { retryAfter });
       ctx.set('Retry-After', String(retryAfter));
+    }
+  };
+}
+
+/** A limit on failures: at most `max` failed requests per `windowMs` for each key `id(ctx)`, counted under `namespace`. */
+export interface FailureLimitRule extends RateLimitRule {
+  /** Whether an error thrown downstream is a failure that counts. */
+  isFailure: (err: unknown) => boolean;
+}
+
+/** Counts failures per key in fixed windows: in the shared memory Map or in Redis. */
+interface FailureCounter {
+  /** Failures counted in the key's current window, and milliseconds until it ends (0 when none). */
+  get(key: string): Promise<{ count: number; resetMs: number }>;
+  /** Counts one failure. */
+  add(key: string): Promise<void>;
+}
+
+/** Key prefix of the failure counters (beside koa-ratelimit's `vigil:<namespace>:` keys in the same store). */
+const FAILURE_PREFIX = 'vigil:failures:';
+
+/** INCR that starts the key's window (its expiry) with its first failure, atomically. */
+const INCREMENT_SCRIPT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n";
+
+function failureCounter(store: RateLimitStore, windowMs: number): FailureCounter {
+  if (store.driver === 'redis') {
+    const { client } = store;
+    return {
+      async get(key) {
+        const [count, ttl] = await Promise.all([client.get(key), client.pttl(key)]);
+        return { count: Number(count ?? 0), resetMs: Math.max(0, ttl) };
+      },
+      async add(key) {
+        await client.eval(INCREMENT_SCRIPT, 1, key, windowMs);
+      },
+    };
+  }
+  const { map } = store;
+  type Entry = { failures: number; resetAt: number };
+  let nextSweep = 0;
+  return {
+    async get(key) {
+      const entry = map.get(key) as Entry | undefined;
+      const now = Date.now();
+      if (entry === undefined || entry.resetAt <= now) return { count: 0, resetMs: 0 };
+      return { count: entry.failures, resetMs: entry.resetAt - now };
+    },
+    async add(key) {
+      const now = Date.now();
+      if (now >= nextSweep) {
+        // Forget the windows that ended, at most once per window, so addresses seen once do not pile up.
+        nextSweep = now + windowMs;
+        for (const [k, v] of map) if (k.startsWith(FAILURE_PREFIX) && (v as Entry).resetAt <= now) map.delete(k);
+      }
+      const entry = map.get(key) as Entry | undefined;
+      if (entry === undefined || entry.resetAt <= now) map.set(key, { failures: 1, resetAt: now + windowMs } satisfies Entry);
+      else entry.failures++;
+    },
+  };
+}
+
+/**
+ * A Koa middleware limiting failures rather than requests: once a key has `max` failures in its window, its requests
+ * are refused with 429 `rate_limited` before anything downstream runs (for failed authentication: before the token is
+ * verified); a downstream error for which `rule.isFailure` holds is counted and rethrown. Successes cost nothing.
+ * When the counter store fails, the request passes and `onStoreError` is told, as for {@link rateLimit}.
+ */
+export function failureLimit(store: RateLimitStore, rule: FailureLimitRule, onStoreError: (err: unknown) => void = () => undefined): Middleware {
+  const counter = failureCounter(store, rule.windowMs);
+  return async (ctx, next) => {
+    const key = `${FAILURE_PREFIX}${rule.namespace}:${rule.id(ctx)}`;
+    let state: { count: number; resetMs: number } | null = null;
+    try {
+      state = await counter.get(key);
+    } catch (err) {
+      onStoreError(err);
+    }
+    if (state !== null && state.count >= rule.max) {
+      const retryAfter = Math.max(1, Math.ceil(state.resetMs / 1000));
+      sendProblem(ctx, 429, 'rate_limited', `Too many failed attempts from this client; retry in ${retryAfter} s.`, { retryAfter });
+      ctx.set('Retry-After', String(retryAfter));
+      return;
+    }
+    try {
+      await next();
+    } catch (err) {
+      if (rule.isFailure(err)) await counter.add(key).catch(onStoreError);
+      throw err;
     }
   };
 }

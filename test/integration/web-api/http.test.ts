@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestIdentityProvider, type TestIdentityProvider } from '../../helpers/oidc-provider.js';
+import { newProviderKey, startTestIdentityProvider, type TestIdentityProvider } from '../../helpers/oidc-provider.js';
 import { TEST_WEB_DATABASE, TestContext } from './test-context.js';
 
 interface Problem {
@@ -163,6 +163,48 @@ describe('Web API HTTP surface', function () {
       expect(limited.status).to.equal(429);
       expect(Number(limited.headers.get('retry-after'))).to.be.at.least(1);
       expect((await ctx.request('GET', '/api/protected/user', { token: bob })).status).to.equal(200);
+    });
+
+    it('limits failed authentications per client IP with 429 before verifying the token; other clients are unaffected', async () => {
+      ctx = await TestContext.start({
+        VIGIL_JWT_ISSUER: idp.issuer,
+        VIGIL_JWT_AUDIENCE: idp.audience,
+        VIGIL_WEB_AUTH_FAIL_MAX: '5',
+        VIGIL_WEB_TRUST_PROXY: 'true',
+      });
+      expect(ctx.config.rateLimit.authFailuresPerWindow).to.equal(5);
+      const attacker = { 'x-forwarded-for': '203.0.113.7' };
+      const other = { 'x-forwarded-for': '198.51.100.9' };
+      // A well-formed token signed by a key the provider never had: each verification asks the provider's JWKS.
+      const forged = await idp.signRaw({ iss: idp.issuer, aud: idp.audience, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 300 }, await newProviderKey());
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await ctx.request('GET', '/api/protected/user', { token: forged, headers: attacker })).status);
+      statuses.push((await ctx.request('GET', '/api/protected/user', { headers: attacker })).status); // no token at all
+      expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429]);
+      const seen = idp.requests.length;
+      const limited = await ctx.request<Problem>('POST', '/api/protected/license-key', { token: forged, headers: attacker, body: {} });
+      expect(limited.status).to.equal(429);
+      expect(limited.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      expect(retryAfter).to.be.within(1, 60);
+      expect(limited.body).to.deep.equal({
+        type: 'urn:vigil:problem:rate_limited',
+        title: 'Too Many Requests',
+        status: 429,
+        detail: `Too many failed attempts from this client; retry in ${retryAfter} s.`,
+        instance: '/api/protected/license-key',
+        code: 'rate_limited',
+        retryAfter,
+      });
+      // Refused before verification: the provider was not asked, and a valid token from that address waits too.
+      expect(idp.requests.length).to.equal(seen);
+      const alice = await idp.token('alice');
+      expect((await ctx.request('GET', '/api/protected/user', { token: alice, headers: attacker })).status).to.equal(429);
+      expect((await ctx.request('GET', '/api/protected/user', { token: alice, headers: other })).status).to.equal(200);
+      // Failures elsewhere count on their own: one bad token from the other client is a plain 401.
+      expect((await ctx.request('GET', '/api/protected/user', { token: forged, headers: other })).status).to.equal(401);
+      // Public endpoints are not affected.
+      expect((await ctx.request('POST', '/api/license-key/validate', { body: { key: 'x' }, headers: attacker })).status).to.equal(200);
     });
   });
 

@@ -36,6 +36,7 @@ describe('Web API scale-out: two instances on a shared PostgreSQL and Redis', fu
       VIGIL_JWT_AUDIENCE: idp.audience,
       VIGIL_WEB_RATE_VALIDATE: '5',
       VIGIL_WEB_MAX_ACTIVE_KEYS: '2',
+      VIGIL_WEB_AUTH_FAIL_MAX: '3',
     };
     a = await TestContext.start(env, database);
     b = await TestContext.start(env, database);
@@ -87,5 +88,16 @@ describe('Web API scale-out: two instances on a shared PostgreSQL and Redis', fu
     const results = await Promise.all([a, b, a, b, a, b].map((ctx) => ctx.request('POST', '/api/protected/license-key', { token, body: {} })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).to.deep.equal([201, 201, 409, 409, 409, 409]);
+  });
+
+  // Last: it locks this client out of the protected routes for the rest of the window.
+  it('shares the failed-authentication limit through Redis', async () => {
+    const statuses: number[] = [];
+    for (const ctx of [a, b, a, b, a]) statuses.push((await ctx.request('GET', '/api/protected/user', { token: 'not.a.jwt' })).status);
+    expect(statuses).to.deep.equal([401, 401, 401, 429, 429]);
+    const limited = await b.request<{ code: string }>('GET', '/api/protected/user', { token: await idp.token('carol') });
+    expect(limited.status).to.equal(429);
+    expect(limited.body.code).to.equal('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 60);
   });
 });

@@ -19,7 +19,7 @@ describe('loadWebConfig()', () => {
     expect(c).to.deep.include({ host: '127.0.0.1', port: 8787, publicUrl: 'http://127.0.0.1:8787', trustProxy: false, redisUrl: undefined, jwt: undefined });
     expect(c.database).to.deep.equal({ kind: 'sqlite', file: path.join('/srv/vigil', 'web.sqlite') });
     expect(c.signingKeyFile).to.equal(path.join('/srv/vigil', 'license-signing-key.pem'));
-    expect(c.rateLimit).to.deep.equal({ windowMs: 60000, validatePerWindow: 60, protectedPerWindow: 120, publicPerWindow: 600 });
+    expect(c.rateLimit).to.deep.equal({ windowMs: 60000, validatePerWindow: 60, protectedPerWindow: 120, publicPerWindow: 600, authFailuresPerWindow: 30 });
     expect(Object.isFrozen(c)).to.equal(true);
   });
 
