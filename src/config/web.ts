@@ -74,6 +74,8 @@ export interface WebConfig {
   /** Origins allowed by CORS; empty = no CORS headers; `*` = any origin. */
   readonly corsOrigins: readonly string[];
   readonly rateLimit: WebRateLimitConfig;
+  /** Unexpected errors logged per minute at most; the rest are counted in one "suppressed" line per minute. */
+  readonly errorLogPerMinute: number;
   /** Cap of active (not revoked, not expired) license keys per user; past it key creation answers 409. */
   readonly maxActiveKeysPerUser: number;
   /** Validity of a new license in days; 0 = licenses never expire. */
@@ -176,6 +178,7 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
       publicPerWindow: int(env, 'VIGIL_WEB_RATE_PUBLIC', 600, 1, 10000000),
       authFailuresPerWindow: int(env, 'VIGIL_WEB_AUTH_FAIL_MAX', 30, 1, 10000000),
     }),
+    errorLogPerMinute: int(env, 'VIGIL_WEB_ERROR_LOG_MAX', 20, 1, 100000),
     maxActiveKeysPerUser: int(env, 'VIGIL_WEB_MAX_ACTIVE_KEYS', 3, 1, 1000),
     licenseDays: int(env, 'VIGIL_WEB_LICENSE_DAYS', 365, 0, 36500),
     certificateTtlSec: int(env, 'VIGIL_WEB_CERT_TTL_SEC', 86400, 60, 31 * 86400),

@@ -8,12 +8,15 @@
  * - gzip/deflate content encodings are inflated (with the same limit on the inflated size); others are 415;
  * - a charset other than UTF-8 is 415;
  * - invalid JSON, and objects with `__proto__` or `constructor.prototype` keys (prototype poisoning), are 400
- *   `invalid_json`.
+ *   `invalid_json`;
+ * - a client that closes or resets the connection mid-body is 400 `request_aborted` (error-log.ts counts it).
+ * Mount it after the rate limiters, so that a limited client is refused before its body is read.
  */
 import type { Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Context, Middleware, Next } from 'koa';
 import { AppError } from '../errors.js';
+import { isClientSocketError, REQUEST_ABORTED } from './error-log.js';
 
 declare module 'koa' {
   interface Request {
@@ -72,9 +75,12 @@ function readText(stream: Readable, limit: number): Promise<string> {
     };
     stream.on('data', onData);
     stream.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8')));
-    stream.once('error', (err: Error) =>
-      reject(err instanceof AppError ? err : new AppError('bad_request', 400, `The request body could not be read: ${err.message}`)),
-    );
+    stream.once('error', (err: Error) => {
+      if (err instanceof AppError) reject(err);
+      else if (isClientSocketError(err))
+        reject(new AppError(REQUEST_ABORTED, 400, 'The client closed the connection before the request body was complete.', { cause: err }));
+      else reject(new AppError('bad_request', 400, `The request body could not be read: ${err.message}`));
+    });
   });
 }
 

@@ -10,6 +10,7 @@ import Koa, { type Context } from 'koa';
 import type { WebConfig } from '../config/web.js';
 import { UnauthorizedError } from '../errors.js';
 import { allowedMethods } from '../http/allowed-methods.js';
+import { createErrorLog, type ErrorLog } from '../http/error-log.js';
 import { jsonBody } from '../http/json-body.js';
 import { problemMiddleware } from '../http/problem.js';
 import { securityHeaders } from '../http/security-headers.js';
@@ -41,6 +42,11 @@ export interface LicenseAppDeps {
   version: string;
   /** Logger for unexpected errors (defaults to console.error). */
   log?: (message: string, err: unknown) => void;
+  /**
+   * The rate-limited error log over `log` (built here when absent); pass one to write its last "suppressed" line with
+   * `close()` at shutdown.
+   */
+  errorLog?: ErrorLog;
 }
 
 const LANDING_PAGE = new URL('./static/index.html', import.meta.url);
@@ -67,6 +73,8 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
 
   const landing = renderLanding(config, deps.version);
   const log = deps.log ?? ((message: string, err: unknown) => console.error(message, err));
+  // Client-caused failures are counted, everything else logged at most config.errorLogPerMinute times a minute.
+  const errorLog = deps.errorLog ?? createErrorLog({ log, maxPerWindow: config.errorLogPerMinute });
   let lastStoreError = 0;
   const onStoreError = (err: unknown): void => {
     // One line per minute at most while the counter store is down.
@@ -75,6 +83,13 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
     log('rate-limit store unavailable; requests pass unlimited until it recovers', err);
   };
   const limits = config.rateLimit;
+  // The body is read after the limiters: a limited client is refused before its body is read.
+  const readBody = jsonBody({ limit: 16 * 1024 });
+  const validateLimit = rateLimit(
+    deps.rateLimitStore,
+    { namespace: 'validate', max: limits.validatePerWindow, windowMs: limits.windowMs, id: (ctx) => ctx.ip },
+    onStoreError,
+  );
   const routeDeps: RouteDeps = {
     store: deps.store,
     licenses: new LicenseService(deps.store, deps.signer, { maxActiveKeysPerUser: config.maxActiveKeysPerUser, licenseDays: config.licenseDays }),
@@ -109,12 +124,9 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
         },
         onStoreError,
       ),
+      readBody,
     ],
-    validateLimit: rateLimit(
-      deps.rateLimitStore,
-      { namespace: 'validate', max: limits.validatePerWindow, windowMs: limits.windowMs, id: (ctx) => ctx.ip },
-      onStoreError,
-    ),
+    validateLimit: (ctx, next) => validateLimit(ctx, () => readBody(ctx, next)),
     publicLimit: rateLimit(
       deps.rateLimitStore,
       { namespace: 'public', max: limits.publicPerWindow, windowMs: limits.windowMs, id: (ctx) => ctx.ip },
@@ -123,6 +135,7 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
     version: deps.version,
     landingHtml: landing.html,
     downloadsDir: config.downloadsDir,
+    errorStats: () => errorLog.stats(),
   };
 
   const router = new Router();
@@ -132,7 +145,9 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
   registerUsers(router, routeDeps);
   registerDownloads(router, routeDeps);
 
-  app.use(problemMiddleware({ log }));
+  errorLog.attach(app);
+  app.use(problemMiddleware({ log: errorLog.report }));
+  app.use(errorLog.middleware());
   app.use(
     securityHeaders({
       contentSecurityPolicy: {
@@ -166,7 +181,6 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
       }),
     );
   }
-  app.use(jsonBody({ limit: 16 * 1024 }));
   app.use(router.routes());
   app.use(allowedMethods(router));
   return app;

@@ -1,5 +1,6 @@
 /** What `app.ts` hands to each route file's `register(router, deps)`. */
 import type { Middleware } from 'koa';
+import type { ErrorLogStats } from '../http/error-log.js';
 import type { CertificateSigner } from './services/certificate.service.js';
 import type { DownloadService } from './services/download.service.js';
 import type { LicenseService } from './services/license.service.js';
@@ -13,9 +14,12 @@ export interface RouteDeps {
   users: UserService;
   downloads: DownloadService;
   signer: CertificateSigner;
-  /** Bearer authentication followed by the per-user rate limit: mount on every `/api/protected/*` route. */
+  /**
+   * The per-client-IP limit of failed authentications, Bearer authentication, the per-user rate limit, then the JSON
+   * body reader: mount on every `/api/protected/*` route.
+   */
   protect: Middleware[];
-  /** Per-client-IP rate limit of the public validation endpoint. */
+  /** Per-client-IP rate limit of the public validation endpoint, then the JSON body reader. */
   validateLimit: Middleware;
   /** Per-client-IP rate limit of the other public pages (landing page, JWKS). */
   publicLimit: Middleware;
@@ -25,4 +29,6 @@ export interface RouteDeps {
   landingHtml: string;
   /** Directory served at `/downloads/<file>`. */
   downloadsDir: string;
+  /** Counters of the error log (client-caused failures, logged and suppressed reports), for `/health`. */
+  errorStats: () => ErrorLogStats;
 }

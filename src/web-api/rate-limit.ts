@@ -8,6 +8,9 @@
 import type { Redis } from 'ioredis';
 import type { Context, Middleware } from 'koa';
 import ratelimit from 'koa-ratelimit';
+import { AppError } from '../errors.js';
+import { REQUEST_ABORTED } from '../http/error-log.js';
+import { declaresBody } from '../http/json-body.js';
 import { sendProblem } from '../http/problem.js';
 
 /** Counter storage shared by all the limiters of one app (or, through Redis, of all instances). */
@@ -19,6 +22,27 @@ export interface RateLimitRule {
   max: number;
   windowMs: number;
   id: (ctx: Context) => string;
+}
+
+/**
+ * The key of `rule` for this request. A request whose client is already gone has no address (`ctx.ip` is empty) and
+ * nothing to limit: it ends here as `request_aborted` (counted by the error log), rather than as a counter-store
+ * failure (koa-ratelimit refuses an empty id).
+ */
+function keyOf(ctx: Context, rule: RateLimitRule): string {
+  const id = rule.id(ctx);
+  if (id === '') throw new AppError(REQUEST_ABORTED, 400, 'The client closed the connection.');
+  return id;
+}
+
+/**
+ * Answers 429 `rate_limited` with `Retry-After`. The body of a limited request is never read: the connection is closed
+ * after the answer rather than kept alive by reading (and discarding) whatever the client declared it would send.
+ */
+function refuse(ctx: Context, retryAfter: number, detail: string): void {
+  sendProblem(ctx, 429, 'rate_limited', detail, { retryAfter });
+  ctx.set('Retry-After', String(retryAfter));
+  if (declaresBody(ctx)) ctx.set('Connection', 'close');
 }
 
 /**
@@ -37,6 +61,7 @@ export function rateLimit(store: RateLimitStore, rule: RateLimitRule, onStoreErr
     headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },
   });
   return async (ctx, next) => {
+    keyOf(ctx, rule);
     let passed = false;
     try {
       await inner(ctx, () => {
@@ -56,8 +81,7 @@ export function rateLimit(store: RateLimitStore, rule: RateLimitRule, onStoreErr
     if (Number.isFinite(resetSec) && resetSec > 0) ctx.set('RateLimit-Reset', String(Math.max(0, Math.ceil(resetSec - Date.now() / 1000))));
     if (limited) {
       const retryAfter = Math.max(1, Math.ceil(resetSec - Date.now() / 1000));
-      sendProblem(ctx, 429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, { retryAfter });
-      ctx.set('Retry-After', String(retryAfter));
+      refuse(ctx, retryAfter, `Too many requests; retry in ${retryAfter} s.`);
     }
   };
 }
@@ -128,7 +152,7 @@ function failureCounter(store: RateLimitStore, windowMs: number): FailureCounter
 export function failureLimit(store: RateLimitStore, rule: FailureLimitRule, onStoreError: (err: unknown) => void = () => undefined): Middleware {
   const counter = failureCounter(store, rule.windowMs);
   return async (ctx, next) => {
-    const key = `${FAILURE_PREFIX}${rule.namespace}:${rule.id(ctx)}`;
+    const key = `${FAILURE_PREFIX}${rule.namespace}:${keyOf(ctx, rule)}`;
     let state: { count: number; resetMs: number } | null = null;
     try {
       state = await counter.get(key);
@@ -137,8 +161,7 @@ export function failureLimit(store: RateLimitStore, rule: FailureLimitRule, onSt
     }
     if (state !== null && state.count >= rule.max) {
       const retryAfter = Math.max(1, Math.ceil(state.resetMs / 1000));
-      sendProblem(ctx, 429, 'rate_limited', `Too many failed attempts from this client; retry in ${retryAfter} s.`, { retryAfter });
-      ctx.set('Retry-After', String(retryAfter));
+      refuse(ctx, retryAfter, `Too many failed attempts from this client; retry in ${retryAfter} s.`);
       return;
     }
     try {

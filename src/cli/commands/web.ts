@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { defaultWebDataDir, loadWebConfig, type WebConfig } from '../../config/web.js';
 import { ServiceUnavailableError } from '../../errors.js';
+import { createErrorLog } from '../../http/error-log.js';
 import { createLicenseApp } from '../../web-api/app.js';
 import { createJwtVerifier } from '../../web-api/auth/jwt-verifier.js';
 import type { RateLimitStore } from '../../web-api/rate-limit.js';
@@ -94,6 +95,10 @@ export async function startWebServer(config: WebConfig, options: WebServerOption
       });
       rateLimitStore = { driver: 'redis', client: redis };
     }
+    const errorLog = createErrorLog({
+      log: options.log ?? ((message: string, err: unknown) => console.error(message, err)),
+      maxPerWindow: config.errorLogPerMinute,
+    });
     const app = createLicenseApp({
       config,
       store,
@@ -102,6 +107,7 @@ export async function startWebServer(config: WebConfig, options: WebServerOption
       rateLimitStore,
       version: packageVersion(),
       ...(options.log === undefined ? {} : { log: options.log }),
+      errorLog,
     });
     const server = app.listen(config.port, config.host);
     await whenListening(server, 'VIGIL_WEB_PORT');
@@ -114,6 +120,7 @@ export async function startWebServer(config: WebConfig, options: WebServerOption
       async close() {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        errorLog.close();
         await store.close();
         if (redisClient !== null) await redisClient.quit().catch(() => undefined);
       },

@@ -21,11 +21,16 @@ describe('Web API HTTP surface', function () {
     ctx = undefined;
   });
 
-  it('GET /health reports status, version and database', async () => {
+  it('GET /health reports status, version, database and error counters', async () => {
     ctx = await TestContext.start();
     const r = await ctx.request<{ status: string; version: string; database: { kind: string; status: string } }>('GET', '/health');
     expect(r.status).to.equal(200);
-    expect(r.body).to.deep.equal({ status: 'ok', version: '0.1.0', database: { kind: TEST_WEB_DATABASE, status: 'ok' } });
+    expect(r.body).to.deep.equal({
+      status: 'ok',
+      version: '0.1.0',
+      database: { kind: TEST_WEB_DATABASE, status: 'ok' },
+      errors: { client: 0, logged: 0, suppressed: 0 },
+    });
   });
 
   it('GET /health answers 503 when the database is unreachable', async () => {
