@@ -59,8 +59,8 @@ export class UnauthorizedError extends AppError {
 
 /** 403: authenticated (or not) but not allowed. */
 export class ForbiddenError extends AppError {
-  constructor(message: string, code = 'forbidden') {
-    super(code, 403, message);
+  constructor(message: string, code = 'forbidden', extra?: Record<string, unknown>) {
+    super(code, 403, message, { extra });
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { PLANS, type Plan } from '../domain/license.js';
 import { ConfigError } from '../errors.js';
 import { type Env, bool, int, list, str } from './env.js';
 
@@ -80,6 +81,13 @@ export interface WebConfig {
   readonly maxActiveKeysPerUser: number;
   /** Validity of a new license in days; 0 = licenses never expire. */
   readonly licenseDays: number;
+  /**
+   * Plans any signed-in user may create a license of for themselves (the first is the default of a request without a
+   * plan); other plans are issued by administrators. Empty = only administrators issue licenses.
+   */
+  readonly selfServicePlans: readonly Plan[];
+  /** `sub` claims (of the configured issuer) of administrators, who may create licenses of any plan through the API. */
+  readonly adminSubjects: readonly string[];
   /** Lifetime of a signed license certificate, in seconds (the desktop app re-validates before it ends). */
   readonly certificateTtlSec: number;
   /** Seconds a certificate is handed out again for repeated validations of the same license; 0 = sign every time. */
@@ -103,6 +111,15 @@ function url(env: Env, name: string, value: string, protocols: readonly string[]
   }
   if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${value}"`);
   return value;
+}
+
+/** A list of plans (`none` = the empty list), each one of {@link PLANS}, without repeats. */
+function plans(env: Env, name: string, fallback: Plan[]): Plan[] {
+  const names = list(env, name, fallback);
+  if (names.length === 1 && names[0].toLowerCase() === 'none') return [];
+  const bad = names.find((p) => !(PLANS as readonly string[]).includes(p));
+  if (bad !== undefined) throw new ConfigError(name, `expected plans among ${PLANS.join(', ')} (or none), got "${bad}"`);
+  return [...new Set(names as Plan[])];
 }
 
 /** The data directory when VIGIL_WEB_DATA_DIR is not set: `~/.vigil/web`. */
@@ -181,6 +198,8 @@ export function loadWebConfig(env: Env = process.env): WebConfig {
     errorLogPerMinute: int(env, 'VIGIL_WEB_ERROR_LOG_MAX', 20, 1, 100000),
     maxActiveKeysPerUser: int(env, 'VIGIL_WEB_MAX_ACTIVE_KEYS', 3, 1, 1000),
     licenseDays: int(env, 'VIGIL_WEB_LICENSE_DAYS', 365, 0, 36500),
+    selfServicePlans: Object.freeze(plans(env, 'VIGIL_WEB_SELF_SERVICE_PLANS', ['standard'])),
+    adminSubjects: Object.freeze(list(env, 'VIGIL_WEB_ADMIN_SUBJECTS', [])),
     certificateTtlSec: int(env, 'VIGIL_WEB_CERT_TTL_SEC', 86400, 60, 31 * 86400),
     certificateReuseSec: int(env, 'VIGIL_WEB_CERT_REUSE_SEC', 60, 0, 3600),
     signingKeyFile: path.resolve(str(env, 'VIGIL_WEB_SIGNING_KEY_FILE', path.join(dataDir, 'license-signing-key.pem'))),

@@ -25,7 +25,7 @@ import { register as registerSite } from './routes/site.routes.js';
 import { register as registerUsers } from './routes/user.routes.js';
 import type { CertificateSigner } from './services/certificate.service.js';
 import { DownloadService } from './services/download.service.js';
-import { LicenseService } from './services/license.service.js';
+import { LicenseService, licensePolicy } from './services/license.service.js';
 import { UserService } from './services/user.service.js';
 import type { WebStore } from '../store/web/database.js';
 
@@ -92,7 +92,7 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
   );
   const routeDeps: RouteDeps = {
     store: deps.store,
-    licenses: new LicenseService(deps.store, deps.signer, { maxActiveKeysPerUser: config.maxActiveKeysPerUser, licenseDays: config.licenseDays }),
+    licenses: new LicenseService(deps.store, deps.signer, licensePolicy(config)),
     users: new UserService(deps.store),
     downloads: new DownloadService(deps.store),
     signer: deps.signer,

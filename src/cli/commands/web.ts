@@ -134,9 +134,10 @@ export async function startWebServer(config: WebConfig, options: WebServerOption
 
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
 export async function run(args: string[]): Promise<number> {
+  if (args[0] === 'license') return (await import('./web-license.js')).run(args.slice(1));
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(
-      'usage: vigil web\n\nRuns the Web API. Configuration comes from VIGIL_WEB_* , VIGIL_JWT_* and VIGIL_REDIS_URL (see docs/web-api.md).\n',
+      'usage: vigil web\n       vigil web license create --plan PLAN --subject SUB  (an administrator issues a license; --help for more)\n\nRuns the Web API. Configuration comes from VIGIL_WEB_* , VIGIL_JWT_* and VIGIL_REDIS_URL (see docs/web-api.md).\n',
     );
     return 0;
   }

@@ -16,7 +16,7 @@ export function register(router: Router, deps: RouteDeps): void {
   router.post('/api/protected/license-key', ...deps.protect, async (ctx) => {
     const body = parseInput(createLicenseBody, ctx.request.body ?? {});
     const user = await deps.users.ensureUser((ctx.state as AuthState).principal);
-    const created = await deps.licenses.create(user.id, body.plan);
+    const created = await deps.licenses.request(user, body.plan);
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 201;
     ctx.body = created;

@@ -19,8 +19,11 @@ DECODE['L'.charCodeAt(0)] = 1;
 DECODE['O'.charCodeAt(0)] = 0;
 const SEPARATORS = /[\s-]+/g;
 const KEY_SYMBOLS = RANDOM_SYMBOLS + CHECK_SYMBOLS;
-/** Longest input worth normalising: a canonical key is 35 characters; allow generous whitespace around and within. */
-const MAX_INPUT_LENGTH = 256;
+/**
+ * Longest input worth normalising: a canonical key is 35 characters; allow generous whitespace around and within.
+ * `POST /api/license-key/validate` refuses longer keys with 400 (its schema uses this bound).
+ */
+export const MAX_KEY_INPUT_LENGTH = 256;
 
 /** Bits of randomness in a key. */
 export const LICENSE_KEY_RANDOM_BITS = RANDOM_SYMBOLS * 5;
@@ -50,7 +53,7 @@ export function generateLicenseKey(): string {
 
 /** The canonical form of `input` (`VIGIL-` + 5 groups, upper case), or null when it is malformed or its check fails. */
 export function normalizeLicenseKey(input: string): string | null {
-  if (input.length > MAX_INPUT_LENGTH) return null; // no key is that long, whatever its separators
+  if (input.length > MAX_KEY_INPUT_LENGTH) return null; // no key is that long, whatever its separators
   let compact = input.toUpperCase().replace(SEPARATORS, '');
   if (compact.startsWith(PREFIX)) compact = compact.slice(PREFIX.length);
   if (compact.length !== KEY_SYMBOLS) return null;

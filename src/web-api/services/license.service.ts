@@ -3,7 +3,9 @@
  * certificate for valid licenses.
  */
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError } from '../../errors.js';
+import type { WebConfig } from '../../config/web.js';
+import type { Plan } from '../../domain/license.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { WebStore } from '../../store/web/database.js';
 import {
   countActiveLicenses,
@@ -55,6 +57,16 @@ export interface LicensePolicy {
   maxActiveKeysPerUser: number;
   /** Validity of a new license in days; 0 = never expires. */
   licenseDays: number;
+  /** Plans users may create for themselves; the first is the default. */
+  selfServicePlans: readonly Plan[];
+  /** Subjects (`sub`) who may create licenses of any plan through the API. */
+  adminSubjects: readonly string[];
+}
+
+/** The policy `config` sets (the Web API and `vigil web license` share it). */
+export function licensePolicy(config: WebConfig): LicensePolicy {
+  const { maxActiveKeysPerUser, licenseDays, selfServicePlans, adminSubjects } = config;
+  return { maxActiveKeysPerUser, licenseDays, selfServicePlans, adminSubjects };
 }
 
 /** License creation, revocation and validation over the store, signing certificates with `signer`. */
@@ -66,10 +78,32 @@ export class LicenseService {
   ) {}
 
   /**
-   * Creates a license for `userId`. Returns the plaintext key (the only time it exists outside the caller) and the
+   * A license the signed-in `user` asked for through the API: `plan` (default: the first self-service plan) must be a
+   * self-service plan unless the user is an administrator; otherwise 403 `plan_not_self_service`. Then as
+   * {@link create}.
+   */
+  async request(user: { id: string; subject: string }, plan: Plan | undefined, now = new Date()): Promise<{ key: string; license: License }> {
+    const { selfServicePlans, adminSubjects } = this.policy;
+    const chosen = plan ?? selfServicePlans[0];
+    if (chosen === undefined || (!selfServicePlans.includes(chosen) && !adminSubjects.includes(user.subject))) {
+      const offered = selfServicePlans.length === 0 ? 'no plan is self-service here' : `self-service plans: ${selfServicePlans.join(', ')}`;
+      throw new ForbiddenError(
+        chosen === undefined
+          ? `Licenses are issued by an administrator on this server (${offered}).`
+          : `The ${chosen} plan is issued by an administrator (${offered}).`,
+        'plan_not_self_service',
+        { plan: chosen ?? null, selfServicePlans: [...selfServicePlans] },
+      );
+    }
+    return this.create(user.id, chosen, now);
+  }
+
+  /**
+   * Creates a license of any `plan` for `userId` (administrators: `vigil web license create`, or {@link request} once
+   * it has checked the plan). Returns the plaintext key (the only time it exists outside the caller) and the
    * license. Throws 409 `license_limit_reached` when the user already holds the maximum of active keys.
    */
-  async create(userId: string, plan: string, now = new Date()): Promise<{ key: string; license: License }> {
+  async create(userId: string, plan: Plan, now = new Date()): Promise<{ key: string; license: License }> {
     const key = generateLicenseKey();
     const nowIso = now.toISOString();
     const row: LicenseRow = {

@@ -1,5 +1,10 @@
-/** Users are created on first sight of a verified token and their email/name kept in step with its claims. */
+/**
+ * Users are created on first sight of a verified token and their email/name kept in step with its claims. Claims are
+ * written by whoever controls the account at the identity provider, so they are bounded before they are stored (see
+ * {@link boundedClaims}).
+ */
 import { randomUUID } from 'node:crypto';
+import { BearerTokenError } from '../auth/errors.js';
 import type { Principal } from '../auth/jwt-verifier.js';
 import type { WebStore } from '../../store/web/database.js';
 import { countDownloadsByUser } from '../../store/web/repos/download.repo.js';
@@ -24,6 +29,32 @@ export interface UserProfile {
   downloadCount: number;
 }
 
+/** Longest `sub` accepted: OpenID Connect Core 1.0 §2 caps it at 255 ASCII characters. */
+export const SUBJECT_MAX_LENGTH = 255;
+/** Longest email kept: the longest forward path RFC 5321 allows (§4.5.3.1.3) less its angle brackets. */
+export const EMAIL_MAX_LENGTH = 254;
+/** Longest display name kept, in Unicode code points. */
+export const NAME_MAX_LENGTH = 200;
+
+/**
+ * The principal with its client-written claims bounded: a `sub` longer than {@link SUBJECT_MAX_LENGTH} is refused
+ * (401 `invalid_token`: it names the account, so a shortened one could name someone else); an email longer than
+ * {@link EMAIL_MAX_LENGTH} is dropped (null: a shortened address would be another address); a name longer than
+ * {@link NAME_MAX_LENGTH} code points is cut to that many (it is only shown).
+ */
+export function boundedClaims(principal: Principal): Principal {
+  if (principal.subject.length > SUBJECT_MAX_LENGTH) {
+    throw new BearerTokenError('invalid_token', `The access token's subject is longer than ${SUBJECT_MAX_LENGTH} characters.`);
+  }
+  const email = principal.email !== null && principal.email.length > EMAIL_MAX_LENGTH ? null : principal.email;
+  let name = principal.name;
+  if (name !== null && name.length > NAME_MAX_LENGTH) {
+    const points = Array.from(name);
+    if (points.length > NAME_MAX_LENGTH) name = points.slice(0, NAME_MAX_LENGTH).join('');
+  }
+  return { ...principal, email, name };
+}
+
 function toUser(row: UserRow): User {
   return { id: row.id, issuer: row.issuer, subject: row.subject, email: row.email, name: row.name, createdAt: row.created_at };
 }
@@ -32,8 +63,9 @@ function toUser(row: UserRow): User {
 export class UserService {
   constructor(private readonly store: WebStore) {}
 
-  /** The stored user for `principal`, created if new; profile claims are refreshed when they changed. */
-  async ensureUser(principal: Principal, now = new Date()): Promise<User> {
+  /** The stored user for `principal`, created if new; profile claims are bounded and refreshed when they changed. */
+  async ensureUser(claims: Principal, now = new Date()): Promise<User> {
+    const principal = boundedClaims(claims);
     const { db } = this.store;
     const existing = await findUserByIdentity(db, principal.issuer, principal.subject);
     if (existing === undefined) {
@@ -54,6 +86,20 @@ export class UserService {
       return toUser({ ...existing, email: principal.email, name: principal.name });
     }
     return toUser(existing);
+  }
+
+  /**
+   * The stored user with this identity, created without profile claims if new (an administrator issuing a license to
+   * someone who has not signed in yet); an existing user's claims are left as they are.
+   */
+  async ensureIdentity(issuer: string, subject: string, now = new Date()): Promise<User> {
+    const existing = await findUserByIdentity(this.store.db, issuer, subject);
+    if (existing !== undefined) return toUser(existing);
+    const { subject: bounded } = boundedClaims({ issuer, subject, email: null, name: null });
+    const iso = now.toISOString();
+    return toUser(
+      await insertUserIfAbsent(this.store.db, { id: randomUUID(), issuer, subject: bounded, email: null, name: null, created_at: iso, updated_at: iso }),
+    );
   }
 
   /** The profile of `principal` (creating the user on first sight). */

@@ -52,3 +52,25 @@ describe('loadWebConfig()', () => {
     expect(err.message).to.contain('HS256');
   });
 });
+
+describe('loadWebConfig() license plans', () => {
+  it('makes only the standard plan self-service by default, with no administrators', () => {
+    const c = loadWebConfig({});
+    expect(c.selfServicePlans).to.deep.equal(['standard']);
+    expect(c.adminSubjects).to.deep.equal([]);
+    expect(Object.isFrozen(c.selfServicePlans) && Object.isFrozen(c.adminSubjects)).to.equal(true);
+  });
+
+  it('reads VIGIL_WEB_SELF_SERVICE_PLANS (none = empty, repeats dropped) and VIGIL_WEB_ADMIN_SUBJECTS', () => {
+    const c = loadWebConfig({ VIGIL_WEB_SELF_SERVICE_PLANS: 'pro, standard,pro', VIGIL_WEB_ADMIN_SUBJECTS: 'auth0|42, carol' });
+    expect(c.selfServicePlans).to.deep.equal(['pro', 'standard']);
+    expect(c.adminSubjects).to.deep.equal(['auth0|42', 'carol']);
+    expect(loadWebConfig({ VIGIL_WEB_SELF_SERVICE_PLANS: 'none' }).selfServicePlans).to.deep.equal([]);
+  });
+
+  it('refuses an unknown plan, naming the variable and the plans', () => {
+    const err = configError(() => loadWebConfig({ VIGIL_WEB_SELF_SERVICE_PLANS: 'standard,free' }));
+    expect(err.variable).to.equal('VIGIL_WEB_SELF_SERVICE_PLANS');
+    expect(err.message).to.equal('VIGIL_WEB_SELF_SERVICE_PLANS: expected plans among standard, pro, enterprise (or none), got "free"');
+  });
+});
