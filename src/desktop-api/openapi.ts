@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z, type ZodType } from 'zod';
 import { SEVERITIES } from '../domain/alert.js';
+import { jsonSchemaComponents } from '../http/openapi.js';
 import { alertDeletedSchema, alertListSchema, alertSchema } from './schemas/alert.schema.js';
 import { problemSchema } from './schemas/common.schema.js';
 import { blockBody, blockedEntrySchema, blockedListSchema, unblockBody } from './schemas/firewall.schema.js';
@@ -181,18 +182,6 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'get', path: '/api/openapi.json', summary: 'This document', status: 200, response: null, problems: [] },
 ];
 
-function components(schemas: Record<string, ZodType>, io: 'input' | 'output'): Record<string, unknown> {
-  const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
-  const out = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any', io, target: 'draft-2020-12' });
-  const result: Record<string, unknown> = {};
-  for (const [id, s] of Object.entries(out.schemas)) {
-    const { $schema: _s, $id: _i, ...rest } = s as Record<string, unknown>;
-    result[id] = rest;
-  }
-  return result;
-}
-
 const ref = (name: string): Record<string, string> => ({ $ref: `#/components/schemas/${name}` });
 const problem = (description: string): Record<string, unknown> => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
 
@@ -243,7 +232,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     security: [{ pairingToken: [] }],
     paths,
     components: {
-      schemas: { ...components(RESPONSE_COMPONENTS, 'output'), ...components(REQUEST_COMPONENTS, 'input') },
+      schemas: { ...jsonSchemaComponents(RESPONSE_COMPONENTS, 'output'), ...jsonSchemaComponents(REQUEST_COMPONENTS, 'input') },
       securitySchemes: {
         pairingToken: {
           type: 'http',

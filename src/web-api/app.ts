@@ -17,6 +17,7 @@ import { securityHeaders } from '../http/security-headers.js';
 import { type AuthState, requireBearer } from './auth/auth.middleware.js';
 import type { AccessTokenVerifier } from './auth/jwt-verifier.js';
 import type { RouteDeps } from './deps.js';
+import { buildWebOpenApiDocument } from './openapi.js';
 import { failureLimit, type RateLimitStore, rateLimit } from './rate-limit.js';
 import { register as registerDownloads } from './routes/download.routes.js';
 import { register as registerHealth } from './routes/health.routes.js';
@@ -136,6 +137,7 @@ export function createLicenseApp(deps: LicenseAppDeps): Koa {
     landingHtml: landing.html,
     downloadsDir: config.downloadsDir,
     errorStats: () => errorLog.stats(),
+    openapi: buildWebOpenApiDocument(deps.version),
   };
 
   const router = new Router();

@@ -31,4 +31,6 @@ export interface RouteDeps {
   downloadsDir: string;
   /** Counters of the error log (client-caused failures, logged and suppressed reports), for `/health`. */
   errorStats: () => ErrorLogStats;
+  /** The OpenAPI document served at `/api/openapi.json`. */
+  openapi: Record<string, unknown>;
 }

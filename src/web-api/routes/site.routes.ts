@@ -1,7 +1,7 @@
 /**
  * The landing page (`GET /`), the release files it links to (`GET /downloads/<file>`, from the downloads directory, so
- * the default links work once builds are placed there) and the certificate verification keys (`GET
- * /.well-known/jwks.json`).
+ * the default links work once builds are placed there), the certificate verification keys (`GET
+ * /.well-known/jwks.json`) and the API description (`GET /api/openapi.json`).
  */
 import type Router from '@koa/router';
 import send from 'koa-send';
@@ -11,7 +11,7 @@ import type { RouteDeps } from '../deps.js';
 /** Release file names: no directories, no hidden files. */
 const DOWNLOAD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** Mounts the landing page and the JWKS (public, per-IP limit). */
+/** Mounts the landing page, the release files, the JWKS and the OpenAPI document (public, per-IP limit). */
 export function register(router: Router, deps: RouteDeps): void {
   router.get('/', deps.publicLimit, (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
@@ -28,6 +28,10 @@ export function register(router: Router, deps: RouteDeps): void {
       if ((err as { status?: unknown }).status === 404) throw missing;
       throw err;
     }
+  });
+  router.get('/api/openapi.json', deps.publicLimit, (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = deps.openapi;
   });
   router.get('/.well-known/jwks.json', deps.publicLimit, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

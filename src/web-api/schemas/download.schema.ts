@@ -18,3 +18,14 @@ export const recordDownloadBody = z.object({
   arch: z.enum(ARCHES).optional(),
 });
 export type RecordDownloadBody = z.infer<typeof recordDownloadBody>;
+
+/** 201 of `POST /api/protected/download`: the recorded download. */
+export const downloadSchema = z.object({
+  id: z.uuid(),
+  userId: z.uuid(),
+  platform: z.enum(PLATFORMS),
+  version: z.string(),
+  arch: z.enum(ARCHES).nullable(),
+  createdAt: z.string().meta({ format: 'date-time' }),
+});
+export type Download = z.infer<typeof downloadSchema>;

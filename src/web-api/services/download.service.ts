@@ -2,23 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import type { WebStore } from '../../store/web/database.js';
 import { insertDownload } from '../../store/web/repos/download.repo.js';
+import type { Download, RecordDownloadBody } from '../schemas/download.schema.js';
 
-/** A recorded download. */
-export interface Download {
-  id: string;
-  userId: string;
-  platform: string;
-  version: string;
-  arch: string | null;
-  createdAt: string;
-}
+export type { Download } from '../schemas/download.schema.js';
 
 /** Records downloads for users (the count shows on their profile). */
 export class DownloadService {
   constructor(private readonly store: WebStore) {}
 
   /** Stores one download of `input.version` for `input.platform` by `userId`. */
-  async record(userId: string, input: { platform: string; version: string; arch?: string | undefined }, now = new Date()): Promise<Download> {
+  async record(userId: string, input: RecordDownloadBody, now = new Date()): Promise<Download> {
     const row = {
       id: randomUUID(),
       user_id: userId,

@@ -16,39 +16,17 @@ import {
   updateLicense,
 } from '../../store/web/repos/license.repo.js';
 import { lockUserForUpdate } from '../../store/web/repos/user.repo.js';
+import type { License, LicenseCreated, ValidationResult } from '../schemas/license.schema.js';
 import type { CertificateSigner } from './certificate.service.js';
 import { generateLicenseKey, hashLicenseKey, normalizeLicenseKey } from './license-key.js';
 
-/** Outcome codes of `POST /api/license-key/validate`. */
-export type ValidationCode = 'VALID' | 'NOT_FOUND' | 'EXPIRED' | 'REVOKED' | 'MALFORMED';
-
-/** A license as the API shows it (never with its key). */
-export interface License {
-  id: string;
-  plan: string;
-  /** `active`, `expired` (derived from `expiresAt`) or `revoked`. */
-  status: 'active' | 'expired' | 'revoked';
-  issuedAt: string;
-  /** Null = never expires. */
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
-
-/** Body of a validation answer. */
-export interface ValidationResult {
-  valid: boolean;
-  code: ValidationCode;
-  license: License | null;
-  /** Compact EdDSA JWS over the license (only when VALID); verify with `/.well-known/jwks.json`. */
-  certificate?: string;
-  certificateExpiresAt?: string;
-}
+export type { License, ValidationCode, ValidationResult } from '../schemas/license.schema.js';
 
 /** Maps a row to the API shape, deriving `expired` at `now`. */
 export function toLicense(row: LicenseRow, now: Date): License {
   const expired = row.expires_at !== null && row.expires_at <= now.toISOString();
   const status = row.status === 'revoked' ? 'revoked' : expired ? 'expired' : 'active';
-  return { id: row.id, plan: row.plan, status, issuedAt: row.issued_at, expiresAt: row.expires_at, revokedAt: row.revoked_at };
+  return { id: row.id, plan: row.plan as Plan, status, issuedAt: row.issued_at, expiresAt: row.expires_at, revokedAt: row.revoked_at };
 }
 
 /** Policy knobs of {@link LicenseService}. */
@@ -82,7 +60,7 @@ export class LicenseService {
    * self-service plan unless the user is an administrator; otherwise 403 `plan_not_self_service`. Then as
    * {@link create}.
    */
-  async request(user: { id: string; subject: string }, plan: Plan | undefined, now = new Date()): Promise<{ key: string; license: License }> {
+  async request(user: { id: string; subject: string }, plan: Plan | undefined, now = new Date()): Promise<LicenseCreated> {
     const { selfServicePlans, adminSubjects } = this.policy;
     const chosen = plan ?? selfServicePlans[0];
     if (chosen === undefined || (!selfServicePlans.includes(chosen) && !adminSubjects.includes(user.subject))) {
@@ -103,7 +81,7 @@ export class LicenseService {
    * it has checked the plan). Returns the plaintext key (the only time it exists outside the caller) and the
    * license. Throws 409 `license_limit_reached` when the user already holds the maximum of active keys.
    */
-  async create(userId: string, plan: Plan, now = new Date()): Promise<{ key: string; license: License }> {
+  async create(userId: string, plan: Plan, now = new Date()): Promise<LicenseCreated> {
     const key = generateLicenseKey();
     const nowIso = now.toISOString();
     const row: LicenseRow = {

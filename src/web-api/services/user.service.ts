@@ -10,24 +10,10 @@ import type { WebStore } from '../../store/web/database.js';
 import { countDownloadsByUser } from '../../store/web/repos/download.repo.js';
 import { listLicensesByUser } from '../../store/web/repos/license.repo.js';
 import { findUserByIdentity, insertUserIfAbsent, updateUserProfile, type UserRow } from '../../store/web/repos/user.repo.js';
-import { type License, toLicense } from './license.service.js';
+import type { User, UserProfile } from '../schemas/user.schema.js';
+import { toLicense } from './license.service.js';
 
-/** A user as the API shows it. */
-export interface User {
-  id: string;
-  issuer: string;
-  subject: string;
-  email: string | null;
-  name: string | null;
-  createdAt: string;
-}
-
-/** `GET /api/protected/user`: the user, their licenses (never keys) and their download count. */
-export interface UserProfile {
-  user: User;
-  licenses: License[];
-  downloadCount: number;
-}
+export type { User, UserProfile } from '../schemas/user.schema.js';
 
 /** Longest `sub` accepted: OpenID Connect Core 1.0 §2 caps it at 255 ASCII characters. */
 export const SUBJECT_MAX_LENGTH = 255;

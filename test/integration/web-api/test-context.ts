@@ -1,7 +1,7 @@
 /**
  * TestContext for the Web API: the real composition (`startWebServer`) on port 0 with a fresh database: an SQLite file
  * in tempDir(), or, under `npm run test:pg`, a new database on the VIGIL_TEST_PG_URL server (dropped afterwards).
- * The HTTP client never throws on status.
+ * The HTTP client never throws on status; it checks every response against the OpenAPI document (openapi-contract.ts).
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import pg from 'pg';
 import { startWebServer, type RunningWebServer } from '../../../src/cli/commands/web.js';
 import { loadWebConfig, type WebConfig } from '../../../src/config/web.js';
 import { tempDir } from '../../helpers/setup.js';
+import { expectDocumented } from './openapi-contract.js';
 
 /** PostgreSQL admin URL (a database the tests may create databases from), or undefined to test on SQLite. */
 export const TEST_PG_URL = process.env.VIGIL_TEST_PG_URL?.trim() || undefined;
@@ -125,7 +126,9 @@ export class TestContext {
     const text = await response.text();
     let body: unknown = {};
     if (/json/.test(response.headers.get('content-type') ?? '') && text.length > 0) body = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: body as T, text };
+    const result = { status: response.status, headers: response.headers, body: body as T, text };
+    expectDocumented(method, urlPath, result);
+    return result;
   }
 
   /** Stops the server and drops its database (unless `keepDatabase`). */
