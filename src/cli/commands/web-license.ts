@@ -11,7 +11,7 @@ import { ServiceUnavailableError, ValidationError } from '../../errors.js';
 import type { CertificateSigner } from '../../web-api/services/certificate.service.js';
 import { LicenseService, licensePolicy } from '../../web-api/services/license.service.js';
 import { UserService } from '../../web-api/services/user.service.js';
-import { openWebStore } from '../../store/web/database.js';
+import { openWebStore, type WebStore } from '../../store/web/database.js';
 
 const USAGE = `usage: vigil web license create --plan PLAN --subject SUB [--issuer URL] [--json]
   Issues a license of PLAN (${PLANS.join(', ')}) to the user whose access tokens carry sub=SUB from the issuer URL
@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<number> {
   if (!plan.success) {
     throw new ValidationError(`--plan: expected one of ${PLANS.join(', ')}, got "${values.plan}"`, [{ path: 'plan', message: `one of ${PLANS.join(', ')}` }]);
   }
-  let store;
+  let store: WebStore;
   try {
     store = await openWebStore(config.database);
   } catch (err) {
