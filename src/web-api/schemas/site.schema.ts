@@ -6,6 +6,8 @@ export const healthSchema = z.object({
   status: z.enum(['ok', 'unavailable']),
   version: z.string(),
   database: z.object({ kind: z.enum(['sqlite', 'postgres']), status: z.enum(['ok', 'unreachable']) }),
+  /** Counters of the error log: client-caused failures (counted, never logged), reports logged and suppressed. */
+  errors: z.object({ client: z.number().int().min(0), logged: z.number().int().min(0), suppressed: z.number().int().min(0) }),
 });
 
 /** `GET /.well-known/jwks.json`: the Ed25519 public key(s) that verify license certificates. */
