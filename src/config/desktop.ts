@@ -12,7 +12,7 @@
  * | VIGIL_CAPTURE_FILE | none | replay this pcap/pcapng instead of capturing live |
  * | VIGIL_CAPTURE_MODE | auto | auto (live, else bundled sample), live (fail if not permitted), replay |
  * | VIGIL_REPLAY_SPEED | 1 | `max`, or a real-time multiplier (1 = real time) |
- * | VIGIL_REPLAY_LOOP | true | restart a replay when the file ends |
+ * | VIGIL_REPLAY_LOOP | true | restart a replay when the file ends (one session; each loop moves on in time, see monitoring.ts) |
  * | VIGIL_CORS_ORIGINS | * | comma-separated allowed origins (only listed origins are trusted from loopback without the token) |
  * | VIGIL_DESKTOP_ALLOWED_HOSTS | none | comma-separated extra host names accepted in the Host header (`*` = any) |
  * | VIGIL_RATE_LIMIT_MAX | 100 | requests per window per client IP |

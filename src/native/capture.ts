@@ -6,10 +6,10 @@
 import { EventEmitter } from 'node:events';
 import type { Binding } from '../../binding.js';
 import { wrapNativeError } from './errors.js';
-import { columnFlowRecords, decodeFlowBatch } from './flow-batch.js';
+import { columnFlowRecords, decodeFlowBatch, shiftFlowTimes } from './flow-batch.js';
 import { checkLayout } from './flow-columns.js';
 import { loadBinding } from './load.js';
-import type { CaptureSource, FlowOptions, FlowRecord, Sensor, SensorEvents, SensorStats } from './types.js';
+import type { CaptureSource, FlowOptions, FlowRecord, FlowTimeSpan, Sensor, SensorEvents, SensorStats } from './types.js';
 
 /** {@link SensorStats} plus what the addon adds: snapshots emitted, fragments attributed, link type, timestamp digits. */
 export interface CaptureStats extends SensorStats {
@@ -72,6 +72,9 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
   positive('activityTimeoutSec', o.activityTimeoutSec, false);
   positive('batchFlows', o.batchFlows, false);
   positive('_queueDepth', o._queueDepth, false);
+  if (o.timeOffsetSec !== undefined && (!Number.isSafeInteger(o.timeOffsetSec) || o.timeOffsetSec < 0)) {
+    throw new RangeError(`timeOffsetSec must be a non-negative whole number, got ${String(o.timeOffsetSec)}`);
+  }
   const common = {
     idleTimeoutSec: o.idleTimeoutSec ?? DEFAULT_FLOW_OPTIONS.idleTimeoutSec,
     activeTimeoutSec: o.activeTimeoutSec ?? DEFAULT_FLOW_OPTIONS.activeTimeoutSec,
@@ -132,6 +135,7 @@ class NativeSensor implements CaptureSensor {
   #tsDigits = 6;
   #last: CaptureStats = emptyStats();
   #ended: Promise<CaptureStats> = Promise.resolve(emptyStats());
+  #span: FlowTimeSpan | null = null;
 
   get running(): boolean {
     return this.#running;
@@ -141,9 +145,15 @@ class NativeSensor implements CaptureSensor {
     return this.#source;
   }
 
+  flowTimeSpan(): FlowTimeSpan | null {
+    return this.#span === null ? null : { ...this.#span };
+  }
+
   async start(source: CaptureSource, options: CaptureTuning = {}): Promise<void> {
     if (this.#running) return;
     const opts = toStartOptions(source, options);
+    const offsetSec = options.timeOffsetSec ?? 0;
+    let span: FlowTimeSpan | null = null;
     // Column-backed records read the batch buffer after the callback returns: the addon must not detach it then.
     const detach = this.#emitter.listenerCount('columnFlows') === 0;
     opts.detachBatches = detach;
@@ -156,6 +166,16 @@ class NativeSensor implements CaptureSensor {
     const listener: Binding.CaptureEventListener = (event, a, err) => {
       if (event === 'flows') {
         const buffer = a as ArrayBuffer;
+        // Shifted once, in place, before anyone reads the batch; the span is the session's, before the shift.
+        const batchSpan = shiftFlowTimes(buffer, offsetSec);
+        if (batchSpan !== null) {
+          if (span === null) span = batchSpan;
+          else {
+            span.firstMs = Math.min(span.firstMs, batchSpan.firstMs);
+            span.lastMs = Math.max(span.lastMs, batchSpan.lastMs);
+          }
+          this.#span = span;
+        }
         if (this.#emitter.listenerCount('columnFlows') > 0) {
           // A listener added after start() gets a copy: the addon detaches the buffer when this callback returns.
           const records = columnFlowRecords(detach ? buffer.slice(0) : buffer, this.#tsDigits);
@@ -186,6 +206,7 @@ class NativeSensor implements CaptureSensor {
     this.#capture = capture;
     this.#source = source;
     this.#running = true;
+    this.#span = null;
     this.#ended = ended;
     const initial = capture.stats() as CaptureStats;
     this.#tsDigits = initial.tsDigits;

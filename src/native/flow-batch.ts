@@ -16,6 +16,7 @@ import {
   RECORD_FIELDS,
 } from './flow-columns.js';
 import type { FlowRecord } from './flow-record.js';
+import type { FlowTimeSpan } from './types.js';
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
 export function isoTimestamp(sec: number, nsec: number, digits: number): string {
@@ -50,6 +51,37 @@ function batchView(buffer: ArrayBuffer, tsDigits: number): BatchView {
   const { n, ncols } = checkBatch(buffer);
   const cols = new Float64Array(buffer, BATCH_HEADER_BYTES, n * ncols);
   return new BatchView(cols, new Uint8Array(buffer, BATCH_HEADER_BYTES + cols.byteLength, n * ADDRESS_FLOW_BYTES), n, tsDigits);
+}
+
+/**
+ * Moves every flow of a batch on in time by `offsetSec` whole seconds, in place (the seconds columns of the first and
+ * last packet times; nanoseconds are left alone, so the shift is exact), and returns the span of the batch's times
+ * before the shift (null for an empty batch). Called once per batch as it arrives, before any record or column of it
+ * is read, so every consumer (live statistics, the store, detection) sees the shifted times. Throws RangeError on a
+ * malformed buffer (a bug, never data) or an offset that is not a non-negative whole number.
+ */
+export function shiftFlowTimes(buffer: ArrayBuffer, offsetSec: number): FlowTimeSpan | null {
+  if (!Number.isSafeInteger(offsetSec) || offsetSec < 0) throw new RangeError(`offsetSec must be a non-negative whole number, got ${String(offsetSec)}`);
+  const { n, ncols } = checkBatch(buffer);
+  if (n === 0) return null;
+  const cols = new Float64Array(buffer, BATCH_HEADER_BYTES, n * ncols);
+  let firstMs = Infinity;
+  let lastMs = -Infinity;
+  const first = K.firstSec * n;
+  const firstNs = K.firstNsec * n;
+  const last = K.lastSec * n;
+  const lastNs = K.lastNsec * n;
+  for (let i = 0; i < n; i++) {
+    const f = (cols[first + i] as number) * 1000 + (cols[firstNs + i] as number) / 1e6;
+    const l = (cols[last + i] as number) * 1000 + (cols[lastNs + i] as number) / 1e6;
+    if (f < firstMs) firstMs = f;
+    if (l > lastMs) lastMs = l;
+    if (offsetSec !== 0) {
+      cols[first + i] = (cols[first + i] as number) + offsetSec;
+      cols[last + i] = (cols[last + i] as number) + offsetSec;
+    }
+  }
+  return { firstMs, lastMs };
 }
 
 /**

@@ -37,6 +37,19 @@ export interface FlowOptions {
   snapshotIntervalSec?: number;
   /** How often (ms) statistics are emitted. */
   statsIntervalMs?: number;
+  /**
+   * Whole seconds added to the first and last packet times of every flow of the session (default 0), before any
+   * consumer sees them: a looping replay's later loops move on in time instead of repeating it.
+   */
+  timeOffsetSec?: number;
+}
+
+/** First and last packet times of a set of flows, epoch milliseconds. */
+export interface FlowTimeSpan {
+  /** Earliest first-packet time. */
+  firstMs: number;
+  /** Latest last-packet time. */
+  lastMs: number;
 }
 
 /** Counters of one capture session; all monotonically increasing since start. */
@@ -78,6 +91,11 @@ export interface Sensor {
   start(source: CaptureSource, options?: FlowOptions): Promise<void>;
   stop(): Promise<SensorStats>;
   stats(): SensorStats;
+  /**
+   * Earliest first-packet and latest last-packet time of the flows the current (or last) session delivered, before
+   * its `timeOffsetSec`; null before the first flow. Optional: a sensor without it cannot have its replays shifted.
+   */
+  flowTimeSpan?(): FlowTimeSpan | null;
   on<E extends keyof SensorEvents>(event: E, listener: SensorEvents[E]): this;
   off<E extends keyof SensorEvents>(event: E, listener: SensorEvents[E]): this;
 }

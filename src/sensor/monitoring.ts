@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { DesktopCaptureConfig } from '../config/desktop.js';
 import { AppError, ConflictError, ServiceUnavailableError } from '../errors.js';
 import type { EventBus } from '../events.js';
-import type { CaptureSource, FlowOptions, Sensor, SensorStats } from '../native/types.js';
+import type { CaptureSource, FlowOptions, FlowTimeSpan, Sensor, SensorStats } from '../native/types.js';
 import type { Clock } from '../clock.js';
 import { emptySensorStats, listInterfaces } from '../native/capture.js';
 import { addSensorStats } from './sensor-totals.js';
@@ -62,6 +62,17 @@ export interface StartRequest {
   filter?: string;
 }
 
+/**
+ * Seconds between the last packet of one loop of a replay and the first packet of the next, beyond the file's span
+ * rounded up to whole seconds (the loop's shift is whole seconds, so timestamps stay exact).
+ */
+export const LOOP_GAP_SEC = 1;
+
+/** The shift (whole seconds) from one loop of a replay to the next: the file's span rounded up, plus the gap. */
+export function loopShiftSec(span: FlowTimeSpan): number {
+  return Math.ceil(Math.max(0, span.lastMs - span.firstMs) / 1000) + LOOP_GAP_SEC;
+}
+
 interface ActiveSource {
   source: CaptureSource;
   sample: boolean;
@@ -104,6 +115,9 @@ export class MonitoringService {
   private userStopped = false;
   private loopTimer: NodeJS.Timeout | null = null;
   private transition: Promise<unknown> = Promise.resolve();
+  /** Time shift (whole seconds) of the current file session, and of the next loop of the same file. */
+  private offsetSec = 0;
+  private nextLoopOffsetSec = 0;
 
   constructor(deps: MonitoringDeps) {
     this.deps = deps;
@@ -227,11 +241,17 @@ export class MonitoringService {
     return device === undefined ? src : { ...src, source: { ...src.source, interface: device }, defaultDevice: true };
   }
 
-  private async open(requested: ActiveSource): Promise<MonitoringState> {
+  /**
+   * Opens `requested`. `loop`: the next loop of a looping replay, which continues the monitoring session: its flows
+   * move on in time by the file's span plus {@link LOOP_GAP_SEC} per loop (so detectors see time pass, not the same
+   * probes again), and `startedAt` stays.
+   */
+  private async open(requested: ActiveSource, loop = false): Promise<MonitoringState> {
     const src = this.withDevice(requested);
     this.userStopped = false;
+    const offsetSec = loop ? this.nextLoopOffsetSec : 0;
     try {
-      await this.deps.sensor.start(src.source, this.deps.flowOptions);
+      await this.deps.sensor.start(src.source, offsetSec === 0 ? this.deps.flowOptions : { ...this.deps.flowOptions, timeOffsetSec: offsetSec });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       this.lastError = reason;
@@ -245,7 +265,8 @@ export class MonitoringService {
     this.active = src;
     this.last = src;
     this.lastError = null;
-    this.startedAt = new Date(this.deps.clock.now()).toISOString();
+    this.offsetSec = offsetSec;
+    if (!loop || this.startedAt === null) this.startedAt = new Date(this.deps.clock.now()).toISOString();
     this.publish();
     return this.state();
   }
@@ -261,10 +282,12 @@ export class MonitoringService {
     const ended = this.active;
     this.active = null;
     if (!this.userStopped && ended?.source.kind === 'file' && this.deps.capture.replayLoop) {
+      const span = this.deps.sensor.flowTimeSpan?.() ?? null;
+      this.nextLoopOffsetSec = this.offsetSec + (span === null ? 0 : loopShiftSec(span));
       this.loopTimer = setTimeout(() => {
         this.loopTimer = null;
         if (this.userStopped) return;
-        this.serialise(() => this.open(ended)).catch((err: unknown) => {
+        this.serialise(() => this.open(ended, true)).catch((err: unknown) => {
           this.lastError = err instanceof Error ? err.message : String(err);
           this.publish();
         });
