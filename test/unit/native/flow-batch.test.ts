@@ -3,7 +3,7 @@
  * layout check against the built addon.
  */
 import { expect } from 'chai';
-import { decodeFlowBatch, isoTimestamp } from '../../../src/native/flow-batch.js';
+import { columnFlowRecords, decodeFlowBatch, isoTimestamp, shiftFlowTimes } from '../../../src/native/flow-batch.js';
 import { BATCH_LAYOUT_VERSION, checkLayout, FLOW_COLUMNS } from '../../../src/native/flow-columns.js';
 import { loadBinding } from '../../../src/native/load.js';
 
@@ -80,6 +80,29 @@ describe('decodeFlowBatch()', () => {
     new Uint32Array(wrongVersion, 0, 1)[0] = 99;
     expect(() => decodeFlowBatch(wrongVersion)).to.throw(RangeError, /layout 99/);
     expect(() => decodeFlowBatch(new ArrayBuffer(4))).to.throw(RangeError);
+  });
+
+  it('shiftFlowTimes() moves every flow on by whole seconds in place and returns the span before the shift', () => {
+    const times: Record<string, number[]> = { firstSec: [100, 90], firstNsec: [5, 250_000_000], lastSec: [130, 95], lastNsec: [7, 0] };
+    const buf = batch(2, (col, i) => times[col]?.[i] ?? 0, new Uint8Array(64));
+    expect(shiftFlowTimes(buf, 25)).to.deep.equal({ firstMs: 90_250, lastMs: 130_000.000007 });
+    const [a, b] = columnFlowRecords(buf);
+    expect([a.firstSeen, a.lastSeen, b.firstSeen, b.lastSeen]).to.deep.equal([
+      '1970-01-01T00:02:05.000000Z',
+      '1970-01-01T00:02:35.000000Z',
+      '1970-01-01T00:01:55.250000Z',
+      '1970-01-01T00:02:00.000000Z',
+    ]);
+    expect(decodeFlowBatch(buf, 9)[0]!.firstSeen).to.equal('1970-01-01T00:02:05.000000005Z');
+    expect(shiftFlowTimes(buf, 0)).to.deep.equal({ firstMs: 115_250, lastMs: 155_000.000007 }); // 0: nothing moves
+    expect(
+      shiftFlowTimes(
+        batch(0, () => 0, new Uint8Array(0)),
+        5,
+      ),
+    ).to.equal(null);
+    expect(() => shiftFlowTimes(buf, 1.5)).to.throw(RangeError, 'offsetSec must be a non-negative whole number, got 1.5');
+    expect(() => shiftFlowTimes(buf, -1)).to.throw(RangeError);
   });
 });
 
