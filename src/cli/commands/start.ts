@@ -23,7 +23,7 @@ import { AppError, ConfigError } from '../../errors.js';
 import { createSensorRuntime } from '../../sensor/runtime.js';
 import type { SensorPipeline } from '../../sensor/pipeline.js';
 import { closeStore, openStore } from '../../store/database.js';
-import { makePrivate } from '../../store/private-file.js';
+import { tightenDefaultDataDir } from '../private-data-dir.js';
 import type { Env } from '../../config/env.js';
 import { whenListening } from '../listening.js';
 import { shutdownSignal } from '../shutdown-signal.js';
@@ -64,17 +64,6 @@ export function captureStartError(err: unknown, capture: DesktopCaptureConfig): 
   return null;
 }
 
-/**
- * Narrows the default data directory to mode 0700 when an older install left it open to group or others and it is
- * ours (new directories are created 0700 by the store). A directory named in VIGIL_DATA_DIR is the operator's choice
- * and is left as it is.
- */
-export function tightenDefaultDataDir(dataDir: string, log: (message: string) => void): void {
-  if (path.resolve(dataDir) !== defaultDataDir()) return;
-  const was = makePrivate(dataDir, 0o700);
-  if (typeof was === 'number') log(`vigil: ${dataDir} was open to other users (mode ${was.toString(8)}); it is now 0700`);
-}
-
 /** A running desktop sensor. */
 export interface RunningDesktop {
   config: DesktopConfig;
@@ -97,7 +86,7 @@ export async function startDesktop(
   const detectionConfig = loadDetectionConfig(env);
   const startedAtMs = systemClock.now();
   const events = new EventBus();
-  tightenDefaultDataDir(config.dataDir, log);
+  tightenDefaultDataDir(config.dataDir, defaultDataDir(), 'vigil', log);
   const store = await openStore(config.databaseFile);
   const cleanups: Array<() => Promise<void> | void> = [() => closeStore(store)];
   const closeAll = async (): Promise<void> => {

@@ -13,7 +13,7 @@ import { createLicenseApp } from '../../web-api/app.js';
 import { createJwtVerifier } from '../../web-api/auth/jwt-verifier.js';
 import type { RateLimitStore } from '../../web-api/rate-limit.js';
 import { createCertificateSigner, loadOrCreateSigningKey } from '../../web-api/services/certificate.service.js';
-import { makePrivate } from '../../store/private-file.js';
+import { tightenDefaultDataDir } from '../private-data-dir.js';
 import { openWebStore, type WebStore } from '../../store/web/database.js';
 import { whenListening } from '../listening.js';
 import { shutdownSignal } from '../shutdown-signal.js';
@@ -48,17 +48,6 @@ function packageVersion(): string {
   return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
 }
 
-/**
- * Narrows the default data directory (`~/.vigil/web`: users' e-mails, subjects and key hashes) to mode 0700 when an
- * older version left it open to group or others and it is ours (new directories are created 0700 by the store). A
- * directory named in VIGIL_WEB_DATA_DIR is the operator's choice and is left as it is.
- */
-export function tightenDefaultWebDataDir(dataDir: string, notice: (message: string) => void): void {
-  if (path.resolve(dataDir) !== defaultWebDataDir()) return;
-  const was = makePrivate(dataDir, 0o700);
-  if (typeof was === 'number') notice(`vigil web: ${dataDir} was open to other users (mode ${was.toString(8)}); it is now 0700`);
-}
-
 /** Options of {@link startWebServer}. */
 export interface WebServerOptions {
   /** Logger for unexpected errors (the app's default: console.error). */
@@ -69,7 +58,7 @@ export interface WebServerOptions {
 
 /** Starts the Web API described by `config` and resolves once it listens. */
 export async function startWebServer(config: WebConfig, options: WebServerOptions = {}): Promise<RunningWebServer> {
-  tightenDefaultWebDataDir(config.dataDir, options.notice ?? ((message) => process.stderr.write(`${message}\n`)));
+  tightenDefaultDataDir(config.dataDir, defaultWebDataDir(), 'vigil web', options.notice ?? ((message) => process.stderr.write(`${message}\n`)));
   let store: WebStore;
   try {
     store = await openWebStore(config.database);

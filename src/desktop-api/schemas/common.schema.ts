@@ -21,16 +21,8 @@ export const positiveIntString = z
 /** `:id` path parameter. */
 export const idParams = z.object({ id: positiveIntString });
 
-/** RFC 9457 problem body (every error response). */
-export const problemSchema = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  instance: z.string(),
-  code: z.string(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});
+/** RFC 9457 problem body (every error response): the one both servers send (src/http/openapi.ts). */
+export { problemBodySchema as problemSchema } from '../../http/openapi.js';
 
 /** ISO 8601 timestamp text. */
 export const isoTime = z.string().meta({ format: 'date-time' });
