@@ -2,31 +2,11 @@
  * `vigil start` and `vigil web` on an address another process holds (a second Vigil, or any program on that port):
  * one line naming the address and the variable that moves the port, exit code 1, and no stack trace.
  */
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
-import { FIXTURES, ROOT, tempDir } from '../../helpers/setup.js';
-
-/** The parent's environment without any VIGIL_* variable, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VIGIL_')) env[k] = v;
-  return { ...env, ...extra };
-}
-
-/** Runs `node bin/vigil.js ARGS` until it exits; kills it after 60 s. */
-async function vigil(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, ['bin/vigil.js', ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
-  const code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
+import { FIXTURES, tempDir } from '../../helpers/setup.js';
+import { runVigil as vigil } from '../../helpers/cli.js';
 
 describe('vigil start / vigil web on an address in use', function () {
   this.timeout(90_000);

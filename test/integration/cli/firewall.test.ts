@@ -3,39 +3,19 @@
  * characters in their text (stored by an older version, or written by another process): every line prints them as
  * visible escapes, never raw; `--json` keeps the values; a new reason with control characters is refused.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
 import { insertFirewallAudit } from '../../../src/store/repos/firewall-audit.repo.js';
 import { upsertBlockedIp } from '../../../src/store/repos/blocked-ip.repo.js';
 import { closeStore, openStore } from '../../../src/store/database.js';
-import { ROOT, tempDir } from '../../helpers/setup.js';
+import { tempDir } from '../../helpers/setup.js';
+import { runVigil as vigil } from '../../helpers/cli.js';
 
 /** Any C0 control but the line feed ending each line, DEL, C1 or bidirectional control. */
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 const TITLE_AND_CLEAR = '\u001b]0;owned\u0007\u001b[2J'; // retitle the terminal, then clear the screen
 const FAKE_LINE = 'scan\r203.0.113.66  fake row\u0000';
 const BIDI = 'abc\u202etxt.exe\u009b31m';
-
-/** The parent's environment without any VIGIL_* variable, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VIGIL_')) env[k] = v;
-  return { ...env, ...extra };
-}
-
-/** Runs `node bin/vigil.js ARGS` until it exits; kills it after 60 s. */
-async function vigil(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, ['bin/vigil.js', ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
-  const code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
 
 describe('vigil firewall: stored text with control characters', function () {
   this.timeout(120_000);

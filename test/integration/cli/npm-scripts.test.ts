@@ -11,13 +11,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { expect } from 'chai';
 import { FIXTURES, ROOT, tempDir } from '../../helpers/setup.js';
-
-/** The parent's environment without any VIGIL_* variable, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VIGIL_')) env[k] = v;
-  return { ...env, ...extra };
-}
+import { cleanEnv } from '../../helpers/cli.js';
 
 /** The parent pid and state letter of `pid` from /proc; null once it is gone. */
 function procStat(pid: number): { ppid: number; state: string } | null {

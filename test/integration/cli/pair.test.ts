@@ -8,17 +8,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { ROOT, tempDir } from '../../helpers/setup.js';
+import { cleanEnv } from '../../helpers/cli.js';
 
 const run = promisify(execFile);
 /** Any C0 control but the line feed ending each line, DEL, C1 or bidirectional control. */
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-
-/** The parent's environment without any VIGIL_* variable, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VIGIL_')) env[k] = v;
-  return { ...env, ...extra };
-}
 
 describe('vigil pair: a stored token with control characters', function () {
   this.timeout(60_000);

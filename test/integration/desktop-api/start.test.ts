@@ -14,15 +14,9 @@ import { expect } from 'chai';
 import { listInterfaces } from '../../../src/native/capture.js';
 import { startDesktop } from '../../../src/cli/commands/start.js';
 import { FIXTURES, IS_ROOT, ROOT, tempDir } from '../../helpers/setup.js';
+import { cleanEnv } from '../../helpers/cli.js';
 
 const run = promisify(execFile);
-
-/** The parent's environment without any VIGIL_* variable, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VIGIL_')) env[k] = v;
-  return { ...env, ...extra };
-}
 
 /** The URL of the `listening on` line `vigil start` prints; rejects after 30 s. */
 function listeningUrl(proc: { stdout: Readable }, stderr: () => string = () => ''): Promise<string> {
