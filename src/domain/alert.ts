@@ -35,7 +35,7 @@ export type AlertSource = (typeof ALERT_SOURCES)[number];
 export const alertSourceSchema = z.enum(ALERT_SOURCES);
 
 /** ISO 8601 timestamp text (`2024-05-01T10:00:00.000Z`). */
-const isoTime = z.string().meta({ format: 'date-time' });
+export const isoTime = z.string().meta({ format: 'date-time' });
 
 /**
  * An alert as the desktop API and the event stream show it: camelCase fields, the score clamped to 0..1, the count at

@@ -24,5 +24,5 @@ export const idParams = z.object({ id: positiveIntString });
 /** RFC 9457 problem body (every error response): the one both servers send (src/http/openapi.ts). */
 export { problemBodySchema as problemSchema } from '../../http/openapi.js';
 
-/** ISO 8601 timestamp text. */
-export const isoTime = z.string().meta({ format: 'date-time' });
+/** ISO 8601 timestamp text: the domain's, so alert views and the API's other times are described alike. */
+export { isoTime } from '../../domain/alert.js';
