@@ -52,6 +52,9 @@ DecodeStatus DecodeIp(Reader& r, uint16_t ethertype, uint32_t wire_len, PacketVi
   } else if (ethertype == kEtherTypeIpv6) {
     s = DecodeIpv6(r, wire_len, out, l4);
   } else {
+    out.ethertype = ethertype;
+    out.l3 = r.current();
+    out.l3_captured = r.remaining();
     return DecodeStatus::kNonIp;
   }
   if (s != DecodeStatus::kOk) return s;
@@ -97,6 +100,11 @@ DecodeStatus DecodePacket(int link_type, const uint8_t* data, uint32_t caplen, u
       break;
     default:
       return DecodeStatus::kUnsupportedLinkType;
+  }
+  if (s == DecodeStatus::kNonIp) {
+    out.ethertype = ethertype;
+    out.l3 = r.current();
+    out.l3_captured = r.remaining();
   }
   if (s != DecodeStatus::kOk) return s;
   // Bytes of L3 as on the wire. A (corrupt) wirelen below caplen is ignored in favour of what was captured.

@@ -104,6 +104,19 @@ struct PacketView {
   uint16_t tcp_window = 0;       // raw window field (not scaled)
   uint16_t l4_header_bytes = 0;  // TCP header incl. options (data offset * 4), UDP 8, ICMP 8
   uint32_t payload_bytes = 0;    // L4 payload per the length fields (IP length - headers), not the captured bytes
+  uint32_t tcp_seq = 0;          // TCP sequence number (host order)
+
+  // --- Payload (for the application layer, native/app) ---
+  // The L4 payload bytes that were captured (TCP after options, UDP after its header, capped at the UDP length
+  // field): `payload` may be read for `payload_captured` bytes, which may be fewer than payload_bytes (snaplen).
+  // nullptr/0 when there is none or the packet did not decode as TCP/UDP.
+  const uint8_t* payload = nullptr;
+  uint32_t payload_captured = 0;
+
+  // --- Non-IP frames (status kNonIp) ---
+  uint16_t ethertype = 0;       // the ethertype after VLAN tags (ARP 0x0806, ...); 0 when unknown
+  const uint8_t* l3 = nullptr;  // first byte after the link layer; readable for l3_captured bytes
+  uint32_t l3_captured = 0;
 
   // --- Frame ---
   uint32_t caplen = 0;   // captured bytes

@@ -21,6 +21,11 @@ DecodeStatus DecodeTcp(const L4Span& l4, PacketView& out) {
   out.l4_header_bytes = static_cast<uint16_t>(header_len);
   out.payload_bytes = l4.declared - header_len;
   if (!r.Has(header_len)) return DecodeStatus::kTruncatedL4;
+  out.tcp_seq = be32(h.seq);
+  if (l4.captured > header_len) {
+    out.payload = l4.data + header_len;
+    out.payload_captured = l4.captured - header_len;
+  }
   return DecodeStatus::kOk;
 }
 

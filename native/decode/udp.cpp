@@ -22,6 +22,12 @@ DecodeStatus DecodeUdp(const L4Span& l4, PacketView& out) {
   } else if (udp_len > l4.declared && !out.is_first_fragment) {
     return DecodeStatus::kBadUdpLength;
   }
+  uint32_t end = l4.captured;  // already capped at the IP-declared length
+  if (udp_len >= sizeof(UdpHeader) && udp_len < end) end = udp_len;
+  if (end > sizeof(UdpHeader)) {
+    out.payload = l4.data + sizeof(UdpHeader);
+    out.payload_captured = end - sizeof(UdpHeader);
+  }
   return DecodeStatus::kOk;
 }
 

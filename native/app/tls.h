@@ -1,0 +1,87 @@
+// TLS handshake messages: ClientHello and ServerHello (RFC 5246, RFC 8446), with the fingerprints JA3 (Salesforce;
+// the MD5 tshark's tls.handshake.ja3 gives), JA4 and JA4S (FoxIO's specification). The same ClientHello parser
+// reads QUIC's (from CRYPTO frames, see quic.h). Pure functions plus a bounded per-direction record assembler.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "app/bounded_text.h"
+
+namespace vigil {
+
+enum class TlsStatus : uint8_t {
+  kOk = 0,
+  kNeedMore,      // not an error: the message continues in later segments (assembler only)
+  kNotTls,        // the bytes are not a TLS handshake record
+  kTruncated,     // a length field points past the message
+  kBadRecord,     // record layer: bad content type / version / length
+  kBadHandshake,  // handshake message type or vector lengths inconsistent
+  kTooLarge,      // the handshake message exceeds the reassembly bound
+  kCount
+};
+const char* TlsStatusName(TlsStatus s);  // "tls_truncated", ...
+
+constexpr int kTlsMaxList = 128;  // ciphers / extensions / groups / signature algorithms kept (counts stay exact)
+
+struct TlsClientHello {
+  uint16_t legacy_version = 0;  // ClientHello.legacy_version
+  uint16_t max_version = 0;     // highest non-GREASE supported_versions entry, or legacy_version
+  uint16_t ciphers[kTlsMaxList];
+  uint16_t cipher_count = 0;  // as offered, GREASE included
+  uint16_t extensions[kTlsMaxList];
+  uint16_t extension_count = 0;  // types in order, GREASE included
+  uint16_t groups[kTlsMaxList];
+  uint16_t group_count = 0;
+  uint8_t point_formats[32];
+  uint8_t point_format_count = 0;
+  uint16_t sig_algs[kTlsMaxList];
+  uint16_t sig_alg_count = 0;
+  NameText sni;                // server_name (host_name), as sent
+  BoundedText<64> alpn_first;  // first ALPN protocol offered ("h2", "http/1.1", ...)
+  BoundedText<255> alpn;       // all offered, comma-separated
+};
+
+struct TlsServerHello {
+  uint16_t legacy_version = 0;
+  uint16_t selected_version = 0;  // supported_versions extension, or legacy_version
+  uint16_t cipher = 0;
+  uint16_t extensions[kTlsMaxList];
+  uint16_t extension_count = 0;
+  BoundedText<64> alpn;  // selected ALPN
+};
+
+// msg points at a handshake message: type (1 = ClientHello, 2 = ServerHello), 3-byte length, body.
+TlsStatus ParseClientHello(const uint8_t* msg, uint32_t len, TlsClientHello* out);
+TlsStatus ParseServerHello(const uint8_t* msg, uint32_t len, TlsServerHello* out);
+
+// Fingerprints. Buffers are NUL-terminated.
+void Ja3(const TlsClientHello& ch, char out[33]);              // lowercase hex MD5
+void Ja4(const TlsClientHello& ch, bool quic, char out[40]);   // e.g. t13d1516h2_8daaf6152771_e5627efa2ab1
+void Ja4s(const TlsServerHello& sh, bool quic, char out[32]);  // e.g. t130200_1301_234ea6891581
+
+// True when data starts like a TLS handshake record (content type 22, version 3.x, sane length).
+bool LooksLikeTlsHandshake(const uint8_t* data, uint32_t len);
+
+// Collects the first handshake message of one direction of a TCP stream from TLS records that may be split across
+// segments (fed in order by the caller), up to kMaxBytes. Storage is allocated on first use and freed by Reset().
+class TlsHandshakeAssembler {
+ public:
+  static constexpr uint32_t kMaxBytes = 16384;
+  // Feeds the next in-order stream bytes. kOk: message() holds a complete handshake message; kNeedMore: feed more;
+  // anything else: give up on this direction.
+  TlsStatus Feed(const uint8_t* data, uint32_t len);
+  const uint8_t* message() const;
+  uint32_t message_len() const;
+  void Reset();
+
+ private:
+  std::unique_ptr<uint8_t[]> buf_;  // handshake bytes (record headers stripped)
+  uint32_t have_ = 0;
+  uint32_t record_left_ = 0;  // bytes of the current record still to come
+  uint8_t header_[5];
+  uint8_t header_have_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace vigil
