@@ -90,6 +90,35 @@ export declare namespace Binding {
     detachBatches?: boolean;
     /** Test-only: batches in flight to JS (default 16); live capture drops batches beyond it. */
     _queueDepth?: number;
+    /** The application layer (native/app): protocol parsing, names, fingerprints (default true). */
+    appLayer?: boolean;
+    /** Community ID seed (0..65535, default 0). */
+    communityIdSeed?: number;
+    /** Entries of the IP -> name table learned from DNS answers (default 65536). */
+    dnsCacheEntries?: number;
+  }
+
+  /** One ARP (IP, MAC) binding's totals since first seen (times: epoch milliseconds). */
+  interface RawArpBinding {
+    senderMac: string;
+    senderIp: string;
+    targetIp: string;
+    requests: number;
+    replies: number;
+    firstSeenMs: number;
+    lastSeenMs: number;
+  }
+
+  /** Application-layer counters (native/app/app_layer.h). */
+  interface RawAppLayerStats {
+    /** Malformed or unreadable messages per `<protocol>_<reason>`. */
+    errors: Record<string, number>;
+    counters: Record<string, number>;
+    /** Flows labelled by content, per application. */
+    flowsByApp: Record<string, number>;
+    dnsCache: { inserts: number; hits: number; misses: number; evictions: number };
+    arpBindings: number;
+    arpEvictions: number;
   }
 
   /** Counters as the addon reports them (a superset of `SensorStats` in src/native/types.ts). */
@@ -110,6 +139,7 @@ export declare namespace Binding {
     linkType: number;
     /** Sub-second digits of the source's timestamps: 6 (µs) or 9 (ns). */
     tsDigits: number;
+    appLayer: RawAppLayerStats;
   }
 
   /** Native errors carry `code` `ERR_CAPTURE_*`. */
@@ -121,7 +151,7 @@ export declare namespace Binding {
    * Events from the capture thread, on the JS thread: `flows` with one batch (layout in
    * native/binding/batch_encoder.h), periodic `stats`, and exactly one final `end` (with an error when reading failed).
    */
-  type CaptureEventListener = (event: 'flows' | 'stats' | 'end', a: ArrayBuffer | RawStats, b?: CaptureErrorLike) => void;
+  type CaptureEventListener = (event: 'flows' | 'stats' | 'end' | 'arp', a: ArrayBuffer | RawStats | RawArpBinding[], b?: CaptureErrorLike) => void;
 
   /** One capture session at a time. start/stop are idempotent (they return false when there was nothing to do). */
   interface Capture {
@@ -154,6 +184,10 @@ export declare namespace Binding {
     batchHeaderBytes: number;
     /** Names of the Float64 columns of a flow batch, in order. */
     flowColumns: string[];
+    /** Names of the text columns of a flow batch, in order. */
+    flowTextColumns: string[];
+    /** Application labels by the `app` column's value (index 0: none). */
+    appNames: string[];
     /**
      * Test-only: decodes one frame of the given DLT/LINKTYPE (`wirelen` defaults to the frame's length).
      * Throws TypeError on bad arguments; malformed frames are reported through `status`, never thrown.

@@ -1,28 +1,132 @@
 // BatchEncoder: flow entries -> struct-of-arrays bytes (see batch_encoder.h for the layout).
 #include "binding/batch_encoder.h"
 
+#include <cstdio>
 #include <cstring>
+
+#include "app/app_layer.h"
+#include "app/community_id.h"
 
 namespace vigil {
 
 const char* const kF64ColumnNames[kF64ColumnCount] = {
-    "id",           "srcPort",         "dstPort",         "protocol",       "ipVersion",      "vlanOuter",
-    "vlanInner",    "firstSec",        "firstNsec",       "lastSec",        "lastNsec",       "durationUs",
-    "endReason",    "packets",         "bytes",           "fwdPackets",     "bwdPackets",     "fwdBytes",
-    "bwdBytes",     "fwdPayloadBytes", "bwdPayloadBytes", "fwdHeaderBytes", "bwdHeaderBytes", "pktLenMin",
-    "pktLenMax",    "pktLenMean",      "pktLenStd",       "fwdPktLenMin",   "fwdPktLenMax",   "fwdPktLenMean",
-    "fwdPktLenStd", "bwdPktLenMin",    "bwdPktLenMax",    "bwdPktLenMean",  "bwdPktLenStd",   "iatMinUs",
-    "iatMaxUs",     "iatMeanUs",       "iatStdUs",        "fwdIatTotalUs",  "fwdIatMinUs",    "fwdIatMaxUs",
-    "fwdIatMeanUs", "fwdIatStdUs",     "bwdIatTotalUs",   "bwdIatMinUs",    "bwdIatMaxUs",    "bwdIatMeanUs",
-    "bwdIatStdUs",  "fwdFin",          "fwdSyn",          "fwdRst",         "fwdPsh",         "fwdAck",
-    "fwdUrg",       "fwdEce",          "fwdCwr",          "bwdFin",         "bwdSyn",         "bwdRst",
-    "bwdPsh",       "bwdAck",          "bwdUrg",          "bwdEce",         "bwdCwr",         "fwdInitWin",
-    "bwdInitWin",   "fwdActDataPkts",  "fwdSegSizeMin",   "activeMinUs",    "activeMaxUs",    "activeMeanUs",
-    "activeStdUs",  "idleMinUs",       "idleMaxUs",       "idleMeanUs",     "idleStdUs",      "earlyCount",
-    "earlySize0",   "earlySize1",      "earlySize2",      "earlySize3",     "earlySize4",     "earlySize5",
-    "earlySize6",   "earlySize7",      "earlyDir0",       "earlyDir1",      "earlyDir2",      "earlyDir3",
-    "earlyDir4",    "earlyDir5",       "earlyDir6",       "earlyDir7",      "earlyIatUs0",    "earlyIatUs1",
-    "earlyIatUs2",  "earlyIatUs3",     "earlyIatUs4",     "earlyIatUs5",    "earlyIatUs6",    "earlyIatUs7",
+    "id",
+    "srcPort",
+    "dstPort",
+    "protocol",
+    "ipVersion",
+    "vlanOuter",
+    "vlanInner",
+    "firstSec",
+    "firstNsec",
+    "lastSec",
+    "lastNsec",
+    "durationUs",
+    "endReason",
+    "packets",
+    "bytes",
+    "fwdPackets",
+    "bwdPackets",
+    "fwdBytes",
+    "bwdBytes",
+    "fwdPayloadBytes",
+    "bwdPayloadBytes",
+    "fwdHeaderBytes",
+    "bwdHeaderBytes",
+    "pktLenMin",
+    "pktLenMax",
+    "pktLenMean",
+    "pktLenStd",
+    "fwdPktLenMin",
+    "fwdPktLenMax",
+    "fwdPktLenMean",
+    "fwdPktLenStd",
+    "bwdPktLenMin",
+    "bwdPktLenMax",
+    "bwdPktLenMean",
+    "bwdPktLenStd",
+    "iatMinUs",
+    "iatMaxUs",
+    "iatMeanUs",
+    "iatStdUs",
+    "fwdIatTotalUs",
+    "fwdIatMinUs",
+    "fwdIatMaxUs",
+    "fwdIatMeanUs",
+    "fwdIatStdUs",
+    "bwdIatTotalUs",
+    "bwdIatMinUs",
+    "bwdIatMaxUs",
+    "bwdIatMeanUs",
+    "bwdIatStdUs",
+    "fwdFin",
+    "fwdSyn",
+    "fwdRst",
+    "fwdPsh",
+    "fwdAck",
+    "fwdUrg",
+    "fwdEce",
+    "fwdCwr",
+    "bwdFin",
+    "bwdSyn",
+    "bwdRst",
+    "bwdPsh",
+    "bwdAck",
+    "bwdUrg",
+    "bwdEce",
+    "bwdCwr",
+    "fwdInitWin",
+    "bwdInitWin",
+    "fwdActDataPkts",
+    "fwdSegSizeMin",
+    "activeMinUs",
+    "activeMaxUs",
+    "activeMeanUs",
+    "activeStdUs",
+    "idleMinUs",
+    "idleMaxUs",
+    "idleMeanUs",
+    "idleStdUs",
+    "earlyCount",
+    "earlySize0",
+    "earlySize1",
+    "earlySize2",
+    "earlySize3",
+    "earlySize4",
+    "earlySize5",
+    "earlySize6",
+    "earlySize7",
+    "earlyDir0",
+    "earlyDir1",
+    "earlyDir2",
+    "earlyDir3",
+    "earlyDir4",
+    "earlyDir5",
+    "earlyDir6",
+    "earlyDir7",
+    "earlyIatUs0",
+    "earlyIatUs1",
+    "earlyIatUs2",
+    "earlyIatUs3",
+    "earlyIatUs4",
+    "earlyIatUs5",
+    "earlyIatUs6",
+    "earlyIatUs7",
+    "app",
+    "appBy",
+    "serverNameSource",
+    "dnsQtype",
+    "dnsRcode",
+    "tlsVersion",
+    "tlsCipher",
+    "httpStatus",
+    "httpRequests",
+};
+
+const char* const kStrColumnNames[kStrColumnCount] = {
+    "serverName", "dnsQuery",  "dnsAnswers",   "tlsSni",   "tlsAlpn",     "tlsJa3",
+    "tlsJa4",     "tlsJa4s",   "httpMethod",   "httpHost", "httpUri",     "httpUserAgent",
+    "sshClient",  "sshServer", "dhcpHostname", "dhcpMac",  "communityId",
 };
 
 namespace {
@@ -126,13 +230,99 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
     put(kColEarlyDir0 + k, used ? f.early_dir[k] : 0);
     put(kColEarlyIatUs0 + k, used ? static_cast<double>(f.early_iat_ns[k]) / kNsPerUs : 0);
   }
+
+  // Application layer: the label (by content, else the port guess), the numbers, then the text columns.
+  const AppState* a = app_enabled_ ? e.app : nullptr;
+  AppProto app = static_cast<AppProto>(e.app_proto);
+  AppBy by = static_cast<AppBy>(e.app_by);
+  if (app_enabled_ && app == AppProto::kUnknown) {
+    const uint16_t dport = icmp || lo ? e.key.port_hi : e.key.port_lo;
+    const uint16_t sport = icmp || lo ? e.key.port_lo : e.key.port_hi;
+    app = GuessAppByPort(e.key.protocol, dport, sport);
+    by = app == AppProto::kUnknown ? AppBy::kNone : AppBy::kPort;
+  }
+  put(kColApp, static_cast<double>(app));
+  put(kColAppBy, static_cast<double>(by));
+  put(kColDnsQtype, a && a->dns ? a->dns->qtype : -1);
+  put(kColDnsRcode, a && a->dns ? a->dns->rcode : -1);
+  put(kColTlsVersion, a && a->tls ? a->tls->version : -1);
+  put(kColTlsCipher, a && a->tls ? a->tls->cipher : -1);
+  put(kColHttpStatus, a && a->http ? a->http->status : -1);
+  put(kColHttpRequests, a && a->http ? a->http->requests : 0);
+  AddText(e);
   ++count_;
+}
+
+void BatchEncoder::AddText(const FlowEntry& e) {
+  static const std::string kNone;
+  const AppState* a = app_enabled_ ? e.app : nullptr;
+  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  // serverName: the handshake's name first (what the client asked the server for), then HTTP's Host (port cut),
+  // then the name the client resolved.
+  NameSource source = NameSource::kNone;
+  std::string host;
+  const std::string* name = &kNone;
+  if (a != nullptr) {
+    if (a->tls && !a->tls->sni.empty()) {
+      name = &a->tls->sni;
+      source = static_cast<AppProto>(e.app_proto) == AppProto::kQuic ? NameSource::kQuicSni : NameSource::kSni;
+    } else if (a->http && !a->http->host.empty()) {
+      host = a->http->host;
+      const size_t colon = host.rfind(':');
+      if (colon != std::string::npos && host.find(']') == std::string::npos && host.find(':') == colon)
+        host.resize(colon);
+      if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+      name = &host;
+      source = NameSource::kHttpHost;
+    } else if (!a->resolved_name.empty()) {
+      name = &a->resolved_name;
+      source = NameSource::kDns;
+    }
+  }
+  c[kColServerNameSource * capacity_ + count_] = static_cast<double>(source);
+  PutText(kStrServerName, *name);
+  PutText(kStrDnsQuery, a && a->dns ? a->dns->query : kNone);
+  PutText(kStrDnsAnswers, a && a->dns ? a->dns->answers : kNone);
+  PutText(kStrTlsSni, a && a->tls ? a->tls->sni : kNone);
+  PutText(kStrTlsAlpn, a && a->tls ? a->tls->alpn : kNone);
+  PutText(kStrTlsJa3, a && a->tls ? a->tls->ja3 : kNone);
+  PutText(kStrTlsJa4, a && a->tls ? a->tls->ja4 : kNone);
+  PutText(kStrTlsJa4s, a && a->tls ? a->tls->ja4s : kNone);
+  PutText(kStrHttpMethod, a && a->http ? a->http->method : kNone);
+  PutText(kStrHttpHost, a && a->http ? a->http->host : kNone);
+  PutText(kStrHttpUri, a && a->http ? a->http->uri : kNone);
+  PutText(kStrHttpUserAgent, a && a->http ? a->http->user_agent : kNone);
+  PutText(kStrSshClient, a && a->ssh ? a->ssh->client : kNone);
+  PutText(kStrSshServer, a && a->ssh ? a->ssh->server : kNone);
+  PutText(kStrDhcpHostname, a && a->dhcp ? a->dhcp->hostname : kNone);
+  if (a && a->dhcp && a->dhcp->has_mac) {
+    char mac[18];
+    const uint8_t* m = a->dhcp->mac;
+    std::snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+    text_[kStrDhcpMac].append(mac);
+    ends_[kStrDhcpMac].push_back(static_cast<uint32_t>(text_[kStrDhcpMac].size()));
+  } else {
+    PutText(kStrDhcpMac, kNone);
+  }
+  if (app_enabled_) {
+    const bool lo = e.initiator_is_lo;
+    const bool icmp = IsIcmp(e.key.protocol);
+    char id[64];
+    CommunityId(community_id_seed_, e.ip_version == 4, lo ? e.key.addr_lo : e.key.addr_hi,
+                lo ? e.key.addr_hi : e.key.addr_lo, e.key.protocol, icmp || lo ? e.key.port_lo : e.key.port_hi,
+                icmp || lo ? e.key.port_hi : e.key.port_lo, id);
+    text_[kStrCommunityId].append(id);
+    ends_[kStrCommunityId].push_back(static_cast<uint32_t>(text_[kStrCommunityId].size()));
+  } else {
+    PutText(kStrCommunityId, kNone);
+  }
 }
 
 void BatchEncoder::TakeBuffer(BatchBuffer* out) {
   const size_t n = count_;
   uint8_t* p = buf_.data.get();
-  const uint32_t header[4] = {kBatchLayoutVersion, static_cast<uint32_t>(n), static_cast<uint32_t>(kF64ColumnCount), 0};
+  const uint32_t header[4] = {kBatchLayoutVersion, static_cast<uint32_t>(n), static_cast<uint32_t>(kF64ColumnCount),
+                              static_cast<uint32_t>(kStrColumnCount)};
   std::memcpy(p, header, sizeof(header));
   // Compact: column c moves from slot c * capacity to c * n; then the two address blocks follow.
   double* cols = reinterpret_cast<double*>(p + kBatchHeaderBytes);
@@ -141,7 +331,30 @@ void BatchEncoder::TakeBuffer(BatchBuffer* out) {
   uint8_t* addr_dst = p + kBatchHeaderBytes + n * kF64ColumnCount * sizeof(double);
   std::memmove(addr_dst, addr_src, n * 16);
   std::memmove(addr_dst + n * 16, addr_src + capacity_ * 16, n * 16);
-  buf_.size = kBatchHeaderBytes + n * (kF64ColumnCount * sizeof(double) + 32);
+  const size_t fixed = kBatchHeaderBytes + n * (kF64ColumnCount * sizeof(double) + 32);
+  size_t text_bytes = 0;
+  for (int c = 0; c < kStrColumnCount; ++c) text_bytes += text_[c].size();
+  const size_t total = fixed + n * kStrColumnCount * sizeof(uint32_t) + text_bytes;
+  if (total > buf_.capacity) {
+    BatchBuffer bigger;
+    bigger.capacity = total;
+    bigger.data.reset(new uint8_t[total]);
+    std::memcpy(bigger.data.get(), p, fixed);
+    buf_ = std::move(bigger);
+    p = buf_.data.get();
+  }
+  // Text columns: end offsets (absolute within the text block), then the text block.
+  uint32_t* ends = reinterpret_cast<uint32_t*>(p + fixed);
+  uint8_t* text = p + fixed + n * kStrColumnCount * sizeof(uint32_t);
+  uint32_t base = 0;
+  for (int c = 0; c < kStrColumnCount; ++c) {
+    for (size_t i = 0; i < n; ++i) ends[c * n + i] = base + ends_[c][i];
+    if (!text_[c].empty()) std::memcpy(text + base, text_[c].data(), text_[c].size());
+    base += static_cast<uint32_t>(text_[c].size());
+    text_[c].clear();
+    ends_[c].clear();
+  }
+  buf_.size = total;
 
   std::swap(buf_, *out);
   if (buf_.data == nullptr || buf_.capacity < BytesFor(capacity_)) {

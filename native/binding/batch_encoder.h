@@ -1,9 +1,13 @@
 // BatchEncoder: finished flows -> one struct-of-arrays byte buffer (the data plane into JS). No napi.
 //
 // Layout (layout version kBatchLayoutVersion), all little-endian host order, n = flow count:
-//   [0..16)   uint32 layoutVersion, uint32 n, uint32 f64ColumnCount, uint32 reserved (0)
+//   [0..16)   uint32 layoutVersion, uint32 n, uint32 f64ColumnCount, uint32 stringColumnCount (S)
 //   then      f64ColumnCount columns of n Float64 each, in kF64ColumnNames order
 //   then      n * 16 bytes source addresses (initiator), n * 16 bytes destination addresses (IPv4-mapped IPv6)
+//   then      S * n uint32 end offsets (string column c of flow i ends at ends[c * n + i], in bytes from the start of
+//             the text block; it starts where the previous value ended: ends[c * n + i - 1], or for i = 0 the end of
+//             column c - 1's last value, or 0), in kStrColumnNames order; an empty value is null
+//   then      the text block (UTF-8 as sent on the wire; the parsers cap every value, see native/app)
 // Mirrored by src/native/flow-columns.ts, which checks layoutVersion and the column names (exported as
 // `flowColumns`) at load.
 #pragma once
@@ -11,17 +15,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "flow/flow_record.h"
 
 namespace vigil {
 
-constexpr uint32_t kBatchLayoutVersion = 1;
+constexpr uint32_t kBatchLayoutVersion = 2;
 constexpr size_t kBatchHeaderBytes = 16;
 
 // Float64 columns, in order. Times: *Sec = whole seconds since the epoch, *Nsec = nanoseconds within the second;
 // durations/IATs/active/idle in microseconds (fractional); lengths in bytes; endReason = EndReason value;
-// early* columns hold the first 8 packets (unused slots 0).
+// early* columns hold the first 8 packets (unused slots 0). Application-layer columns (native/app): app = AppProto,
+// appBy = AppBy, serverNameSource = NameSource (0 none); dnsQtype, dnsRcode, tlsVersion, tlsCipher, httpStatus are
+// -1 when absent; httpRequests 0.
 enum F64Column : int {
   kColId,
   kColSrcPort,
@@ -104,8 +112,40 @@ enum F64Column : int {
   kColEarlySize0,
   kColEarlyDir0 = kColEarlySize0 + 8,
   kColEarlyIatUs0 = kColEarlyDir0 + 8,
-  kF64ColumnCount = kColEarlyIatUs0 + 8
+  kColApp = kColEarlyIatUs0 + 8,
+  kColAppBy,
+  kColServerNameSource,
+  kColDnsQtype,
+  kColDnsRcode,
+  kColTlsVersion,
+  kColTlsCipher,
+  kColHttpStatus,
+  kColHttpRequests,
+  kF64ColumnCount
 };
+
+// Text columns, in order (names: kStrColumnNames).
+enum StrColumn : int {
+  kStrServerName,
+  kStrDnsQuery,
+  kStrDnsAnswers,  // "type\x1fttl\x1fvalue" records joined by '\x1e'
+  kStrTlsSni,
+  kStrTlsAlpn,
+  kStrTlsJa3,
+  kStrTlsJa4,
+  kStrTlsJa4s,
+  kStrHttpMethod,
+  kStrHttpHost,
+  kStrHttpUri,
+  kStrHttpUserAgent,
+  kStrSshClient,
+  kStrSshServer,
+  kStrDhcpHostname,
+  kStrDhcpMac,
+  kStrCommunityId,
+  kStrColumnCount
+};
+extern const char* const kStrColumnNames[kStrColumnCount];
 
 // Column names (JS field names; early columns are earlySize0..7, earlyDir0..7, earlyIatUs0..7).
 extern const char* const kF64ColumnNames[kF64ColumnCount];
@@ -122,6 +162,11 @@ struct BatchBuffer {
 class BatchEncoder {
  public:
   explicit BatchEncoder(size_t reserve_flows);
+  // The application layer's columns: off leaves them null (and Community ID uncomputed).
+  void SetAppLayer(bool enabled, uint16_t community_id_seed) {
+    app_enabled_ = enabled;
+    community_id_seed_ = community_id_seed;
+  }
   void Add(const FlowEntry& flow, EndReason reason);
   size_t size() const { return count_; }
   // Hands the encoded batch over in `out` and keeps `out`'s previous storage for the next batch when it is large
@@ -132,9 +177,19 @@ class BatchEncoder {
   static size_t BytesFor(size_t flows) { return kBatchHeaderBytes + flows * (kF64ColumnCount * sizeof(double) + 32); }
   void Grow();
 
+  void AddText(const FlowEntry& flow);
+  void PutText(int col, const std::string& s) {
+    text_[col].append(s);
+    ends_[col].push_back(static_cast<uint32_t>(text_[col].size()));
+  }
+
   BatchBuffer buf_;
   size_t capacity_ = 0;  // flows the current layout holds
   size_t count_ = 0;
+  bool app_enabled_ = false;
+  uint16_t community_id_seed_ = 0;
+  std::string text_[kStrColumnCount];            // per text column, values of this batch back to back
+  std::vector<uint32_t> ends_[kStrColumnCount];  // per text column, end of each value within text_[col]
 };
 
 }  // namespace vigil

@@ -2,6 +2,7 @@
 // TypedThreadSafeFunction (live: NonBlockingCall, a full queue drops and counts the batch; offline: BlockingCall).
 #include "binding/capture_wrap.h"
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -20,8 +21,9 @@ constexpr size_t kQueueDepth = 16;   // batches in flight to JS before live capt
 constexpr size_t kSpareBuffers = 4;  // recycled batch buffers kept per session
 
 struct Message {
-  enum Kind { kFlows, kStats, kEnd } kind = kFlows;
+  enum Kind { kFlows, kStats, kEnd, kArp } kind = kFlows;
   BatchBuffer batch;
+  std::vector<ArpBinding> arp;
   CaptureStats stats;
   CaptureError error = CaptureError::kNone;
   std::string text;
@@ -40,6 +42,31 @@ bool GetBool(const Napi::Object& o, const char* key, bool fallback) {
   return v.IsBoolean() ? v.As<Napi::Boolean>().Value() : fallback;
 }
 int64_t SecondsToNs(double s) { return static_cast<int64_t>(s * 1e9); }
+
+std::string MacText(const uint8_t* m) {
+  char text[18];
+  std::snprintf(text, sizeof text, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+  return text;
+}
+std::string Ipv4Text(const uint8_t* a) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+  return text;
+}
+
+// One ARP binding as JS sees it (`{senderMac, senderIp, targetIp, requests, replies, firstSeen, lastSeen}`; times in
+// epoch milliseconds, JS formats them).
+Napi::Object ArpToObject(Napi::Env env, const ArpBinding& b) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("senderMac", MacText(b.sender_mac));
+  o.Set("senderIp", Ipv4Text(b.sender_ip));
+  o.Set("targetIp", Ipv4Text(b.target_ip));
+  o.Set("requests", Napi::Number::New(env, static_cast<double>(b.requests)));
+  o.Set("replies", Napi::Number::New(env, static_cast<double>(b.replies)));
+  o.Set("firstSeenMs", Napi::Number::New(env, static_cast<double>(b.first_ns) / 1e6));
+  o.Set("lastSeenMs", Napi::Number::New(env, static_cast<double>(b.last_ns) / 1e6));
+  return o;
+}
 
 }  // namespace
 
@@ -77,6 +104,12 @@ struct CaptureSession : public CaptureOutput {
       return true;
     }
     return false;  // napi_closing: JS is going away
+  }
+  void OnArp(std::vector<ArpBinding>& bindings) override {
+    auto* m = new Message();
+    m->kind = Message::kArp;
+    m->arp.swap(bindings);
+    if (tsfn.BlockingCall(m) != napi_ok) delete m;
   }
   void OnStats(const CaptureStats& stats) override {
     auto* m = new Message();
@@ -151,6 +184,12 @@ void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Mes
       case Message::kStats:
         callback.Call({Napi::String::New(env, "stats"), StatsToObject(env, m->stats)});
         break;
+      case Message::kArp: {
+        Napi::Array arr = Napi::Array::New(env, m->arp.size());
+        for (size_t i = 0; i < m->arp.size(); ++i) arr.Set(static_cast<uint32_t>(i), ArpToObject(env, m->arp[i]));
+        callback.Call({Napi::String::New(env, "arp"), arr});
+        break;
+      }
       case Message::kEnd: {
         if (session->owner != nullptr) session->owner->SessionEnded(session, m->stats);
         Napi::Value err = env.Undefined();
@@ -199,6 +238,29 @@ Napi::Object StatsToObject(Napi::Env env, const CaptureStats& s) {
   o.Set("batchesDropped", num(s.batches_dropped));
   o.Set("linkType", Napi::Number::New(env, s.link_type));
   o.Set("tsDigits", Napi::Number::New(env, s.ts_digits));
+  Napi::Object app = Napi::Object::New(env);
+  Napi::Object app_errors = Napi::Object::New(env);
+  for (int i = 0; i < AppErrorSlotCount(); ++i) {
+    if (AppErrorName(i) != nullptr) app_errors.Set(AppErrorName(i), num(s.app.errors[i]));
+  }
+  app.Set("errors", app_errors);
+  Napi::Object counters = Napi::Object::New(env);
+  for (int i = 0; i < kAppCounterCount; ++i) counters.Set(AppCounterName(i), num(s.app.counters[i]));
+  app.Set("counters", counters);
+  Napi::Object by_app = Napi::Object::New(env);
+  for (int i = 1; i < static_cast<int>(AppProto::kCount); ++i) {
+    if (s.app.flows_by_app[i] > 0) by_app.Set(AppProtoName(static_cast<AppProto>(i)), num(s.app.flows_by_app[i]));
+  }
+  app.Set("flowsByApp", by_app);
+  Napi::Object cache = Napi::Object::New(env);
+  cache.Set("inserts", num(s.app.dns_cache.inserts));
+  cache.Set("hits", num(s.app.dns_cache.hits));
+  cache.Set("misses", num(s.app.dns_cache.misses));
+  cache.Set("evictions", num(s.app.dns_cache.evictions));
+  app.Set("dnsCache", cache);
+  app.Set("arpBindings", num(s.app.arp_bindings));
+  app.Set("arpEvictions", num(s.app.arp_evictions));
+  o.Set("appLayer", app);
   return o;
 }
 
@@ -267,10 +329,14 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   cfg.stats_interval_ns = static_cast<int64_t>(GetNumber(o, "statsIntervalMs", 1000) * 1e6);
   cfg.batch_flows = static_cast<size_t>(GetNumber(o, "batchFlows", 1024));
   if (cfg.batch_flows == 0) cfg.batch_flows = 1;
+  cfg.app.enabled = GetBool(o, "appLayer", true);
+  cfg.app.community_id_seed = static_cast<uint16_t>(GetNumber(o, "communityIdSeed", 0));
+  cfg.app.dns_cache_entries = static_cast<uint32_t>(GetNumber(o, "dnsCacheEntries", 65536));
 
   auto* session = new CaptureSession(cfg.batch_flows);
   session->owner = this;
   session->detach_batches = GetBool(o, "detachBatches", false);
+  session->encoder.SetAppLayer(cfg.app.enabled, cfg.app.community_id_seed);
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
   // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
   const size_t depth = static_cast<size_t>(GetNumber(o, "_queueDepth", static_cast<double>(kQueueDepth)));
@@ -329,6 +395,14 @@ void InitDevices(Napi::Env env, Napi::Object exports) {
   Napi::Array cols = Napi::Array::New(env, kF64ColumnCount);
   for (uint32_t i = 0; i < static_cast<uint32_t>(kF64ColumnCount); ++i) cols.Set(i, kF64ColumnNames[i]);
   exports.Set("flowColumns", cols);
+  Napi::Array text_cols = Napi::Array::New(env, kStrColumnCount);
+  for (uint32_t i = 0; i < static_cast<uint32_t>(kStrColumnCount); ++i) text_cols.Set(i, kStrColumnNames[i]);
+  exports.Set("flowTextColumns", text_cols);
+  Napi::Array apps = Napi::Array::New(env, static_cast<size_t>(AppProto::kCount));
+  for (uint32_t i = 0; i < static_cast<uint32_t>(AppProto::kCount); ++i) {
+    apps.Set(i, AppProtoName(static_cast<AppProto>(i)));
+  }
+  exports.Set("appNames", apps);
 }
 
 void InitCaptureBinding(Napi::Env env, Napi::Object exports) {

@@ -36,7 +36,8 @@ const char* ProtoName(int index) {
 }
 
 CaptureThread::CaptureThread(std::unique_ptr<PcapSource> source, const CaptureConfig& config, CaptureOutput* output)
-    : source_(std::move(source)), config_(config), output_(output), table_(config.flows, output) {
+    : source_(std::move(source)), config_(config), output_(output), table_(config.flows, output), app_(config.app) {
+  if (app_.enabled()) table_.SetObserver(&app_);
   counters_.link_type = source_->link_type();
   counters_.ts_digits = source_->ts_digits();
   published_ = counters_;
@@ -81,6 +82,7 @@ CaptureStats CaptureThread::Collect() {
   s.pcap = source_->Stats();
   s.batches_delivered = output_->batches_delivered.load();
   s.batches_dropped = output_->batches_dropped.load();
+  s.app = app_.Stats();
   return s;
 }
 
@@ -124,6 +126,7 @@ void CaptureThread::HandlePacket(const RawPacket& p) {
   } else if (st == DecodeStatus::kNonIp) {
     counters_.proto[kProtoNonIp].packets++;
     counters_.proto[kProtoNonIp].bytes += p.wirelen;
+    if (v.ethertype == 0x0806) app_.OnNonIp(v, p.ts_ns);
   } else {
     counters_.decode_errors[static_cast<int>(st)]++;
   }
@@ -131,6 +134,15 @@ void CaptureThread::HandlePacket(const RawPacket& p) {
   if ((counters_.packets & 63) == 0 || p.ts_ns - last_expire_ts_ > 1'000'000'000LL) {
     last_expire_ts_ = p.ts_ns;
     table_.Expire(p.ts_ns);
+  }
+}
+
+void CaptureThread::DeliverArp() {
+  if (!app_.enabled()) return;
+  arp_pending_.clear();
+  while (app_.DrainArp(&arp_pending_, 4096) > 0) {
+    output_->OnArp(arp_pending_);
+    arp_pending_.clear();
   }
 }
 
@@ -198,6 +210,7 @@ void CaptureThread::Run() {
     }
     if (now - last_stats >= config_.stats_interval_ns) {
       last_stats = now;
+      DeliverArp();
       Publish();
     }
   }
@@ -211,6 +224,7 @@ void CaptureThread::Run() {
     if (!consumer_gone && output_->pending() > 0 && !output_->Flush(true)) consumer_gone = true;
     if (consumer_gone) output_->Discard();
   }
+  if (!consumer_gone) DeliverArp();
   CaptureStats final_stats = Collect();
   {
     std::lock_guard<std::mutex> lock(stats_mutex_);

@@ -7,7 +7,9 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "app/app_layer.h"
 #include "capture/pcap_source.h"
 #include "decode/packet_view.h"
 #include "flow/flow_table.h"
@@ -44,6 +46,7 @@ struct CaptureStats {
   uint64_t batches_dropped = 0;
   int link_type = 0;
   int ts_digits = 6;
+  AppLayerStats app;
 };
 
 // Where the loop's output goes. Implemented by the binding (batches to JS) and by tools. All calls come from the
@@ -58,6 +61,8 @@ class CaptureOutput : public FlowSink {
   // Drops the pending records (the consumer is gone).
   virtual void Discard() = 0;
   virtual void OnStats(const CaptureStats& stats) = 0;
+  // ARP bindings that changed since the last call (layer 2 has no flows). The vector may be taken (swapped).
+  virtual void OnArp(std::vector<ArpBinding>& bindings) { (void)bindings; }
   // Last call: final counters, and the error that ended the loop (kNone for end of file / stop).
   virtual void OnEnd(const CaptureStats& stats, CaptureError error, const std::string& message) = 0;
 
@@ -72,6 +77,7 @@ struct CaptureConfig {
   int64_t flush_interval_ns =
       100'000'000;            // max delay of a finished flow before its batch goes (packet time in a fast replay)
   size_t batch_flows = 1024;  // records per batch
+  AppLayerConfig app;         // the application layer (native/app); app.enabled = false turns it off
 };
 
 class CaptureThread {
@@ -92,11 +98,14 @@ class CaptureThread {
   void Publish();
   CaptureStats Collect();
   void Pace(int64_t ts_ns);
+  void DeliverArp();
 
   std::unique_ptr<PcapSource> source_;
   CaptureConfig config_;
   CaptureOutput* output_;
   FlowTable table_;
+  AppLayer app_;
+  std::vector<ArpBinding> arp_pending_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex stats_mutex_;

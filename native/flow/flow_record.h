@@ -8,6 +8,8 @@
 
 namespace vigil {
 
+struct AppState;  // native/app/app_layer.h
+
 // Why a flow record was emitted. Values are part of the batch layout (see binding/batch_encoder.h).
 enum class EndReason : uint8_t { kIdle = 0, kActive, kFin, kRst, kEvicted, kFlush, kSnapshot };
 
@@ -51,6 +53,12 @@ struct FlowEntry {
   uint8_t ip_version = 0;
   int64_t close_ns = 0;
   int64_t last_snapshot_ns = 0;
+  // Application layer (native/app): the label (AppProto, AppBy values), whether inspection is over, and the parsed
+  // state (owned by the AppLayer; nullptr when the flow carried nothing worth parsing or the layer is off).
+  uint8_t app_proto = 0;
+  uint8_t app_by = 0;
+  bool app_done = false;
+  AppState* app = nullptr;
   FlowFeatures f;
 };
 

@@ -120,6 +120,7 @@ void FlowTable::Finish(uint32_t idx, EndReason reason) {
   FlowEntry& e = At(idx);
   e.f.Finish(reason != EndReason::kFin && reason != EndReason::kRst);
   sink_->OnFlow(e, reason);
+  if (observer_ != nullptr) observer_->OnFlowEnd(e);
   stats_.flows_finished++;
   BucketUnlink(idx);
   LruUnlink(idx);
@@ -144,6 +145,10 @@ uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo
   e.ip_version = v.ip_version;
   e.close_ns = 0;
   e.last_snapshot_ns = ts_ns;
+  e.app_proto = 0;
+  e.app_by = 0;
+  e.app_done = false;
+  e.app = nullptr;
   uint32_t& head = buckets_[hash & bucket_mask_];
   e.bucket_next = head == 0 ? kNoFlow : head - 1;
   head = idx + 1;
@@ -152,6 +157,7 @@ uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo
   stats_.flows_created++;
   stats_.flows_by_proto[ProtoIndex(v.protocol)]++;
   e.f.Start(v, ts_ns, config_.activity_timeout_ns);
+  if (observer_ != nullptr) observer_->OnFlowStart(e, v, ts_ns);
   AfterPacket(idx, v, kFwd, ts_ns);
   return idx;
 }
@@ -206,6 +212,7 @@ void FlowTable::StartClosing(uint32_t idx, EndReason reason, int64_t ts_ns) {
 void FlowTable::Account(uint32_t idx, const PacketView& v, Direction dir, int64_t ts_ns) {
   FlowEntry& e = At(idx);
   e.f.Add(v, dir, ts_ns, config_.activity_timeout_ns);
+  if (observer_ != nullptr && !e.app_done) observer_->OnPacket(e, v, dir, ts_ns);
   if (lru_tail_ != idx) {
     LruUnlink(idx);
     LruAppend(idx);

@@ -32,6 +32,16 @@ class FlowSink {
   virtual void OnFlow(const FlowEntry& flow, EndReason reason) = 0;
 };
 
+// Sees every packet after the table accounted it, and every flow's end after its record was emitted (the
+// application layer). Called on the table's thread.
+class FlowObserver {
+ public:
+  virtual ~FlowObserver() = default;
+  virtual void OnFlowStart(FlowEntry& flow, const PacketView& v, int64_t ts_ns) = 0;
+  virtual void OnPacket(FlowEntry& flow, const PacketView& v, Direction dir, int64_t ts_ns) = 0;
+  virtual void OnFlowEnd(FlowEntry& flow) = 0;
+};
+
 // Counters kept by the table (monotonic).
 struct FlowTableStats {
   uint64_t flows_created = 0;
@@ -59,6 +69,9 @@ class FlowTable {
   // Ends up to `budget` flows with reason kFlush (end of capture; TCP flows already closing keep fin/rst).
   // Returns true when the table is empty.
   bool FlushSome(uint32_t budget);
+
+  // Optional; must outlive the table. Set before the first packet.
+  void SetObserver(FlowObserver* observer) { observer_ = observer; }
 
   uint32_t active() const { return active_; }
   const FlowTableStats& stats() const { return stats_; }
@@ -103,6 +116,7 @@ class FlowTable {
 
   FlowTableConfig config_;
   FlowSink* sink_;
+  FlowObserver* observer_ = nullptr;
   std::vector<std::unique_ptr<FlowEntry[]>> chunks_;  // pool, grown one chunk at a time up to max_flows
   uint32_t pool_size_ = 0;                            // slots created so far
   uint32_t free_head_ = kNoFlow;                      // free list through bucket_next

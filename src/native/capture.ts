@@ -19,6 +19,19 @@ export interface CaptureStats extends SensorStats {
   linkType: number;
   /** Sub-second digits of the source's timestamps (6 = µs, 9 = ns). */
   tsDigits: number;
+  /** Application-layer counters (absent from sessions that have not started). */
+  appLayer?: Binding.RawAppLayerStats;
+}
+
+/** One ARP (IP, MAC) binding: totals since first seen (the `arp` event; times ISO 8601 like flows'). */
+export interface ArpBinding {
+  senderMac: string;
+  senderIp: string;
+  targetIp: string;
+  requests: number;
+  replies: number;
+  firstSeen: string;
+  lastSeen: string;
 }
 
 /** Extra tuning accepted by {@link createSensor}'s `start` and {@link replayFile} (seconds unless named). */
@@ -72,6 +85,9 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
   positive('activityTimeoutSec', o.activityTimeoutSec, false);
   positive('batchFlows', o.batchFlows, false);
   positive('_queueDepth', o._queueDepth, false);
+  if (o.communityIdSeed !== undefined && (!Number.isInteger(o.communityIdSeed) || o.communityIdSeed < 0 || o.communityIdSeed > 65535)) {
+    throw new RangeError(`communityIdSeed must be a whole number from 0 to 65535, got ${String(o.communityIdSeed)}`);
+  }
   if (o.timeOffsetSec !== undefined && (!Number.isSafeInteger(o.timeOffsetSec) || o.timeOffsetSec < 0)) {
     throw new RangeError(`timeOffsetSec must be a non-negative whole number, got ${String(o.timeOffsetSec)}`);
   }
@@ -85,6 +101,8 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
     activityTimeoutSec: o.activityTimeoutSec,
     batchFlows: o.batchFlows,
     _queueDepth: o._queueDepth,
+    appLayer: o.appLayer ?? true,
+    communityIdSeed: o.communityIdSeed ?? 0,
     detachBatches: true, // batches are decoded synchronously and never kept (see columnFlows in start())
   };
   if (source.kind === 'file') {
@@ -184,6 +202,19 @@ class NativeSensor implements CaptureSensor {
         if (this.#emitter.listenerCount('flows') === 0) return; // nobody wants plain records: skip decoding
         const flows = decodeFlowBatch(buffer, this.#tsDigits);
         if (flows.length > 0) this.#emitter.emit('flows', flows);
+      } else if (event === 'arp') {
+        if (this.#emitter.listenerCount('arp') === 0) return;
+        const shiftMs = offsetSec * 1000;
+        const bindings = (a as Binding.RawArpBinding[]).map((r): ArpBinding => ({
+          senderMac: r.senderMac,
+          senderIp: r.senderIp,
+          targetIp: r.targetIp,
+          requests: r.requests,
+          replies: r.replies,
+          firstSeen: new Date(r.firstSeenMs + shiftMs).toISOString(),
+          lastSeen: new Date(r.lastSeenMs + shiftMs).toISOString(),
+        }));
+        this.#emitter.emit('arp', bindings);
       } else if (event === 'stats') {
         this.#last = a as CaptureStats;
         this.#emitter.emit('stats', this.#last);
@@ -242,6 +273,8 @@ export interface CaptureSensorEvents extends SensorEvents {
    * buffer alive, so listeners read what they need and let them go. Attach before start() (later, each batch is copied).
    */
   columnFlows: (flows: FlowRecord[]) => void;
+  /** ARP bindings that changed (layer 2 has no flows): each with its totals since first seen. */
+  arp: (bindings: ArpBinding[]) => void;
 }
 
 /** The {@link Sensor} this module implements, with the richer {@link CaptureStats} and `columnFlows` batches. */

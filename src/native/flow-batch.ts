@@ -7,15 +7,21 @@ import { addressText, formatAddress, writeMappedIpv4 } from '../net/address.js';
 import {
   ADDRESS_COLUMN_BYTES,
   ADDRESS_COLUMNS,
+  APP_BY,
+  APP_NAMES,
   BATCH_HEADER_BYTES,
   BATCH_LAYOUT_VERSION,
   END_REASONS,
   FLOW_BYTES,
   FLOW_COLUMN as K,
   FLOW_COLUMNS,
+  NAME_SOURCES,
   RECORD_FIELDS,
+  TEXT_COLUMN as T,
+  TEXT_COLUMNS,
+  TEXT_END_BYTES,
 } from './flow-columns.js';
-import type { FlowRecord } from './flow-record.js';
+import type { FlowDns, FlowDnsAnswer, FlowRecord, FlowTls } from './flow-record.js';
 import type { FlowTimeSpan } from './types.js';
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
@@ -40,17 +46,27 @@ function checkBatch(buffer: ArrayBuffer): { n: number; ncols: number } {
   const version = header[0] as number;
   const n = header[1] as number;
   const ncols = header[2] as number;
+  const ntext = header[3] as number;
   if (version !== BATCH_LAYOUT_VERSION) throw new RangeError(`flow batch layout ${version} != ${BATCH_LAYOUT_VERSION}`);
   if (ncols !== FLOW_COLUMNS.length) throw new RangeError(`flow batch has ${ncols} columns, expected ${FLOW_COLUMNS.length}`);
-  if (buffer.byteLength !== BATCH_HEADER_BYTES + n * FLOW_BYTES) throw new RangeError('flow batch size does not match its header');
+  if (ntext !== TEXT_COLUMNS.length) throw new RangeError(`flow batch has ${ntext} text columns, expected ${TEXT_COLUMNS.length}`);
+  const fixed = BATCH_HEADER_BYTES + n * (FLOW_BYTES + ntext * TEXT_END_BYTES);
+  if (buffer.byteLength < fixed) throw new RangeError('flow batch size does not match its header');
+  const textBytes = n === 0 ? 0 : (new Uint32Array(buffer, fixed - TEXT_END_BYTES, 1)[0] as number);
+  if (buffer.byteLength !== fixed + textBytes) throw new RangeError('flow batch size does not match its header');
   return { n, ncols };
 }
 
-/** A checked batch's columns: its Float64 columns and its 16-byte addresses. */
+/** A checked batch's columns: its Float64 columns, its 16-byte addresses and its text columns. */
 function batchView(buffer: ArrayBuffer, tsDigits: number): BatchView {
   const { n, ncols } = checkBatch(buffer);
   const cols = new Float64Array(buffer, BATCH_HEADER_BYTES, n * ncols);
-  return new BatchView(cols, new Uint8Array(buffer, BATCH_HEADER_BYTES + cols.byteLength, n * ADDRESS_FLOW_BYTES), n, tsDigits);
+  const addrOffset = BATCH_HEADER_BYTES + cols.byteLength;
+  const endsOffset = addrOffset + n * ADDRESS_FLOW_BYTES;
+  const ends = new Uint32Array(buffer, endsOffset, n * TEXT_COLUMNS.length);
+  const textOffset = endsOffset + ends.byteLength;
+  const text = Buffer.from(buffer, textOffset, buffer.byteLength - textOffset);
+  return new BatchView(cols, new Uint8Array(buffer, addrOffset, n * ADDRESS_FLOW_BYTES), n, tsDigits, ends, text);
 }
 
 /**
@@ -112,8 +128,24 @@ class BatchView implements FlowColumns {
     readonly addrs: Uint8Array,
     readonly n: number,
     readonly tsDigits: number,
+    readonly ends: Uint32Array,
+    readonly textBlock: Buffer,
   ) {
     this.ips = new Array<string | undefined>(2 * n);
+  }
+
+  /** Text column `c` of flow `i`; null when empty. */
+  text(c: number, i: number): string | null {
+    const k = c * this.n + i;
+    const end = this.ends[k] as number;
+    const start = k === 0 ? 0 : (this.ends[k - 1] as number);
+    return end === start ? null : this.textBlock.toString('utf8', start, end);
+  }
+
+  /** A numeric column that holds -1 when absent. */
+  optional(c: number, i: number): number | null {
+    const v = this.cols[c * this.n + i] as number;
+    return v < 0 ? null : v;
   }
 
   ip(k: number): string {
@@ -136,6 +168,29 @@ class BatchView implements FlowColumns {
   }
 }
 
+/** TLS version text back to its number ({@link tlsVersionName}'s inverse); -1 when absent. */
+function tlsVersionNumber(name: string | null | undefined): number {
+  if (name == null) return -1;
+  const known: Record<string, number> = { 'TLS 1.3': 0x0304, 'TLS 1.2': 0x0303, 'TLS 1.1': 0x0302, 'TLS 1.0': 0x0301, 'SSL 3.0': 0x0300 };
+  return known[name] ?? (/^0x[0-9a-f]{4}$/.test(name) ? Number.parseInt(name, 16) : -1);
+}
+
+/** The application layer's numeric columns of a plain record, as the encoder writes them (-1 when absent). */
+function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord): void {
+  const set = (c: number, v: number): void => {
+    cols[c * n + i] = v;
+  };
+  set(K.app, f.app ? Math.max(0, APP_NAMES.indexOf(f.app)) : 0);
+  set(K.appBy, Math.max(0, APP_BY.indexOf(f.appBy ?? null)));
+  set(K.serverNameSource, Math.max(0, NAME_SOURCES.indexOf(f.serverNameSource ?? null)));
+  set(K.dnsQtype, f.dns ? f.dns.qtype : -1);
+  set(K.dnsRcode, f.dns?.rcode ?? -1);
+  set(K.tlsVersion, tlsVersionNumber(f.tls?.version));
+  set(K.tlsCipher, f.tls?.cipher ? Number.parseInt(f.tls.cipher, 16) : -1);
+  set(K.httpStatus, f.http?.status ?? -1);
+  set(K.httpRequests, f.http?.requests ?? 0);
+}
+
 /** Columns of a batch of plain records (tests, the `flows` event): numeric fields copied, times and text kept as given. */
 class RecordsView implements FlowColumns {
   readonly n: number;
@@ -154,6 +209,7 @@ class RecordsView implements FlowColumns {
         if (typeof v === 'number') this.cols[c * n + i] = v;
       }
       this.cols[K.endReason * n + i] = END_REASONS.indexOf(f.endReason);
+      writeAppColumns(this.cols, n, i, f);
       writeMappedIpv4(this.addrs, i * 16, f.srcIp);
       writeMappedIpv4(this.addrs, (n + i) * 16, f.dstIp);
     }
@@ -201,6 +257,58 @@ function earlyValues(b: BatchView, c0: number, i: number): number[] {
   return out;
 }
 
+/** TLS version numbers as people write them. */
+function tlsVersionName(v: number | null): string | null {
+  if (v === null) return null;
+  switch (v) {
+    case 0x0304:
+      return 'TLS 1.3';
+    case 0x0303:
+      return 'TLS 1.2';
+    case 0x0302:
+      return 'TLS 1.1';
+    case 0x0301:
+      return 'TLS 1.0';
+    case 0x0300:
+      return 'SSL 3.0';
+    default:
+      return `0x${v.toString(16).padStart(4, '0')}`;
+  }
+}
+
+/** DNS answers as the encoder joins them: records split by 0x1e, fields (type, ttl, value) by 0x1f. */
+function dnsAnswers(text: string | null): FlowDnsAnswer[] {
+  if (text === null) return [];
+  return text.split('\x1e').map((rec) => {
+    const [type = '', ttl = '0', value = ''] = rec.split('\x1f');
+    return { type: type as FlowDnsAnswer['type'], ttl: Number(ttl), value };
+  });
+}
+
+function dnsField(b: BatchView, i: number): FlowDns | null {
+  const query = b.text(T.dnsQuery, i);
+  if (query === null) return null;
+  return { query, qtype: b.cols[K.dnsQtype * b.n + i] as number, rcode: b.optional(K.dnsRcode, i), answers: dnsAnswers(b.text(T.dnsAnswers, i)) };
+}
+
+function tlsField(b: BatchView, i: number): FlowTls | null {
+  const version = b.optional(K.tlsVersion, i);
+  const sni = b.text(T.tlsSni, i);
+  const ja3 = b.text(T.tlsJa3, i);
+  const ja4s = b.text(T.tlsJa4s, i);
+  if (version === null && sni === null && ja3 === null && ja4s === null) return null;
+  const cipher = b.optional(K.tlsCipher, i);
+  return {
+    version: tlsVersionName(version),
+    sni,
+    alpn: b.text(T.tlsAlpn, i),
+    ja3,
+    ja4: b.text(T.tlsJa4, i),
+    ja4s,
+    cipher: cipher === null ? null : cipher.toString(16).padStart(4, '0'),
+  };
+}
+
 /** Readers of the record fields flow-columns.ts computes from their columns (the rows with `fields`). */
 const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
   srcIp: (b, i) => b.ip(i),
@@ -214,6 +322,36 @@ const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
   earlySizes: (b, i) => earlyValues(b, K.earlySize0, i),
   earlyDirections: (b, i) => earlyValues(b, K.earlyDir0, i),
   earlyIatUs: (b, i) => earlyValues(b, K.earlyIatUs0, i),
+  app: (b, i) => APP_NAMES[b.cols[K.app * b.n + i] as number] || null,
+  appBy: (b, i) => APP_BY[b.cols[K.appBy * b.n + i] as number] ?? null,
+  serverName: (b, i) => b.text(T.serverName, i),
+  serverNameSource: (b, i) => NAME_SOURCES[b.cols[K.serverNameSource * b.n + i] as number] ?? null,
+  dns: dnsField,
+  tls: tlsField,
+  http: (b, i) => {
+    const method = b.text(T.httpMethod, i);
+    const status = b.optional(K.httpStatus, i);
+    if (method === null && status === null) return null;
+    return {
+      method,
+      host: b.text(T.httpHost, i),
+      uri: b.text(T.httpUri, i),
+      userAgent: b.text(T.httpUserAgent, i),
+      status,
+      requests: b.cols[K.httpRequests * b.n + i] as number,
+    };
+  },
+  ssh: (b, i) => {
+    const client = b.text(T.sshClient, i);
+    const server = b.text(T.sshServer, i);
+    return client === null && server === null ? null : { client, server };
+  },
+  dhcp: (b, i) => {
+    const mac = b.text(T.dhcpMac, i);
+    const hostname = b.text(T.dhcpHostname, i);
+    return mac === null && hostname === null ? null : { hostname, mac };
+  },
+  communityId: (b, i) => b.text(T.communityId, i),
 };
 
 /**

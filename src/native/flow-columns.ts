@@ -5,14 +5,16 @@
  * `native/binding/batch_encoder.h` (`kF64ColumnNames`, the header, the address sections) and `binding.d.ts`;
  * {@link checkLayout} compares it with the built addon at load.
  *
- * A batch is one ArrayBuffer: a 16-byte header (uint32 layoutVersion, count n, Float64 column count, reserved), then
- * the Float64 columns in {@link FLOW_COLUMNS} order (n values each), then the address columns in
- * {@link ADDRESS_COLUMNS} order (n 16-byte IPv4-mapped IPv6 addresses each).
+ * A batch is one ArrayBuffer: a 16-byte header (uint32 layoutVersion, count n, Float64 column count, text column
+ * count), then the Float64 columns in {@link FLOW_COLUMNS} order (n values each), then the address columns in
+ * {@link ADDRESS_COLUMNS} order (n 16-byte IPv4-mapped IPv6 addresses each), then the text columns in
+ * {@link TEXT_COLUMNS} order as n uint32 end offsets each into the text block that closes the buffer (a value starts
+ * where the previous one, in column order, ended; an empty value is null).
  */
-import type { FlowEndReason, FlowRecord } from './flow-record.js';
+import type { AppBy, FlowEndReason, FlowRecord, ServerNameSource } from './flow-record.js';
 
 /** Layout version this module describes (`kBatchLayoutVersion`). */
-export const BATCH_LAYOUT_VERSION = 1;
+export const BATCH_LAYOUT_VERSION = 2;
 /** Bytes of a batch's header (`kBatchHeaderBytes`). */
 export const BATCH_HEADER_BYTES = 16;
 /** Bytes per flow of a Float64 column. */
@@ -32,6 +34,8 @@ interface ColumnGroup {
   readonly f64: readonly string[];
   /** The address column this row is: initiator (`src`) or responder (`dst`). */
   readonly address?: 'src' | 'dst';
+  /** Text columns of the row (after the addresses in the buffer), in encoder order (`kStrColumnNames`). */
+  readonly text?: readonly string[];
   /**
    * Record fields computed from the row's columns (flow-batch.ts has a reader for each). Absent: each Float64 column
    * is the record field of the same name, its value unchanged.
@@ -124,6 +128,15 @@ const FLOW_LAYOUT = [
     ],
   },
   { f64: [...early('earlySize'), ...early('earlyDir'), ...early('earlyIatUs')], fields: ['earlySizes', 'earlyDirections', 'earlyIatUs'] },
+  // The application layer (native/app): numbers -1 when absent, text empty when absent.
+  { f64: ['app', 'appBy'], fields: ['app', 'appBy'] },
+  { f64: ['serverNameSource'], text: ['serverName'], fields: ['serverName', 'serverNameSource'] },
+  { f64: ['dnsQtype', 'dnsRcode'], text: ['dnsQuery', 'dnsAnswers'], fields: ['dns'] },
+  { f64: ['tlsVersion', 'tlsCipher'], text: ['tlsSni', 'tlsAlpn', 'tlsJa3', 'tlsJa4', 'tlsJa4s'], fields: ['tls'] },
+  { f64: ['httpStatus', 'httpRequests'], text: ['httpMethod', 'httpHost', 'httpUri', 'httpUserAgent'], fields: ['http'] },
+  { f64: [], text: ['sshClient', 'sshServer'], fields: ['ssh'] },
+  { f64: [], text: ['dhcpHostname', 'dhcpMac'], fields: ['dhcp'] },
+  { f64: [], text: ['communityId'], fields: ['communityId'] },
 ] as const satisfies readonly ColumnGroup[];
 
 type Group = (typeof FLOW_LAYOUT)[number];
@@ -143,8 +156,19 @@ export const FLOW_COLUMN: Readonly<Record<FlowColumnName, number>> = Object.free
 /** Address columns, in buffer order (after the Float64 columns). */
 export const ADDRESS_COLUMNS: ReadonlyArray<'src' | 'dst'> = FLOW_LAYOUT.flatMap((g): Array<'src' | 'dst'> => ('address' in g ? [g.address] : []));
 
-/** Bytes of one flow across all columns. */
+/** Name of a text column. */
+export type FlowTextColumnName = Extract<Group, { text: readonly string[] }>['text'][number];
+/** Text columns, in buffer order (`kStrColumnNames`). */
+export const TEXT_COLUMNS: readonly FlowTextColumnName[] = FLOW_LAYOUT.flatMap((g): readonly FlowTextColumnName[] => ('text' in g ? g.text : []));
+/** Text column indices by name ({@link TEXT_COLUMNS} order). */
+export const TEXT_COLUMN: Readonly<Record<FlowTextColumnName, number>> = Object.freeze(
+  Object.fromEntries(TEXT_COLUMNS.map((name, i) => [name, i])) as Record<FlowTextColumnName, number>,
+);
+
+/** Bytes of one flow across the fixed-width columns (Float64 and addresses; the text block comes on top). */
 export const FLOW_BYTES = FLOW_COLUMNS.length * F64_COLUMN_BYTES + ADDRESS_COLUMNS.length * ADDRESS_COLUMN_BYTES;
+/** Bytes per flow of a text column's end offset. */
+export const TEXT_END_BYTES = 4;
 
 /** A record field and where its value is. */
 export interface RecordField {
@@ -162,18 +186,63 @@ export const RECORD_FIELDS: readonly RecordField[] = FLOW_LAYOUT.flatMap((g): Re
 /** `EndReason` values of native/flow/flow_record.h, by number (the `endReason` column). */
 export const END_REASONS: readonly FlowEndReason[] = ['idle', 'active', 'fin', 'rst', 'evicted', 'flush', 'snapshot'];
 
+/** Application labels by the `app` column's value (native/app/app_layer.h `AppProtoName`; 0 = none). */
+export const APP_NAMES: readonly string[] = [
+  '',
+  'dns',
+  'mdns',
+  'llmnr',
+  'tls',
+  'quic',
+  'http',
+  'ssh',
+  'dhcp',
+  'ntp',
+  'ftp',
+  'telnet',
+  'smtp',
+  'pop3',
+  'imap',
+  'netbios',
+  'snmp',
+  'ldap',
+  'smb',
+  'syslog',
+  'ssdp',
+  'dhcpv6',
+  'mysql',
+  'postgresql',
+  'redis',
+  'rdp',
+  'sip',
+  'mqtt',
+  'modbus',
+  'dnp3',
+  'kerberos',
+];
+/** `appBy` column values (`AppBy`). */
+export const APP_BY: ReadonlyArray<AppBy | null> = [null, 'content', 'port'];
+/** `serverNameSource` column values (`NameSource`). */
+export const NAME_SOURCES: ReadonlyArray<ServerNameSource | null> = [null, 'sni', 'quic_sni', 'http_host', 'dns'];
+
 /** {@link END_REASONS} index of `snapshot`. */
 export const SNAPSHOT_REASON = END_REASONS.indexOf('snapshot');
 
 /**
  * Throws an Error when the addon's batch layout differs from this module (a stale build): version and column names.
  */
-export function checkLayout(addon: { batchLayoutVersion: number; flowColumns: string[] }): void {
+export function checkLayout(addon: { batchLayoutVersion: number; flowColumns: string[]; flowTextColumns: string[]; appNames: string[] }): void {
   if (addon.batchLayoutVersion !== BATCH_LAYOUT_VERSION) {
     throw new Error(`native flow batch layout ${addon.batchLayoutVersion} != ${BATCH_LAYOUT_VERSION}: rebuild the addon (npm run build:native)`);
   }
   const a = addon.flowColumns.join(',');
   if (a !== FLOW_COLUMNS.join(',')) {
     throw new Error('native flow batch columns differ from src/native/flow-columns.ts: rebuild the addon (npm run build:native)');
+  }
+  if (addon.appNames.join(',') !== APP_NAMES.join(',')) {
+    throw new Error('native application labels differ from src/native/flow-columns.ts: rebuild the addon (npm run build:native)');
+  }
+  if (addon.flowTextColumns.join(',') !== TEXT_COLUMNS.join(',')) {
+    throw new Error('native flow batch text columns differ from src/native/flow-columns.ts: rebuild the addon (npm run build:native)');
   }
 }

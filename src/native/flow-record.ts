@@ -9,7 +9,85 @@
  */
 export type FlowEndReason = 'idle' | 'active' | 'fin' | 'rst' | 'evicted' | 'flush' | 'snapshot';
 
-export interface FlowRecord {
+/** How a flow's application label was found: by its content, or guessed from a well-known port. */
+export type AppBy = 'content' | 'port';
+/** Where a flow's server name came from: the TLS or QUIC ClientHello's SNI, HTTP's Host, or a DNS answer. */
+export type ServerNameSource = 'sni' | 'quic_sni' | 'http_host' | 'dns';
+
+/** One DNS answer record kept (A, AAAA, CNAME; at most 8 per message). */
+export interface FlowDnsAnswer {
+  type: 'A' | 'AAAA' | 'CNAME';
+  ttl: number;
+  /** Address (A, AAAA) or target name (CNAME). */
+  value: string;
+}
+
+/** The flow's first DNS question and, once a response was seen, its response code and answers. */
+export interface FlowDns {
+  query: string;
+  /** QTYPE number (1 A, 28 AAAA, ...). */
+  qtype: number;
+  /** RCODE of the first response; null when no response was seen. */
+  rcode: number | null;
+  answers: FlowDnsAnswer[];
+}
+
+/** TLS (or QUIC) handshake: ClientHello and ServerHello fields and fingerprints; null where not seen. */
+export interface FlowTls {
+  /** Negotiated version ('TLS 1.3', ...), else the highest the client offered. */
+  version: string | null;
+  sni: string | null;
+  /** ALPN: the server's choice, else the client's first offer. */
+  alpn: string | null;
+  /** JA3 (MD5, lowercase hex), JA4 and JA4S (FoxIO). */
+  ja3: string | null;
+  ja4: string | null;
+  ja4s: string | null;
+  /** Chosen cipher suite as 4 hex digits ('1301'). */
+  cipher: string | null;
+}
+
+/** The first HTTP/1.x request and response of the flow. */
+export interface FlowHttp {
+  method: string | null;
+  host: string | null;
+  uri: string | null;
+  userAgent: string | null;
+  status: number | null;
+  /** Requests seen on the flow. */
+  requests: number;
+}
+
+/** SSH identification strings (e.g. `SSH-2.0-OpenSSH_8.9p1`). */
+export interface FlowSsh {
+  client: string | null;
+  server: string | null;
+}
+
+/** A DHCP client's host name and MAC address. */
+export interface FlowDhcp {
+  hostname: string | null;
+  mac: string | null;
+}
+
+/** The application layer's view of a flow (native/app); every field null when the layer is off. */
+export interface FlowAppFields {
+  /** Application label (`dns`, `tls`, `quic`, `http`, `ssh`, `dhcp`, `ntp`, ... or a port guess); null when unknown. */
+  app?: string | null;
+  appBy?: AppBy | null;
+  /** The name the client knew the server by, and where it came from. */
+  serverName?: string | null;
+  serverNameSource?: ServerNameSource | null;
+  dns?: FlowDns | null;
+  tls?: FlowTls | null;
+  http?: FlowHttp | null;
+  ssh?: FlowSsh | null;
+  dhcp?: FlowDhcp | null;
+  /** Community ID v1 (corelight/community-id-spec), seed VIGIL_COMMUNITY_ID_SEED. */
+  communityId?: string | null;
+}
+
+export interface FlowRecord extends FlowAppFields {
   /** Flow id, unique within one capture session (monotonic). Snapshots of an active flow repeat its id. */
   id: number;
   srcIp: string;

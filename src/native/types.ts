@@ -42,6 +42,10 @@ export interface FlowOptions {
    * consumer sees them: a looping replay's later loops move on in time instead of repeating it.
    */
   timeOffsetSec?: number;
+  /** The application layer (names, handshakes, fingerprints; default true). Off: those flow fields are null. */
+  appLayer?: boolean;
+  /** Community ID seed, 0..65535 (default 0). */
+  communityIdSeed?: number;
 }
 
 /** First and last packet times of a set of flows, epoch milliseconds. */

@@ -5,7 +5,8 @@
 import { parseArgs } from 'node:util';
 import { createSensor } from '../../native/capture.js';
 import { terminalJson, terminalText } from '../terminal-text.js';
-import { attachFlowOutput, formatSummary, outputMode, summaryObject, TopFlows, write } from './replay.js';
+import { loadCaptureCoreConfig } from '../../config/capture-core.js';
+import { ArpBindings, arpAsJsonLines, attachFlowOutput, formatSummary, outputMode, summaryObject, TopFlows, write } from './replay.js';
 
 const USAGE = `usage: vigil capture -i IFACE [-f BPF] [--json | --summary-only] [--count N] [--duration SEC]
   -i, --interface  device to capture on (see \`vigil interfaces\`)
@@ -61,9 +62,11 @@ export async function run(args: string[]): Promise<number> {
   }
   const mode = outputMode(values);
   const top = new TopFlows(mode === 'text' ? topN : 0);
+  const core = loadCaptureCoreConfig();
   const sensor = createSensor();
+  const arp = new ArpBindings();
   let failure: Error | undefined;
-  attachFlowOutput(sensor, mode, top);
+  attachFlowOutput(sensor, mode, top, arp);
   sensor.on('error', (err) => {
     failure = err;
   });
@@ -79,7 +82,7 @@ export async function run(args: string[]): Promise<number> {
   const t0 = performance.now();
   await sensor.start(
     { kind: 'live', interface: values.interface, filter: values.filter, snaplen, promiscuous: !values['no-promisc'] },
-    { snapshotIntervalSec: 0, statsIntervalMs: count > 0 ? 50 : 1000 },
+    { snapshotIntervalSec: 0, statsIntervalMs: count > 0 ? 50 : 1000, ...core },
   );
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -93,7 +96,8 @@ export async function run(args: string[]): Promise<number> {
   const wallMs = performance.now() - t0;
   const stats = sensor.stats();
   if (failure) throw failure;
-  if (mode === 'text') write(formatSummary(`capture ${values.interface}`, stats, top.items, wallMs));
+  if (mode === 'json') write(arpAsJsonLines(arp.items));
+  if (mode === 'text') write(formatSummary(`capture ${values.interface}`, stats, top.items, wallMs, arp.items));
   else write(`${terminalJson({ summary: summaryObject(stats, { interface: values.interface, filter: values.filter ?? null }, wallMs) })}\n`);
   return 0;
 }

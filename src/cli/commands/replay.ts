@@ -5,8 +5,9 @@
  * last line. Also exports the output helpers `vigil capture` shares.
  */
 import { parseArgs } from 'node:util';
-import { createSensor, type CaptureStats } from '../../native/capture.js';
-import type { FlowRecord, Sensor } from '../../native/types.js';
+import { loadCaptureCoreConfig } from '../../config/capture-core.js';
+import { type ArpBinding, type CaptureSensor, type CaptureStats, createSensor } from '../../native/capture.js';
+import type { FlowRecord } from '../../native/types.js';
 import { terminalJson, terminalText } from '../terminal-text.js';
 
 /** How a command prints flows and the final summary. */
@@ -31,10 +32,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code !== 'EPIPE') throw err;
 });
 
-/** One JSON line per flow. */
+/** One JSON line per flow (terminal-safe: names and URIs come from the wire). */
 export function flowsAsJsonLines(flows: FlowRecord[]): string {
   let out = '';
-  for (const f of flows) out += `${JSON.stringify(f)}\n`;
+  for (const f of flows) out += `${terminalJson(f)}\n`;
   return out;
 }
 
@@ -52,8 +53,15 @@ function endpoint(ip: string, port: number, protocol: number): string {
 
 const PROTO_NAMES: Record<number, string> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 58: 'icmpv6' };
 
-/** The readable summary: totals, protocols, top flows by bytes, decode error counters. */
-export function formatSummary(title: string, stats: CaptureStats, top: FlowRecord[], wallMs: number): string {
+/** What a flow is, as far as the application layer knows: `tls example.com`, `dns? `, ... (empty when nothing). */
+function appText(f: FlowRecord): string {
+  if (!f.app && !f.serverName) return '';
+  const label = f.app ? `${f.app}${f.appBy === 'port' ? '?' : ''}` : '';
+  return `  ${terminalText([label, f.serverName ?? ''].filter((s) => s !== '').join(' '))}`;
+}
+
+/** The readable summary: totals, protocols, top flows by bytes, decode error counters, ARP bindings. */
+export function formatSummary(title: string, stats: CaptureStats, top: FlowRecord[], wallMs: number, arp: readonly ArpBinding[] = []): string {
   const lines: string[] = [];
   lines.push(terminalText(title));
   lines.push(
@@ -73,13 +81,22 @@ export function formatSummary(title: string, stats: CaptureStats, top: FlowRecor
       const vlan = f.vlanOuter || f.vlanInner ? ` vlan ${f.vlanOuter}${f.vlanInner ? `/${f.vlanInner}` : ''}` : '';
       lines.push(
         `  ${proto.padEnd(6)} ${endpoint(f.srcIp, f.srcPort, f.protocol)} -> ${endpoint(f.dstIp, f.dstPort, f.protocol)}${vlan}` +
-          `  ${f.packets} pkts ${f.bytes} B  ${(f.durationUs / 1e6).toFixed(3)} s  ${f.endReason}`,
+          `  ${f.packets} pkts ${f.bytes} B  ${(f.durationUs / 1e6).toFixed(3)} s  ${f.endReason}${appText(f)}`,
       );
     }
+  }
+  const apps = Object.entries(stats.appLayer?.flowsByApp ?? {}).sort((a, b) => b[1] - a[1]);
+  if (apps.length > 0) lines.push('', `  applications (flows, by content): ${apps.map(([name, n]) => `${name} ${n}`).join(', ')}`);
+  if (arp.length > 0) {
+    lines.push('', '  ARP bindings');
+    for (const b of arp) lines.push(`  ${terminalText(b.senderIp.padEnd(15))} is-at ${terminalText(b.senderMac)}  requests ${b.requests} replies ${b.replies}`);
   }
   const errors = Object.entries(stats.decodeErrors).filter(([, n]) => n > 0);
   lines.push('', errors.length === 0 ? '  decode errors: none' : '  decode errors');
   for (const [reason, n] of errors) lines.push(`  ${reason.padEnd(24)} ${n}`);
+  const appErrors = Object.entries(stats.appLayer?.errors ?? {}).filter(([, n]) => n > 0);
+  if (appErrors.length > 0) lines.push('', '  application-layer messages not read');
+  for (const [reason, n] of appErrors) lines.push(`  ${reason.padEnd(24)} ${n}`);
   if (stats.pcap.received > 0 || stats.pcap.dropped > 0) {
     lines.push('', `  pcap: received ${stats.pcap.received} dropped ${stats.pcap.dropped} if-dropped ${stats.pcap.ifDropped}`);
   }
@@ -112,10 +129,34 @@ export class TopFlows {
   }
 }
 
+/** ARP bindings of a session, latest totals per (IP, MAC), in address order. */
+export class ArpBindings {
+  readonly #byKey = new Map<string, ArpBinding>();
+  add(bindings: readonly ArpBinding[]): void {
+    for (const b of bindings) this.#byKey.set(`${b.senderIp} ${b.senderMac}`, b);
+  }
+  get items(): ArpBinding[] {
+    const key = (b: ArpBinding): string =>
+      `${b.senderIp
+        .split('.')
+        .map((o) => o.padStart(3, '0'))
+        .join('.')} ${b.senderMac}`;
+    return [...this.#byKey.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  }
+}
+
+/** `{"arp": {...}}` lines, one per binding. */
+export function arpAsJsonLines(bindings: readonly ArpBinding[]): string {
+  let out = '';
+  for (const b of bindings) out += `${terminalJson({ arp: b })}\n`;
+  return out;
+}
+
 /** Sends a sensor's finished flows to the output: JSON lines, or the top-N table; summary mode listens to no flows
- * (so the sensor skips decoding them). */
-export function attachFlowOutput(sensor: Sensor, mode: OutputMode, top: TopFlows): void {
+ * (so the sensor skips decoding them). ARP bindings are collected into `arp` (printed at the end). */
+export function attachFlowOutput(sensor: CaptureSensor, mode: OutputMode, top: TopFlows, arp?: ArpBindings): void {
   if (mode === 'summary') return;
+  if (arp) sensor.on('arp', (bindings) => arp.add(bindings));
   sensor.on('flows', (batch) => {
     const finished = batch.filter((f) => f.endReason !== 'snapshot');
     if (mode === 'json') write(flowsAsJsonLines(finished));
@@ -175,20 +216,25 @@ export async function run(args: string[]): Promise<number> {
   const file = positionals[0];
   const mode = outputMode(values);
   const top = new TopFlows(mode === 'text' ? topN : 0);
+  const core = loadCaptureCoreConfig();
   const sensor = createSensor();
+  const arp = new ArpBindings();
   let failure: Error | undefined;
-  attachFlowOutput(sensor, mode, top);
+  attachFlowOutput(sensor, mode, top, arp);
   sensor.on('error', (err) => {
     failure = err;
   });
   const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
   const t0 = performance.now();
-  await sensor.start({ kind: 'file', path: file, filter: values.filter, speed }, { snapshotIntervalSec: 0 });
+  await sensor.start({ kind: 'file', path: file, filter: values.filter, speed }, { snapshotIntervalSec: 0, ...core });
   await ended;
   const wallMs = performance.now() - t0;
   const stats = sensor.stats();
   if (failure) throw failure;
-  if (mode === 'text') write(formatSummary(`replay ${file}`, stats, top.items, wallMs));
-  else write(`${terminalJson({ summary: summaryObject(stats, { file }, wallMs) })}\n`);
+  if (mode === 'text') write(formatSummary(`replay ${file}`, stats, top.items, wallMs, arp.items));
+  else {
+    if (mode === 'json') write(arpAsJsonLines(arp.items));
+    write(`${terminalJson({ summary: summaryObject(stats, { file }, wallMs) })}\n`);
+  }
   return 0;
 }

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { columnFlowRecords, decodeFlowBatch, isoTimestamp, shiftFlowTimes } from '../../../src/native/flow-batch.js';
-import { BATCH_LAYOUT_VERSION, checkLayout, FLOW_COLUMNS } from '../../../src/native/flow-columns.js';
+import { BATCH_LAYOUT_VERSION, checkLayout, FLOW_COLUMNS, TEXT_COLUMNS } from '../../../src/native/flow-columns.js';
 import { loadBinding } from '../../../src/native/load.js';
 
 describe('isoTimestamp()', () => {
@@ -16,15 +16,27 @@ describe('isoTimestamp()', () => {
 });
 
 describe('decodeFlowBatch()', () => {
-  function batch(n: number, set: (col: string, i: number) => number, addrs: Uint8Array): ArrayBuffer {
+  /** A batch as the encoder lays it out (batch_encoder.h): header, Float64 columns, addresses, text ends, text. */
+  function batch(n: number, set: (col: string, i: number) => number, addrs: Uint8Array, text: (col: string, i: number) => string = () => ''): ArrayBuffer {
     const ncols = FLOW_COLUMNS.length;
-    const buf = new ArrayBuffer(16 + n * ncols * 8 + n * 32);
-    new Uint32Array(buf, 0, 4).set([BATCH_LAYOUT_VERSION, n, ncols, 0]);
+    const ntext = TEXT_COLUMNS.length;
+    const values = TEXT_COLUMNS.flatMap((name) => Array.from({ length: n }, (_, i) => Buffer.from(text(name, i), 'utf8')));
+    const textBlock = Buffer.concat(values);
+    const fixed = 16 + n * ncols * 8 + n * 32 + n * ntext * 4;
+    const buf = new ArrayBuffer(fixed + textBlock.length);
+    new Uint32Array(buf, 0, 4).set([BATCH_LAYOUT_VERSION, n, ncols, ntext]);
     const cols = new Float64Array(buf, 16, n * ncols);
     FLOW_COLUMNS.forEach((name, c) => {
       for (let i = 0; i < n; i++) cols[c * n + i] = set(name, i);
     });
     new Uint8Array(buf, 16 + n * ncols * 8).set(addrs);
+    const ends = new Uint32Array(buf, 16 + n * ncols * 8 + n * 32, n * ntext);
+    let end = 0;
+    values.forEach((v, k) => {
+      end += v.length;
+      ends[k] = end;
+    });
+    new Uint8Array(buf, fixed).set(textBlock);
     return buf;
   }
 
@@ -73,6 +85,90 @@ describe('decodeFlowBatch()', () => {
     expect([b.srcIp, b.dstIp, b.ipVersion, b.endReason, b.durationUs]).to.deep.equal(['fe80::1', 'ff02::1', 6, 'snapshot', 999999.5]);
   });
 
+  it('reads the application layer: label, server name, DNS, TLS, HTTP, SSH, DHCP and Community ID (null when absent)', () => {
+    const values: Record<string, number[]> = {
+      app: [1, 0],
+      appBy: [1, 0],
+      serverNameSource: [4, 0],
+      dnsQtype: [1, -1],
+      dnsRcode: [0, -1],
+      tlsVersion: [0x0304, -1],
+      tlsCipher: [0x1301, -1],
+      httpStatus: [200, -1],
+      httpRequests: [3, 0],
+    };
+    const texts: Record<string, string[]> = {
+      serverName: ['example.com', ''],
+      dnsQuery: ['www.example.com', ''],
+      dnsAnswers: ['CNAME\x1f300\x1fexample.com\x1eA\x1f60\x1f93.184.216.34', ''],
+      tlsSni: ['example.com', ''],
+      tlsJa3: ['0123456789abcdef0123456789abcdef', ''],
+      httpMethod: ['GET', ''],
+      httpUri: ['/ä?x=1', ''],
+      sshClient: ['SSH-2.0-OpenSSH_8.9p1', ''],
+      dhcpMac: ['00:11:22:33:44:55', ''],
+      communityId: ['1:LQU9qZlK+B5F3KDmev6m5PMibrg=', ''],
+    };
+    const [a, b] = decodeFlowBatch(
+      batch(
+        2,
+        (c, i) => values[c]?.[i] ?? 0,
+        new Uint8Array(64),
+        (c, i) => texts[c]?.[i] ?? '',
+      ),
+    );
+    expect([a.app, a.appBy, a.serverName, a.serverNameSource, a.communityId]).to.deep.equal([
+      'dns',
+      'content',
+      'example.com',
+      'dns',
+      '1:LQU9qZlK+B5F3KDmev6m5PMibrg=',
+    ]);
+    expect(a.dns).to.deep.equal({
+      query: 'www.example.com',
+      qtype: 1,
+      rcode: 0,
+      answers: [
+        { type: 'CNAME', ttl: 300, value: 'example.com' },
+        { type: 'A', ttl: 60, value: '93.184.216.34' },
+      ],
+    });
+    expect(a.tls).to.deep.equal({
+      version: 'TLS 1.3',
+      sni: 'example.com',
+      alpn: null,
+      ja3: '0123456789abcdef0123456789abcdef',
+      ja4: null,
+      ja4s: null,
+      cipher: '1301',
+    });
+    expect(a.http).to.deep.equal({ method: 'GET', host: null, uri: '/ä?x=1', userAgent: null, status: 200, requests: 3 });
+    expect(a.ssh).to.deep.equal({ client: 'SSH-2.0-OpenSSH_8.9p1', server: null });
+    expect(a.dhcp).to.deep.equal({ hostname: null, mac: '00:11:22:33:44:55' });
+    expect([b.app, b.appBy, b.serverName, b.serverNameSource, b.dns, b.tls, b.http, b.ssh, b.dhcp, b.communityId]).to.deep.equal([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
+    // Column-backed records read the same values.
+    const [ca] = columnFlowRecords(
+      batch(
+        2,
+        (c, i) => values[c]?.[i] ?? 0,
+        new Uint8Array(64),
+        (c, i) => texts[c]?.[i] ?? '',
+      ),
+    );
+    expect(JSON.parse(JSON.stringify(ca))).to.deep.equal(JSON.parse(JSON.stringify(a)));
+  });
+
   it('rejects buffers that do not match their header', () => {
     const good = batch(1, () => 0, new Uint8Array(32));
     expect(() => decodeFlowBatch(good.slice(0, good.byteLength - 1))).to.throw(RangeError);
@@ -110,7 +206,9 @@ describe('checkLayout()', () => {
   it('accepts the built addon and refuses a different layout', () => {
     const addon = loadBinding();
     expect(() => checkLayout(addon)).to.not.throw();
-    expect(() => checkLayout({ batchLayoutVersion: 2, flowColumns: addon.flowColumns })).to.throw(/rebuild/);
-    expect(() => checkLayout({ batchLayoutVersion: 1, flowColumns: addon.flowColumns.slice(1) })).to.throw(/columns differ/);
+    expect(() => checkLayout({ ...addon, batchLayoutVersion: 1 })).to.throw(/rebuild/);
+    expect(() => checkLayout({ ...addon, flowColumns: addon.flowColumns.slice(1) })).to.throw(/columns differ/);
+    expect(() => checkLayout({ ...addon, flowTextColumns: addon.flowTextColumns.slice(1) })).to.throw(/text columns differ/);
+    expect(() => checkLayout({ ...addon, appNames: [...addon.appNames, 'gopher'] })).to.throw(/labels differ/);
   });
 });

@@ -1,0 +1,589 @@
+// AppLayer: protocol recognition and per-flow parsing on the capture thread (see app_layer.h).
+#include "app/app_layer.h"
+
+#include <arpa/inet.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "app/dhcp.h"
+#include "app/http.h"
+#include "app/ssh.h"
+#include "common/byte_order.h"
+#include "flow/flow_record.h"
+
+namespace vigil {
+
+namespace {
+
+// Payload packets per direction inspected before a flow's recognition gives up (then the port guess applies).
+constexpr uint16_t kRecogniseTries = 2;
+// Payload packets per direction a parser may look at (TLS records, QUIC Initials, HTTP head, banners).
+constexpr uint16_t kParsePackets = 12;
+// DNS messages per flow parsed (a resolver's fixed source port makes long DNS flows; their answers still feed the
+// cache up to this many).
+constexpr uint16_t kDnsMessages = 64;
+constexpr size_t kStateChunk = 256;
+
+constexpr uint16_t kPortDns = 53, kPortMdns = 5353, kPortLlmnr = 5355, kPortNtp = 123, kPortBootps = 67,
+                   kPortBootpc = 68;
+
+bool IsPort(const PacketView& v, uint16_t p) { return v.src_port == p || v.dst_port == p; }
+
+struct PortLabel {
+  uint8_t protocol;  // 6, 17 or 0 for both
+  uint16_t port;
+  AppProto app;
+};
+// IANA service names for the well-known ports (a guess: nothing checked the content).
+constexpr PortLabel kPortLabels[] = {
+    {6, 21, AppProto::kFtp},       {0, 22, AppProto::kSsh},      {6, 23, AppProto::kTelnet},
+    {6, 25, AppProto::kSmtp},      {0, 53, AppProto::kDns},      {17, 67, AppProto::kDhcp},
+    {17, 68, AppProto::kDhcp},     {0, 80, AppProto::kHttp},     {0, 88, AppProto::kKerberos},
+    {6, 110, AppProto::kPop3},     {17, 123, AppProto::kNtp},    {0, 137, AppProto::kNetbios},
+    {17, 138, AppProto::kNetbios}, {6, 139, AppProto::kNetbios}, {6, 143, AppProto::kImap},
+    {17, 161, AppProto::kSnmp},    {17, 162, AppProto::kSnmp},   {0, 389, AppProto::kLdap},
+    {6, 443, AppProto::kTls},      {17, 443, AppProto::kQuic},   {6, 445, AppProto::kSmb},
+    {6, 465, AppProto::kSmtp},     {17, 514, AppProto::kSyslog}, {17, 546, AppProto::kDhcpv6},
+    {17, 547, AppProto::kDhcpv6},  {6, 587, AppProto::kSmtp},    {6, 636, AppProto::kLdap},
+    {6, 853, AppProto::kTls},      {6, 993, AppProto::kImap},    {6, 995, AppProto::kPop3},
+    {6, 502, AppProto::kModbus},   {6, 1883, AppProto::kMqtt},   {17, 1900, AppProto::kSsdp},
+    {6, 3306, AppProto::kMysql},   {0, 3389, AppProto::kRdp},    {0, 5060, AppProto::kSip},
+    {17, 5353, AppProto::kMdns},   {0, 5355, AppProto::kLlmnr},  {6, 5432, AppProto::kPostgresql},
+    {6, 6379, AppProto::kRedis},   {6, 8080, AppProto::kHttp},   {6, 8443, AppProto::kTls},
+    {6, 20000, AppProto::kDnp3},
+};
+
+AppProto LookupPort(uint8_t protocol, uint16_t port) {
+  for (const PortLabel& l : kPortLabels) {
+    if (l.port == port && (l.protocol == 0 || l.protocol == protocol)) return l.app;
+  }
+  return AppProto::kUnknown;
+}
+
+void Label(FlowEntry& e, AppProto p, AppLayerStats& stats) {
+  if (e.app_proto == static_cast<uint8_t>(AppProto::kUnknown)) stats.flows_by_app[static_cast<int>(p)]++;
+  e.app_proto = static_cast<uint8_t>(p);
+  e.app_by = static_cast<uint8_t>(AppBy::kContent);
+}
+
+std::string Text(std::string_view s) { return std::string(s.data(), s.size()); }
+
+const char* RrTypeName(uint16_t t) {
+  switch (t) {
+    case 1:
+      return "A";
+    case 28:
+      return "AAAA";
+    case 5:
+      return "CNAME";
+    default:
+      return "?";
+  }
+}
+
+// The (protocol, status) error slots: every status of every parser except kOk and kNeedMore.
+struct ErrorSlots {
+  const char* names[kMaxAppErrorSlots];
+  int count = 0;
+  int dns = 0, tls = 0, quic = 0, http = 0, ssh = 0, dhcp = 0, arp = 0;  // first slot of each (status 1 -> base)
+
+  template <typename Status>
+  int Add(const char* (*name)(Status), int n, bool skip_need_more) {
+    const int base = count;
+    for (int i = 0; i < n; ++i) {
+      const char* text = name(static_cast<Status>(i));
+      if (i == 0 || (skip_need_more && i == 1)) text = nullptr;  // kOk, kNeedMore: not errors
+      if (count < kMaxAppErrorSlots) names[count++] = text;
+    }
+    return base;
+  }
+  ErrorSlots() {
+    dns = Add<DnsStatus>(DnsStatusName, static_cast<int>(DnsStatus::kCount), false);
+    tls = Add<TlsStatus>(TlsStatusName, static_cast<int>(TlsStatus::kCount), true);
+    quic = Add<QuicStatus>(QuicStatusName, static_cast<int>(QuicStatus::kCount), true);
+    http = Add<HttpStatus>(HttpStatusName, static_cast<int>(HttpStatus::kCount), true);
+    ssh = Add<SshStatus>(SshStatusName, static_cast<int>(SshStatus::kCount), true);
+    dhcp = Add<DhcpStatus>(DhcpStatusName, static_cast<int>(DhcpStatus::kCount), false);
+    arp = Add<ArpStatus>(ArpStatusName, static_cast<int>(ArpStatus::kCount), false);
+  }
+};
+const ErrorSlots& Slots() {
+  static const ErrorSlots slots;
+  return slots;
+}
+
+template <typename Status>
+void CountError(AppLayerStats& stats, int base, Status st) {
+  const int slot = base + static_cast<int>(st);
+  if (slot < kMaxAppErrorSlots && Slots().names[slot] != nullptr) stats.errors[slot]++;
+}
+
+}  // namespace
+
+const char* AppProtoName(AppProto p) {
+  static const char* const kNames[] = {"",      "dns",  "mdns", "llmnr",  "tls",    "quic",   "http",    "ssh",
+                                       "dhcp",  "ntp",  "ftp",  "telnet", "smtp",   "pop3",   "imap",    "netbios",
+                                       "snmp",  "ldap", "smb",  "syslog", "ssdp",   "dhcpv6", "mysql",   "postgresql",
+                                       "redis", "rdp",  "sip",  "mqtt",   "modbus", "dnp3",   "kerberos"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(AppProto::kCount), "one name per label");
+  const int i = static_cast<int>(p);
+  return i >= 0 && i < static_cast<int>(AppProto::kCount) ? kNames[i] : "";
+}
+
+AppProto GuessAppByPort(uint8_t protocol, uint16_t responder_port, uint16_t initiator_port) {
+  if (protocol != 6 && protocol != 17) return AppProto::kUnknown;
+  const AppProto p = LookupPort(protocol, responder_port);
+  return p != AppProto::kUnknown ? p : LookupPort(protocol, initiator_port);
+}
+
+const char* AppCounterName(int i) {
+  static const char* const kNames[kAppCounterCount] = {"tcp_gaps",           "tls_client_hellos",  "tls_server_hellos",
+                                                       "quic_client_hellos", "quic_server_hellos", "dns_messages",
+                                                       "http_requests",      "ssh_banners",        "dhcp_messages",
+                                                       "arp_messages",       "states_live"};
+  return i >= 0 && i < kAppCounterCount ? kNames[i] : "unknown";
+}
+
+int AppErrorSlotCount() { return Slots().count; }
+const char* AppErrorName(int slot) {
+  return slot >= 0 && slot < Slots().count && Slots().names[slot] != nullptr ? Slots().names[slot] : nullptr;
+}
+
+std::string AddressText(const uint8_t addr[16]) {
+  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  char text[INET6_ADDRSTRLEN] = {0};
+  if (std::memcmp(addr, kMapped, 12) == 0) {
+    inet_ntop(AF_INET, addr + 12, text, sizeof text);
+  } else {
+    inet_ntop(AF_INET6, addr, text, sizeof text);
+  }
+  return text;
+}
+
+void AppState::Clear() {
+  resolved_name.clear();
+  dns.reset();
+  tls.reset();
+  http.reset();
+  ssh.reset();
+  dhcp.reset();
+  for (int d = 0; d < 2; ++d) {
+    tls_asm[d].reset();
+    quic[d].reset();
+    head[d].reset();
+    next_seq[d] = 0;
+    seq_known[d] = false;
+    dir_done[d] = false;
+    payload_packets[d] = 0;
+  }
+  messages = 0;
+}
+
+AppLayer::AppLayer(const AppLayerConfig& config)
+    : config_(config),
+      dns_cache_(config.enabled ? config.dns_cache_entries : 0),
+      arp_(config.enabled ? config.arp_entries : 1) {}
+
+AppLayer::~AppLayer() = default;
+
+AppLayerStats AppLayer::Stats() const {
+  AppLayerStats s = stats_;
+  s.dns_cache = dns_cache_.stats();
+  s.arp_bindings = arp_.size();
+  s.arp_evictions = arp_.evictions();
+  return s;
+}
+
+AppState* AppLayer::Acquire(FlowEntry& e) {
+  if (e.app != nullptr) return e.app;
+  if (free_.empty()) {
+    chunks_.emplace_back(new AppState[kStateChunk]);
+    AppState* chunk = chunks_.back().get();
+    for (size_t i = kStateChunk; i-- > 0;) free_.push_back(&chunk[i]);
+  }
+  e.app = free_.back();
+  free_.pop_back();
+  stats_.counters[kAppStatesLive]++;
+  return e.app;
+}
+
+void AppLayer::OnFlowEnd(FlowEntry& e) {
+  if (e.app == nullptr) return;
+  e.app->Clear();
+  free_.push_back(e.app);
+  e.app = nullptr;
+  stats_.counters[kAppStatesLive]--;
+}
+
+void AppLayer::Done(FlowEntry& e) {
+  e.app_done = true;
+  if (e.app == nullptr) return;
+  for (int d = 0; d < 2; ++d) {
+    e.app->tls_asm[d].reset();
+    e.app->quic[d].reset();
+    e.app->head[d].reset();
+  }
+}
+
+void AppLayer::OnFlowStart(FlowEntry& e, const PacketView& v, int64_t ts_ns) {
+  if (!config_.enabled) {
+    e.app_done = true;
+    return;
+  }
+  // The responder's name as its initiator resolved it (the flow's first packet goes initiator -> responder).
+  if (v.protocol == 6 || v.protocol == 17) {
+    const NameText* name = dns_cache_.Lookup(v.src, v.dst, ts_ns);
+    if (name != nullptr) Acquire(e)->resolved_name = Text(name->view());
+  }
+  Inspect(e, v, kFwd, ts_ns);
+}
+
+void AppLayer::OnPacket(FlowEntry& e, const PacketView& v, Direction dir, int64_t ts_ns) {
+  if (!config_.enabled || e.app_done) return;
+  Inspect(e, v, dir, ts_ns);
+}
+
+bool AppLayer::Recognise(FlowEntry& e, const PacketView& v, Direction dir) {
+  const uint8_t* p = v.payload;
+  const uint32_t n = v.payload_captured;
+  if (v.protocol == 17) {
+    if (IsPort(v, kPortDns) && LooksLikeDns(p, n)) {
+      Label(e, AppProto::kDns, stats_);
+    } else if (IsPort(v, kPortMdns) && LooksLikeDns(p, n)) {
+      Label(e, AppProto::kMdns, stats_);
+    } else if (IsPort(v, kPortLlmnr) && LooksLikeDns(p, n)) {
+      Label(e, AppProto::kLlmnr, stats_);
+    } else if (LooksLikeQuicInitial(p, n)) {
+      Label(e, AppProto::kQuic, stats_);
+    } else if ((IsPort(v, kPortBootps) || IsPort(v, kPortBootpc)) && LooksLikeDhcp(p, n)) {
+      Label(e, AppProto::kDhcp, stats_);
+    } else if (IsPort(v, kPortNtp) && n >= 48 && ((p[0] >> 3) & 7) >= 1 && ((p[0] >> 3) & 7) <= 4 && (p[0] & 7) != 0) {
+      Label(e, AppProto::kNtp, stats_);
+      Done(e);
+    } else {
+      return false;
+    }
+    return true;
+  }
+  if (v.protocol != 6) return false;
+  if (LooksLikeTlsHandshake(p, n)) {
+    Label(e, AppProto::kTls, stats_);
+  } else if (LooksLikeHttpRequest(p, n) || LooksLikeHttpResponse(p, n)) {
+    Label(e, AppProto::kHttp, stats_);
+  } else if (LooksLikeSsh(p, n)) {
+    Label(e, AppProto::kSsh, stats_);
+  } else if (IsPort(v, kPortDns) && n > 2 && LooksLikeDns(p + 2, n - 2)) {
+    Label(e, AppProto::kDns, stats_);
+  } else {
+    return false;
+  }
+  (void)dir;
+  return true;
+}
+
+// TCP: true when v continues its direction's stream in order (the first payload segment starts it). A gap ends
+// that direction's parsing; a retransmission of bytes already seen is skipped.
+bool AppLayer::InOrder(AppState& s, const PacketView& v, Direction dir) {
+  if (!s.seq_known[dir]) {
+    s.seq_known[dir] = true;
+    s.next_seq[dir] = v.tcp_seq + v.payload_captured;
+    return true;
+  }
+  const int32_t delta = static_cast<int32_t>(v.tcp_seq - s.next_seq[dir]);
+  if (delta < 0) return false;  // retransmission / overlap
+  if (delta > 0 || v.payload_captured < v.payload_bytes) {
+    stats_.counters[kAppTcpGap]++;
+    s.dir_done[dir] = true;
+    return false;
+  }
+  s.next_seq[dir] += v.payload_captured;
+  return true;
+}
+
+void AppLayer::Inspect(FlowEntry& e, const PacketView& v, Direction dir, int64_t ts_ns) {
+  if (v.payload == nullptr || v.payload_captured == 0) return;
+  if (e.app_by != static_cast<uint8_t>(AppBy::kContent)) {
+    if (!Recognise(e, v, dir)) {
+      AppState* s = Acquire(e);
+      if (++s->payload_packets[dir] >= kRecogniseTries && s->payload_packets[dir ^ 1] >= (v.protocol == 17 ? 0 : 1)) {
+        Done(e);
+      }
+      return;
+    }
+    if (e.app_done) return;
+  }
+  AppState& s = *Acquire(e);
+  if (s.dir_done[dir]) return;
+  switch (static_cast<AppProto>(e.app_proto)) {
+    case AppProto::kDns:
+    case AppProto::kMdns:
+    case AppProto::kLlmnr:
+      if (v.protocol == 17) {
+        OnDns(e, s, v.payload, v.payload_captured, dir, ts_ns);
+      } else if (InOrder(s, v, dir)) {
+        // DNS over TCP: the first message of each direction, when it is whole in its segment.
+        if (v.payload_captured > 2) {
+          const uint32_t len = be16(v.payload);
+          if (len <= v.payload_captured - 2) OnDns(e, s, v.payload + 2, len, dir, ts_ns);
+        }
+        s.dir_done[dir] = true;
+      }
+      break;
+    case AppProto::kTls:
+      OnTls(e, s, v, dir);
+      break;
+    case AppProto::kQuic:
+      OnQuic(e, s, v, dir);
+      break;
+    case AppProto::kHttp:
+      OnHttp(e, s, v, dir);
+      break;
+    case AppProto::kSsh:
+      OnSsh(e, s, v, dir);
+      break;
+    case AppProto::kDhcp:
+      OnDhcp(e, s, v);
+      break;
+    default:
+      Done(e);
+      return;
+  }
+  if (!e.app_done && ++s.payload_packets[dir] > kParsePackets) s.dir_done[dir] = true;
+  if (!e.app_done && s.dir_done[kFwd] && s.dir_done[kBwd]) Done(e);
+}
+
+void AppLayer::OnDns(FlowEntry& e, AppState& s, const uint8_t* data, uint32_t len, Direction dir, int64_t ts_ns) {
+  if (!dns_msg_) dns_msg_ = std::make_unique<DnsMessage>();
+  DnsMessage& m = *dns_msg_;
+  const DnsStatus st = ParseDns(data, len, &m);
+  stats_.counters[kAppDnsMessages]++;
+  if (st != DnsStatus::kOk) {
+    CountError(stats_, Slots().dns, st);
+    if (m.query.empty()) return;
+  }
+  if (!s.dns) {
+    s.dns = std::make_unique<DnsInfo>();
+    s.dns->query = Text(m.query.view());
+    s.dns->qtype = m.qtype;
+  }
+  if (m.response && s.dns->rcode < 0) {
+    s.dns->rcode = m.rcode;
+    std::string& out = s.dns->answers;
+    for (int i = 0; i < m.kept; ++i) {
+      const DnsAnswer& a = m.answers[i];
+      if (!out.empty()) out.push_back('\x1e');
+      out += RrTypeName(a.type);
+      out.push_back('\x1f');
+      out += std::to_string(a.ttl);
+      out.push_back('\x1f');
+      out += a.type == 5 ? Text(a.cname.view()) : AddressText(a.addr);
+    }
+  }
+  // Unicast answers teach the cache: the client is the address the response went to. mDNS answers are multicast.
+  if (m.response && e.app_proto != static_cast<uint8_t>(AppProto::kMdns) && !m.query.empty()) {
+    const uint8_t* client = dir == kBwd ? (e.initiator_is_lo ? e.key.addr_lo : e.key.addr_hi)
+                                        : (e.initiator_is_lo ? e.key.addr_hi : e.key.addr_lo);
+    for (int i = 0; i < m.kept; ++i) {
+      const DnsAnswer& a = m.answers[i];
+      if (a.type == 1 || a.type == 28) dns_cache_.Insert(client, a.addr, m.query, a.ttl, ts_ns);
+    }
+  }
+  if (++s.messages >= kDnsMessages) Done(e);
+}
+
+void AppLayer::TakeClientHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic) {
+  if (!client_hello_) client_hello_ = std::make_unique<TlsClientHello>();
+  TlsClientHello& ch = *client_hello_;
+  const TlsStatus st = ParseClientHello(msg, len, &ch);
+  if (st != TlsStatus::kOk) {
+    CountError(stats_, Slots().tls, st);
+    return;
+  }
+  stats_.counters[quic ? kAppQuicClientHello : kAppTlsClientHello]++;
+  if (!s.tls) s.tls = std::make_unique<TlsInfo>();
+  TlsInfo& t = *s.tls;
+  t.sni = Text(ch.sni.view());
+  if (t.alpn.empty()) t.alpn = Text(ch.alpn_first.view());
+  if (t.version < 0) t.version = ch.max_version;
+  char ja3[33];
+  Ja3(ch, ja3);
+  t.ja3 = ja3;
+  char ja4[40];
+  Ja4(ch, quic, ja4);
+  t.ja4 = ja4;
+}
+
+void AppLayer::TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic) {
+  if (!server_hello_) server_hello_ = std::make_unique<TlsServerHello>();
+  TlsServerHello& sh = *server_hello_;
+  const TlsStatus st = ParseServerHello(msg, len, &sh);
+  if (st != TlsStatus::kOk) {
+    CountError(stats_, Slots().tls, st);
+    return;
+  }
+  stats_.counters[quic ? kAppQuicServerHello : kAppTlsServerHello]++;
+  if (!s.tls) s.tls = std::make_unique<TlsInfo>();
+  TlsInfo& t = *s.tls;
+  t.version = sh.selected_version;
+  t.cipher = sh.cipher;
+  if (!sh.alpn.empty()) t.alpn = Text(sh.alpn.view());
+  char ja4s[32];
+  Ja4s(sh, quic, ja4s);
+  t.ja4s = ja4s;
+}
+
+void AppLayer::OnTls(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
+  if (!InOrder(s, v, dir)) return;
+  auto& as = s.tls_asm[dir];
+  if (!as) as = std::make_unique<TlsHandshakeAssembler>();
+  const TlsStatus st = as->Feed(v.payload, v.payload_captured);
+  if (st == TlsStatus::kNeedMore) return;
+  s.dir_done[dir] = true;
+  if (st != TlsStatus::kOk) {
+    CountError(stats_, Slots().tls, st);
+  } else if (as->message_len() > 0 && as->message()[0] == 1) {
+    TakeClientHello(s, as->message(), as->message_len(), false);
+  } else if (as->message_len() > 0 && as->message()[0] == 2) {
+    TakeServerHello(s, as->message(), as->message_len(), false);
+  }
+  as.reset();
+}
+
+void AppLayer::OnQuic(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
+  auto& q = s.quic[dir];
+  if (!q) {
+    q = std::make_unique<QuicInitialReader>(dir == kBwd);
+    if (dir == kBwd) {
+      // The server's keys come from the client's original DCID: wait for the client's first Initial.
+      if (!s.quic[kFwd] || s.quic[kFwd]->original_dcid_len() == 0) {
+        q.reset();
+        return;
+      }
+      q->SetOriginalDcid(s.quic[kFwd]->original_dcid(), s.quic[kFwd]->original_dcid_len());
+    }
+  }
+  const QuicStatus st = q->Feed(v.payload, v.payload_captured);
+  if (st == QuicStatus::kNeedMore) return;
+  if (st == QuicStatus::kOk) {
+    const uint8_t* msg = q->handshake();
+    const uint32_t len = q->handshake_len();
+    if (len > 0 && msg[0] == 1) TakeClientHello(s, msg, len, true);
+    if (len > 0 && msg[0] == 2) TakeServerHello(s, msg, len, true);
+  } else if (st != QuicStatus::kNotInitial) {
+    CountError(stats_, Slots().quic, st);
+  } else {
+    return;  // a later packet type (Handshake, 1-RTT): keep waiting within the packet budget
+  }
+  s.dir_done[dir] = true;
+  if (dir == kBwd) q.reset();  // the client reader keeps the DCID for the server direction
+}
+
+void AppLayer::OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
+  if (!s.http) s.http = std::make_unique<HttpInfo>();
+  HttpInfo& h = *s.http;
+  if (dir == kFwd) {
+    // Count requests on the whole flow: each request starts a segment in practice (pipelining aside).
+    const bool starts = LooksLikeHttpRequest(v.payload, v.payload_captured);
+    if (starts) {
+      h.requests++;
+      stats_.counters[kAppHttpRequests]++;
+    }
+    if (!h.method.empty() || s.dir_done[kFwd]) return;
+    if (!InOrder(s, v, dir)) return;
+    auto& head = s.head[dir];
+    if (!head) {
+      if (!starts) {
+        s.dir_done[dir] = true;
+        return;
+      }
+      head = std::make_unique<StreamHead>();
+    }
+    const uint32_t room = StreamHead::kBytes - head->len;
+    const uint32_t take = v.payload_captured < room ? v.payload_captured : room;
+    std::memcpy(head->data + head->len, v.payload, take);
+    head->len += take;
+    HttpRequest req;
+    const HttpStatus st = ParseHttpRequest(head->data, head->len, &req);
+    if (st == HttpStatus::kNeedMore && head->len < StreamHead::kBytes && s.payload_packets[dir] + 1 < kParsePackets) {
+      return;
+    }
+    if (st == HttpStatus::kOk || st == HttpStatus::kNeedMore) {
+      h.method = Text(req.method.view());
+      h.host = Text(req.host.view());
+      h.uri = Text(req.uri.view());
+      h.user_agent = Text(req.user_agent.view());
+    } else {
+      CountError(stats_, Slots().http, st);
+    }
+    head.reset();
+    return;  // the fwd direction stays open to count requests
+  }
+  if (h.status < 0 && InOrder(s, v, dir)) {
+    uint16_t status = 0;
+    const HttpStatus st = ParseHttpResponseStatus(v.payload, v.payload_captured, &status);
+    if (st == HttpStatus::kOk) {
+      h.status = status;
+    } else if (st != HttpStatus::kNeedMore && st != HttpStatus::kNotHttp) {
+      CountError(stats_, Slots().http, st);
+    }
+  }
+  s.dir_done[dir] = true;
+}
+
+void AppLayer::OnSsh(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
+  if (!InOrder(s, v, dir)) return;
+  auto& head = s.head[dir];
+  if (!head) head = std::make_unique<StreamHead>();
+  const uint32_t room = StreamHead::kBytes - head->len;
+  const uint32_t take = v.payload_captured < room ? v.payload_captured : room;
+  std::memcpy(head->data + head->len, v.payload, take);
+  head->len += take;
+  NameText banner;
+  const SshStatus st = ParseSshBanner(head->data, head->len, &banner);
+  if (st == SshStatus::kNeedMore && head->len < StreamHead::kBytes) return;
+  if (st == SshStatus::kOk) {
+    if (!s.ssh) s.ssh = std::make_unique<SshInfo>();
+    (dir == kFwd ? s.ssh->client : s.ssh->server) = Text(banner.view());
+    stats_.counters[kAppSshBanners]++;
+  } else {
+    CountError(stats_, Slots().ssh, st);
+  }
+  head.reset();
+  s.dir_done[dir] = true;
+}
+
+void AppLayer::OnDhcp(FlowEntry& e, AppState& s, const PacketView& v) {
+  DhcpMessage m;
+  const DhcpStatus st = ParseDhcp(v.payload, v.payload_captured, &m);
+  stats_.counters[kAppDhcpMessages]++;
+  if (st != DhcpStatus::kOk) {
+    CountError(stats_, Slots().dhcp, st);
+    return;
+  }
+  if (m.op != 1) return;  // server replies name nobody
+  if (!s.dhcp) s.dhcp = std::make_unique<DhcpInfo>();
+  DhcpInfo& d = *s.dhcp;
+  std::memcpy(d.mac, m.client_mac, 6);
+  d.has_mac = true;
+  if (!m.hostname.empty()) {
+    d.hostname = Text(m.hostname.view());
+    Done(e);
+  }
+}
+
+void AppLayer::OnNonIp(const PacketView& v, int64_t ts_ns) {
+  if (!config_.enabled || v.ethertype != 0x0806 || v.l3 == nullptr) return;
+  ArpMessage m;
+  const ArpStatus st = ParseArp(v.l3, v.l3_captured, &m);
+  stats_.counters[kAppArpMessages]++;
+  if (st != ArpStatus::kOk) {
+    CountError(stats_, Slots().arp, st);
+    return;
+  }
+  arp_.Add(m, ts_ns);
+}
+
+size_t AppLayer::DrainArp(std::vector<ArpBinding>* out, size_t max) { return arp_.Drain(out, max); }
+
+}  // namespace vigil

@@ -1,0 +1,215 @@
+// AppLayer: the application layer of the capture core. Recognises each flow's protocol by content (port as a
+// fallback guess), runs the parser of that protocol (native/app/*.h) on the flow's first payload packets, keeps what
+// they found in a per-flow AppState, learns names from DNS answers (DnsNameCache), and summarises ARP bindings.
+// Owned by the capture thread, which calls it for every packet after the flow table accounted it. No napi, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/arp.h"
+#include "app/dns.h"
+#include "app/dns_cache.h"
+#include "app/quic.h"
+#include "app/tls.h"
+#include "decode/packet_view.h"
+#include "features/flow_features.h"
+#include "flow/flow_table.h"
+
+namespace vigil {
+
+// Application labels. Values are part of the batch layout (the `app` column); names are AppProtoName's.
+enum class AppProto : uint8_t {
+  kUnknown = 0,
+  kDns,
+  kMdns,
+  kLlmnr,
+  kTls,
+  kQuic,
+  kHttp,
+  kSsh,
+  kDhcp,
+  kNtp,
+  // Port-only labels (never recognised by content here).
+  kFtp,
+  kTelnet,
+  kSmtp,
+  kPop3,
+  kImap,
+  kNetbios,
+  kSnmp,
+  kLdap,
+  kSmb,
+  kSyslog,
+  kSsdp,
+  kDhcpv6,
+  kMysql,
+  kPostgresql,
+  kRedis,
+  kRdp,
+  kSip,
+  kMqtt,
+  kModbus,
+  kDnp3,
+  kKerberos,
+  kCount
+};
+const char* AppProtoName(AppProto p);  // "dns", "tls", ...; "" for kUnknown
+
+// How the label was found: by content, or guessed from the port.
+enum class AppBy : uint8_t { kNone = 0, kContent = 1, kPort = 2 };
+// Where serverName came from. Values are part of the batch layout.
+enum class NameSource : uint8_t { kNone = 0, kSni = 1, kQuicSni = 2, kHttpHost = 3, kDns = 4 };
+
+// The port-based guess for a flow (responder port first, then the initiator's). kUnknown when none.
+AppProto GuessAppByPort(uint8_t protocol, uint16_t responder_port, uint16_t initiator_port);
+
+struct DnsInfo {
+  std::string query;
+  int32_t qtype = -1;
+  int32_t rcode = -1;   // -1 until a response was seen
+  std::string answers;  // records "type\x1fttl\x1fvalue" joined by '\x1e' (A, AAAA, CNAME)
+};
+struct TlsInfo {
+  int32_t version = -1;  // chosen (ServerHello), else the highest offered
+  int32_t cipher = -1;   // chosen cipher suite
+  std::string sni, alpn, ja3, ja4, ja4s;
+};
+struct HttpInfo {
+  std::string method, host, uri, user_agent;
+  int32_t status = -1;
+  uint32_t requests = 0;
+};
+struct SshInfo {
+  std::string client, server;
+};
+struct DhcpInfo {
+  std::string hostname;
+  uint8_t mac[6] = {};
+  bool has_mac = false;
+};
+
+// A bounded buffer for a message head spread over a few in-order TCP segments (HTTP request head, SSH banner).
+struct StreamHead {
+  static constexpr uint32_t kBytes = 4096;
+  uint32_t len = 0;
+  uint8_t data[kBytes];
+};
+
+// Per-flow application state: allocated when a flow first carries payload worth parsing, freed when it ends.
+struct AppState {
+  std::string resolved_name;  // from the DNS cache when the flow started (the responder's name for its initiator)
+  std::unique_ptr<DnsInfo> dns;
+  std::unique_ptr<TlsInfo> tls;
+  std::unique_ptr<HttpInfo> http;
+  std::unique_ptr<SshInfo> ssh;
+  std::unique_ptr<DhcpInfo> dhcp;
+  // Parsers in progress, per direction (kFwd, kBwd); released as soon as a direction is done.
+  std::unique_ptr<TlsHandshakeAssembler> tls_asm[2];
+  std::unique_ptr<QuicInitialReader> quic[2];
+  std::unique_ptr<StreamHead> head[2];
+  uint32_t next_seq[2] = {0, 0};
+  bool seq_known[2] = {false, false};
+  bool dir_done[2] = {false, false};
+  uint16_t payload_packets[2] = {0, 0};
+  uint16_t messages = 0;  // DNS messages parsed on this flow
+
+  void Clear();
+};
+
+struct AppLayerConfig {
+  bool enabled = true;
+  uint16_t community_id_seed = 0;
+  uint32_t dns_cache_entries = 65536;
+  uint32_t arp_entries = 4096;
+};
+
+// Named counters of the application layer (malformed messages per reason, and events), exposed as
+// `appLayer.errors` / `appLayer.counters` in JS. Fixed slots: AppCounterName(i) for i < kAppCounterCount.
+enum AppCounter : int {
+  kAppTcpGap = 0,      // a TCP segment after a gap: that direction's parsing stopped
+  kAppTlsClientHello,  // ClientHellos parsed (TCP)
+  kAppTlsServerHello,
+  kAppQuicClientHello,
+  kAppQuicServerHello,
+  kAppDnsMessages,
+  kAppHttpRequests,
+  kAppSshBanners,
+  kAppDhcpMessages,
+  kAppArpMessages,
+  kAppStatesLive,  // AppStates currently allocated (gauge)
+  kAppCounterCount
+};
+const char* AppCounterName(int i);
+
+// Malformed-message counters: one slot per (protocol, status), named "<proto>_<reason>".
+int AppErrorSlotCount();
+const char* AppErrorName(int slot);
+
+constexpr int kMaxAppErrorSlots = 48;
+
+struct AppLayerStats {
+  uint64_t counters[kAppCounterCount] = {};
+  uint64_t errors[kMaxAppErrorSlots] = {};
+  uint64_t flows_by_app[static_cast<int>(AppProto::kCount)] = {};  // flows labelled by content, at first label
+  DnsCacheStats dns_cache;
+  uint64_t arp_bindings = 0;
+  uint64_t arp_evictions = 0;
+};
+
+class AppLayer : public FlowObserver {
+ public:
+  explicit AppLayer(const AppLayerConfig& config);
+  ~AppLayer() override;
+  AppLayer(const AppLayer&) = delete;
+  AppLayer& operator=(const AppLayer&) = delete;
+
+  bool enabled() const { return config_.enabled; }
+  const AppLayerConfig& config() const { return config_; }
+
+  // A new flow (its first packet is `v`, direction kFwd): looks up the name its initiator resolved for the
+  // responder, then inspects the packet.
+  void OnFlowStart(FlowEntry& e, const PacketView& v, int64_t ts_ns) override;
+  // Every later packet of the flow.
+  void OnPacket(FlowEntry& e, const PacketView& v, Direction dir, int64_t ts_ns) override;
+  // The flow ended (after its record was emitted): frees its state.
+  void OnFlowEnd(FlowEntry& e) override;
+  // A frame that is not IP (ARP is summarised).
+  void OnNonIp(const PacketView& v, int64_t ts_ns);
+  // ARP bindings changed since the last call (appended to out).
+  size_t DrainArp(std::vector<ArpBinding>* out, size_t max);
+
+  AppLayerStats Stats() const;
+
+ private:
+  AppState* Acquire(FlowEntry& e);
+  void Inspect(FlowEntry& e, const PacketView& v, Direction dir, int64_t ts_ns);
+  bool Recognise(FlowEntry& e, const PacketView& v, Direction dir);
+  bool InOrder(AppState& s, const PacketView& v, Direction dir);
+  void OnDns(FlowEntry& e, AppState& s, const uint8_t* data, uint32_t len, Direction dir, int64_t ts_ns);
+  void OnTls(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
+  void OnQuic(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
+  void OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
+  void OnSsh(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
+  void OnDhcp(FlowEntry& e, AppState& s, const PacketView& v);
+  void TakeClientHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);
+  void TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);
+  void Done(FlowEntry& e);
+
+  AppLayerConfig config_;
+  AppLayerStats stats_;
+  DnsNameCache dns_cache_;
+  ArpTable arp_;
+  std::vector<std::unique_ptr<AppState[]>> chunks_;  // every state ever made (peak-bounded), kStateChunk each
+  std::vector<AppState*> free_;                      // states not in use
+  std::unique_ptr<DnsMessage> dns_msg_;              // scratch (large: kept off the stack)
+  std::unique_ptr<TlsClientHello> client_hello_;
+  std::unique_ptr<TlsServerHello> server_hello_;
+};
+
+// Text form of a 16-byte address as the batch carries it (dotted quad for IPv4-mapped).
+std::string AddressText(const uint8_t addr[16]);
+
+}  // namespace vigil
