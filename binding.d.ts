@@ -20,6 +20,42 @@ export declare namespace Binding {
     | 'bad_udp_length'
     | 'fragment_no_flow';
 
+  /** Names of `TlsStatus` (native/app/tls.h). */
+  type TlsStatusName = 'tls_ok' | 'tls_need_more' | 'tls_not_tls' | 'tls_truncated' | 'tls_bad_record' | 'tls_bad_handshake' | 'tls_too_large';
+
+  /**
+   * `_parseTls` result: the assembler's status, or the parser's once a message was assembled. ClientHello fields
+   * (type 1) or ServerHello fields (type 2) are present once a message of that type was assembled; the fingerprints
+   * only when it parsed. Lists are as sent (GREASE included), at most 128 entries; the counts stay exact.
+   */
+  interface TlsParseResult {
+    status: TlsStatusName;
+    /** LooksLikeTlsHandshake on the input. */
+    looksLikeTls: boolean;
+    /** Handshake message type (1 ClientHello, 2 ServerHello, other types give tls_bad_handshake). */
+    type?: number;
+    messageBytes?: number;
+    legacyVersion?: number;
+    /** ClientHello: highest non-GREASE supported_versions entry; ServerHello: the selected one (else legacy). */
+    version?: number;
+    ciphers?: number[];
+    cipherCount?: number;
+    extensions?: number[];
+    extensionCount?: number;
+    groups?: number[];
+    pointFormats?: number[];
+    sigAlgs?: number[];
+    sni?: string;
+    alpnFirst?: string;
+    /** ClientHello: every offered protocol, comma-separated; ServerHello: the selected one. */
+    alpn?: string;
+    /** ServerHello: the selected cipher suite. */
+    cipher?: number;
+    ja3?: string;
+    ja4?: string;
+    ja4s?: string;
+  }
+
   /** One decoded frame: the C++ `PacketView` with addresses as text (see native/decode/packet_view.h). */
   interface DecodedPacket {
     status: DecodeStatusName;
@@ -193,5 +229,11 @@ export declare namespace Binding {
      * Throws TypeError on bad arguments; malformed frames are reported through `status`, never thrown.
      */
     _decodePacket(linkType: number, frame: Uint8Array, wirelen?: number): DecodedPacket;
+    /**
+     * Test-only: feeds `bytes` (one direction of a TCP stream, TLS records; or its segments in order) to the TLS
+     * handshake assembler and parses the first handshake message; `quic` selects the JA4/JA4S protocol letter.
+     * Throws TypeError on bad arguments.
+     */
+    _parseTls(bytes: Uint8Array | Uint8Array[], quic?: boolean): TlsParseResult;
   }
 }

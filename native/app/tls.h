@@ -37,9 +37,10 @@ struct TlsClientHello {
   uint8_t point_format_count = 0;
   uint16_t sig_algs[kTlsMaxList];
   uint16_t sig_alg_count = 0;
-  NameText sni;                // server_name (host_name), as sent
-  BoundedText<64> alpn_first;  // first ALPN protocol offered ("h2", "http/1.1", ...)
-  BoundedText<255> alpn;       // all offered, comma-separated
+  NameText sni;                 // server_name (host_name), as sent
+  BoundedText<64> alpn_first;   // first ALPN protocol offered ("h2", "http/1.1", ...)
+  uint8_t alpn_first_last = 0;  // last byte of the first ALPN protocol, kept for JA4 even when alpn_first is cut
+  BoundedText<255> alpn;        // all offered, comma-separated
 };
 
 struct TlsServerHello {
@@ -48,7 +49,8 @@ struct TlsServerHello {
   uint16_t cipher = 0;
   uint16_t extensions[kTlsMaxList];
   uint16_t extension_count = 0;
-  BoundedText<64> alpn;  // selected ALPN
+  BoundedText<64> alpn;   // selected ALPN
+  uint8_t alpn_last = 0;  // last byte of the selected ALPN, kept for JA4S even when alpn is cut
 };
 
 // msg points at a handshake message: type (1 = ClientHello, 2 = ServerHello), 3-byte length, body.
@@ -82,6 +84,7 @@ class TlsHandshakeAssembler {
   uint8_t header_[5];
   uint8_t header_have_ = 0;
   bool done_ = false;
+  TlsStatus error_ = TlsStatus::kOk;  // sticky: once Feed failed, it keeps returning this
 };
 
 }  // namespace vigil

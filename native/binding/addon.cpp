@@ -7,12 +7,14 @@ namespace vigil {
 // Each binding module defines its own Init; add the declaration and the call below.
 void InitDecodeWrap(Napi::Env env, Napi::Object exports);      // decode_wrap.cpp: test-only _decodePacket
 void InitCaptureBinding(Napi::Env env, Napi::Object exports);  // capture_wrap.cpp: Capture, listInterfaces, layout
+void InitAppTlsWrap(Napi::Env env, Napi::Object exports);      // app_tls_wrap.cpp: test-only _parseTls
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("coreVersion", Napi::String::New(env, vigil::kCoreVersion));
   vigil::InitDecodeWrap(env, exports);
   vigil::InitCaptureBinding(env, exports);
+  vigil::InitAppTlsWrap(env, exports);
   return exports;
 }
 

@@ -1,0 +1,123 @@
+// Test-only export `_parseTls(bytes, quic?)`: feeds one direction of a TCP stream (TLS records; one buffer, or an
+// array of segments fed in order) to a TlsHandshakeAssembler, parses the first handshake message as a ClientHello or
+// ServerHello by its type, and returns the fields and fingerprints as a plain object for tests in TypeScript.
+#include <napi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "app/tls.h"
+
+namespace vigil {
+namespace {
+
+Napi::Array U16Array(Napi::Env env, const uint16_t* values, uint16_t count) {
+  Napi::Array a = Napi::Array::New(env);
+  for (uint32_t i = 0; i < count && i < static_cast<uint32_t>(kTlsMaxList); ++i) a.Set(i, values[i]);
+  return a;
+}
+
+template <size_t N>
+Napi::Value Text(Napi::Env env, const BoundedText<N>& t) {
+  return Napi::String::New(env, t.data, t.len);
+}
+
+bool IsBytes(const Napi::Value& v) {
+  return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array;
+}
+
+Napi::Value JsParseTls(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* usage = "_parseTls(bytes: Uint8Array | Uint8Array[], quic?: boolean)";
+  if (info.Length() < 1 || !(IsBytes(info[0]) || info[0].IsArray())) throw Napi::TypeError::New(env, usage);
+  bool quic = false;
+  if (info.Length() > 1 && !info[1].IsUndefined()) {
+    if (!info[1].IsBoolean()) throw Napi::TypeError::New(env, "quic must be a boolean");
+    quic = info[1].As<Napi::Boolean>().Value();
+  }
+  // One buffer, or the segments of the stream in order (each fed separately).
+  std::vector<Napi::Uint8Array> segments;
+  if (info[0].IsArray()) {
+    Napi::Array a = info[0].As<Napi::Array>();
+    for (uint32_t i = 0; i < a.Length(); ++i) {
+      Napi::Value v = a.Get(i);
+      if (!IsBytes(v)) throw Napi::TypeError::New(env, usage);
+      segments.push_back(v.As<Napi::Uint8Array>());
+    }
+  } else {
+    segments.push_back(info[0].As<Napi::Uint8Array>());
+  }
+
+  Napi::Object o = Napi::Object::New(env);
+  TlsHandshakeAssembler assembler;
+  TlsStatus status = TlsStatus::kNeedMore;
+  for (const Napi::Uint8Array& seg : segments) {
+    status = assembler.Feed(seg.Data(), static_cast<uint32_t>(seg.ElementLength()));
+    if (status != TlsStatus::kNeedMore) break;
+  }
+  const bool looks = !segments.empty() &&
+                     LooksLikeTlsHandshake(segments[0].Data(), static_cast<uint32_t>(segments[0].ElementLength()));
+  o.Set("looksLikeTls", looks);
+  if (status != TlsStatus::kOk) {
+    o.Set("status", TlsStatusName(status));
+    return o;
+  }
+  const uint8_t* msg = assembler.message();
+  const uint32_t len = assembler.message_len();
+  o.Set("type", msg[0]);
+  o.Set("messageBytes", len);
+  if (msg[0] == 1) {
+    TlsClientHello ch;
+    status = ParseClientHello(msg, len, &ch);
+    o.Set("legacyVersion", ch.legacy_version);
+    o.Set("version", ch.max_version);
+    o.Set("ciphers", U16Array(env, ch.ciphers, ch.cipher_count));
+    o.Set("cipherCount", ch.cipher_count);
+    o.Set("extensions", U16Array(env, ch.extensions, ch.extension_count));
+    o.Set("extensionCount", ch.extension_count);
+    o.Set("groups", U16Array(env, ch.groups, ch.group_count));
+    Napi::Array formats = Napi::Array::New(env);
+    for (uint32_t i = 0; i < ch.point_format_count && i < sizeof ch.point_formats; ++i)
+      formats.Set(i, ch.point_formats[i]);
+    o.Set("pointFormats", formats);
+    o.Set("sigAlgs", U16Array(env, ch.sig_algs, ch.sig_alg_count));
+    o.Set("sni", Text(env, ch.sni));
+    o.Set("alpnFirst", Text(env, ch.alpn_first));
+    o.Set("alpn", Text(env, ch.alpn));
+    if (status == TlsStatus::kOk) {
+      char ja3[33];
+      char ja4[40];
+      Ja3(ch, ja3);
+      Ja4(ch, quic, ja4);
+      o.Set("ja3", ja3);
+      o.Set("ja4", ja4);
+    }
+  } else if (msg[0] == 2) {
+    TlsServerHello sh;
+    status = ParseServerHello(msg, len, &sh);
+    o.Set("legacyVersion", sh.legacy_version);
+    o.Set("version", sh.selected_version);
+    o.Set("cipher", sh.cipher);
+    o.Set("extensions", U16Array(env, sh.extensions, sh.extension_count));
+    o.Set("extensionCount", sh.extension_count);
+    o.Set("alpn", Text(env, sh.alpn));
+    if (status == TlsStatus::kOk) {
+      char ja4s[32];
+      Ja4s(sh, quic, ja4s);
+      o.Set("ja4s", ja4s);
+    }
+  } else {
+    status = TlsStatus::kBadHandshake;
+  }
+  o.Set("status", TlsStatusName(status));
+  return o;
+}
+
+}  // namespace
+
+// Registers `_parseTls` on the addon's exports. Called once from addon.cpp Init on the JS thread.
+void InitAppTlsWrap(Napi::Env env, Napi::Object exports) {
+  exports.Set("_parseTls", Napi::Function::New(env, JsParseTls, "_parseTls"));
+}
+
+}  // namespace vigil

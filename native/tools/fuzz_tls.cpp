@@ -1,0 +1,72 @@
+// fuzz_tls: libFuzzer target over the TLS record assembler, the ClientHello / ServerHello parsers and the JA3 / JA4 /
+// JA4S fingerprints. Input format:
+//   byte 0     split control: the rest is fed to the assembler in segments of (byte 0 % 16) + 1 bytes, so record
+//              headers and handshake headers straddle segment boundaries
+//   bytes 1-   TLS records of one direction of a TCP stream
+// The assembled message is then parsed as a ClientHello and as a ServerHello (whatever its type), and every
+// fingerprint is computed. The raw input (minus byte 0) is also parsed directly as a handshake message, ending
+// exactly at the end of libFuzzer's allocation so that AddressSanitizer flags any read past the length.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "app/tls.h"
+
+namespace {
+
+void Check(bool ok) {
+  if (!ok) std::abort();
+}
+
+void CheckText(const char* s, size_t expect_len) { Check(std::strlen(s) == expect_len); }
+
+void ParseAll(const uint8_t* msg, uint32_t len) {
+  vigil::TlsClientHello ch;
+  const vigil::TlsStatus cs = vigil::ParseClientHello(msg, len, &ch);
+  Check(cs < vigil::TlsStatus::kCount && cs != vigil::TlsStatus::kNeedMore);
+  Check(ch.sni.len <= vigil::NameText::kCapacity && ch.alpn.len <= 255 && ch.alpn_first.len <= 64);
+  char ja3[33];
+  char ja4[40];
+  vigil::Ja3(ch, ja3);
+  CheckText(ja3, 32);
+  vigil::Ja4(ch, len % 2 == 0, ja4);
+  CheckText(ja4, 36);
+
+  vigil::TlsServerHello sh;
+  const vigil::TlsStatus ss = vigil::ParseServerHello(msg, len, &sh);
+  Check(ss < vigil::TlsStatus::kCount && ss != vigil::TlsStatus::kNeedMore);
+  char ja4s[32];
+  vigil::Ja4s(sh, len % 2 == 1, ja4s);
+  CheckText(ja4s, 25);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1 || size - 1 > 1u << 20) return -1;
+  const uint32_t step = (data[0] % 16) + 1;
+  const uint8_t* stream = data + 1;
+  const uint32_t len = static_cast<uint32_t>(size - 1);
+
+  vigil::LooksLikeTlsHandshake(stream, len);
+  ParseAll(stream, len);
+
+  vigil::TlsHandshakeAssembler assembler;
+  vigil::TlsStatus s = vigil::TlsStatus::kNeedMore;
+  for (uint32_t pos = 0; pos < len && s == vigil::TlsStatus::kNeedMore; pos += step) {
+    const uint32_t n = len - pos < step ? len - pos : step;
+    s = assembler.Feed(stream + pos, n);
+  }
+  Check(s < vigil::TlsStatus::kCount);
+  if (s == vigil::TlsStatus::kOk) {
+    Check(assembler.message() != nullptr);
+    Check(assembler.message_len() >= 4 && assembler.message_len() <= vigil::TlsHandshakeAssembler::kMaxBytes);
+    ParseAll(assembler.message(), assembler.message_len());
+    Check(assembler.Feed(stream, len) == vigil::TlsStatus::kOk);  // done: further bytes change nothing
+  } else {
+    Check(assembler.message() == nullptr && assembler.message_len() == 0);
+  }
+  assembler.Reset();
+  Check(assembler.message() == nullptr);
+  return 0;
+}
