@@ -92,6 +92,29 @@ export declare namespace Binding {
     wirelen: number;
   }
 
+  /** Statuses of the QUIC Initial reader (native/app/quic.h `QuicStatusName`). */
+  type QuicStatusName = 'quic_ok' | 'quic_need_more' | 'quic_not_initial' | 'quic_bad_header' | 'quic_decrypt_failed' | 'quic_bad_frame' | 'quic_too_large';
+
+  /** What one QuicInitialReader collected from a sequence of datagrams (test-only `_parseQuic`). */
+  interface ParsedQuic {
+    /** Status of the last datagram fed. */
+    status: QuicStatusName;
+    /** Status of each datagram, in order. */
+    statuses: QuicStatusName[];
+    /** `LooksLikeQuicInitial` of each datagram (the content check the dispatcher uses to recognise QUIC). */
+    looksLikeInitial: boolean[];
+    /** QUIC version of the first Initial that decrypted (1 or 0x6b3343cf); 0 if none did. */
+    version: number;
+    /** Handshake message type (1 ClientHello, 2 ServerHello) once complete; null before. */
+    handshakeType: number | null;
+    /** Bytes of the complete message (4-byte header included); 0 before. */
+    handshakeLength: number;
+    /** The reassembled handshake message (type, 3-byte length, body); null until complete. */
+    handshake: Uint8Array | null;
+    /** DCID the Initial keys derive from (the client's original DCID); null until known. */
+    odcid: Uint8Array | null;
+  }
+
   /** Options of `Capture#start()` (native/binding/capture_wrap.cpp). Times in seconds unless named otherwise. */
   interface CaptureStartOptions {
     kind: 'live' | 'file';
@@ -235,5 +258,10 @@ export declare namespace Binding {
      * Throws TypeError on bad arguments.
      */
     _parseTls(bytes: Uint8Array | Uint8Array[], quic?: boolean): TlsParseResult;
+    /**
+     * Test-only: feeds UDP payloads in order to one QUIC Initial reader, client side unless `fromServer` (which
+     * needs the client's `odcid` to derive the server keys). Throws TypeError on bad arguments.
+     */
+    _parseQuic(datagrams: Uint8Array[], fromServer?: boolean, odcid?: Uint8Array): ParsedQuic;
   }
 }

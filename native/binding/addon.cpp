@@ -8,6 +8,7 @@ namespace vigil {
 void InitDecodeWrap(Napi::Env env, Napi::Object exports);      // decode_wrap.cpp: test-only _decodePacket
 void InitCaptureBinding(Napi::Env env, Napi::Object exports);  // capture_wrap.cpp: Capture, listInterfaces, layout
 void InitAppTlsWrap(Napi::Env env, Napi::Object exports);      // app_tls_wrap.cpp: test-only _parseTls
+void InitAppQuicWrap(Napi::Env env, Napi::Object exports);     // app_quic_wrap.cpp: test-only _parseQuic
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -15,6 +16,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   vigil::InitDecodeWrap(env, exports);
   vigil::InitCaptureBinding(env, exports);
   vigil::InitAppTlsWrap(env, exports);
+  vigil::InitAppQuicWrap(env, exports);
   return exports;
 }
 
