@@ -452,16 +452,14 @@ void AppLayer::OnTls(FlowEntry& e, AppState& s, const PacketView& v, Direction d
 
 void AppLayer::OnQuic(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
   auto& q = s.quic[dir];
-  if (!q) {
-    q = std::make_unique<QuicInitialReader>(dir == kBwd);
-    if (dir == kBwd) {
-      // The server's keys come from the client's original DCID: wait for the client's first Initial.
-      if (!s.quic[kFwd] || s.quic[kFwd]->original_dcid_len() == 0) {
-        q.reset();
-        return;
-      }
-      q->SetOriginalDcid(s.quic[kFwd]->original_dcid(), s.quic[kFwd]->original_dcid_len());
-    }
+  if (dir == kBwd) {
+    // The server's keys come from the DCID the client's Initials use (after a Retry, the new one): wait for the
+    // client's first Initial, and follow it (SetOriginalDcid re-keys only when it changed).
+    if (!s.quic[kFwd] || s.quic[kFwd]->original_dcid_len() == 0) return;
+    if (!q) q = std::make_unique<QuicInitialReader>(true);
+    q->SetOriginalDcid(s.quic[kFwd]->original_dcid(), s.quic[kFwd]->original_dcid_len());
+  } else if (!q) {
+    q = std::make_unique<QuicInitialReader>(false);
   }
   const QuicStatus st = q->Feed(v.payload, v.payload_captured);
   if (st == QuicStatus::kNeedMore) return;
