@@ -232,6 +232,82 @@ export declare namespace Binding {
     wireless: boolean;
   }
 
+  /** Test-only: ParseHttpRequest's result (native/app/http.h); text fields are "" when absent. */
+  interface ParsedHttpRequest {
+    /** HttpStatusName: `http_ok`, `http_need_more`, `http_not_http`, `http_bad_request_line`, `http_bad_header`. */
+    status: string;
+    looksLikeRequest: boolean;
+    method: string;
+    host: string;
+    hostTruncated: boolean;
+    uri: string;
+    uriTruncated: boolean;
+    userAgent: string;
+    userAgentTruncated: boolean;
+    versionMinor: number;
+  }
+
+  /** Test-only: ParseHttpResponseStatus's result; `code` is 0 unless `status` is `http_ok`. */
+  interface ParsedHttpResponse {
+    status: string;
+    looksLikeResponse: boolean;
+    code: number;
+  }
+
+  /** Test-only: ParseSshBanner's result (native/app/ssh.h). */
+  interface ParsedSsh {
+    /** SshStatusName: `ssh_ok`, `ssh_need_more`, `ssh_not_ssh`, `ssh_bad_banner`. */
+    status: string;
+    looksLikeSsh: boolean;
+    banner: string;
+    truncated: boolean;
+  }
+
+  /** Test-only: ParseArp's result (native/app/arp.h); MACs as aa:bb:.., IPv4 dotted. */
+  interface ParsedArp {
+    /** ArpStatusName: `arp_ok`, `arp_truncated`, `arp_unsupported`, `arp_bad_op`. */
+    status: string;
+    op: number;
+    senderMac: string;
+    senderIp: string;
+    targetMac: string;
+    targetIp: string;
+  }
+
+  /** One (sender IP, sender MAC) binding of the ARP table; counters are totals since first seen. */
+  interface ArpBindingRecord {
+    senderMac: string;
+    senderIp: string;
+    /** Target IP of the latest message. */
+    targetIp: string;
+    requests: number;
+    replies: number;
+    firstNs: bigint;
+    lastNs: bigint;
+  }
+
+  /** A step of `_arpTableTest`: parse one ARP packet (added when it parses) or drain at most `drain` bindings. */
+  type ArpTableStep = { arp: Uint8Array; tsNs: bigint } | { drain: number };
+
+  interface ArpTableTestResult {
+    /** ArpStatusName of every `arp` step, in order. */
+    statuses: string[];
+    /** The bindings handed out by each `drain` step, in order. */
+    drains: ArpBindingRecord[][];
+    evictions: number;
+    size: number;
+  }
+
+  /** Test-only: a flow's five-tuple for `_communityId`; for ICMP/ICMPv6 the ports are the type and code. */
+  interface CommunityIdTuple {
+    seed?: number;
+    src: string;
+    dst: string;
+    protocol: number;
+    srcPort?: number;
+    dstPort?: number;
+  }
+
   interface Addon {
     /** Version of the native core. */
     coreVersion: string;
@@ -263,5 +339,17 @@ export declare namespace Binding {
      * needs the client's `odcid` to derive the server keys). Throws TypeError on bad arguments.
      */
     _parseQuic(datagrams: Uint8Array[], fromServer?: boolean, odcid?: Uint8Array): ParsedQuic;
+    /** Test-only: HTTP/1.x request head parser on one payload. */
+    _parseHttpRequest(bytes: Uint8Array): ParsedHttpRequest;
+    /** Test-only: HTTP/1.x status line parser on one payload. */
+    _parseHttpResponse(bytes: Uint8Array): ParsedHttpResponse;
+    /** Test-only: SSH identification line parser on one side's first bytes. */
+    _parseSsh(bytes: Uint8Array): ParsedSsh;
+    /** Test-only: ARP parser on the bytes after the ethertype 0x0806. */
+    _parseArp(bytes: Uint8Array): ParsedArp;
+    /** Test-only: runs an ArpTable of the given capacity through the steps. Throws TypeError on bad arguments. */
+    _arpTableTest(capacity: number, steps: ArpTableStep[]): ArpTableTestResult;
+    /** Test-only: Community ID v1 of a five-tuple (addresses as text, both of one family); throws TypeError otherwise. */
+    _communityId(tuple: CommunityIdTuple): string;
   }
 }

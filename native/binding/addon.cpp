@@ -9,6 +9,7 @@ void InitDecodeWrap(Napi::Env env, Napi::Object exports);      // decode_wrap.cp
 void InitCaptureBinding(Napi::Env env, Napi::Object exports);  // capture_wrap.cpp: Capture, listInterfaces, layout
 void InitAppTlsWrap(Napi::Env env, Napi::Object exports);      // app_tls_wrap.cpp: test-only _parseTls
 void InitAppQuicWrap(Napi::Env env, Napi::Object exports);     // app_quic_wrap.cpp: test-only _parseQuic
+void InitAppMiscWrap(Napi::Env env, Napi::Object exports);     // app_misc_wrap.cpp: test-only HTTP/SSH/ARP/Community ID
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -17,6 +18,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   vigil::InitCaptureBinding(env, exports);
   vigil::InitAppTlsWrap(env, exports);
   vigil::InitAppQuicWrap(env, exports);
+  vigil::InitAppMiscWrap(env, exports);
   return exports;
 }
 

@@ -1,0 +1,235 @@
+/**
+ * ARP (native/app/arp.cpp) through the test-only `_parseArp` and `_arpTableTest` exports: real packets from the
+ * fixture captures with tshark 4.0's fields for them (`tshark -r FILE -Y arp -T fields -e frame.number
+ * -e frame.time_epoch -e arp.opcode -e arp.src.hw_mac -e arp.src.proto_ipv4 -e arp.dst.proto_ipv4`), every prefix,
+ * malformed packets, and the binding table over a whole capture, with eviction and a spoofing pattern.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { expect } from 'chai';
+
+import type { Binding } from '../../../binding.js';
+import { loadBinding } from '../../../src/native/load.js';
+import { FIXTURES } from '../../helpers/setup.js';
+
+const addon = loadBinding();
+const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+const PCAPS = path.join(FIXTURES, 'pcaps');
+
+// sv_eth_lan_dns_icmp_icmpv6_smb.pcap frame 48: who-has 192.168.199.1 tell 192.168.199.133 (bytes after ethertype 0x0806)
+const REQUEST = hex(`
+  0001 0800 06 04 0001 ${'' /* htype Ethernet, ptype IPv4, hlen 6, plen 4, op 1 request */}
+  000c2961f55f c0a8c785 ${'' /* sender 00:0c:29:61:f5:5f 192.168.199.133 */}
+  000000000000 c0a8c701 ${'' /* target 00:00:00:00:00:00 192.168.199.1 */}`);
+// frame 49: 192.168.199.1 is-at 00:50:56:c0:00:01
+const REPLY = hex('0001 0800 06 04 0002  005056c00001 c0a8c701  000c2961f55f c0a8c785');
+// frame 18: gratuitous ARP ("ARP Announcement" in tshark) for 169.254.145.153: sender IP == target IP
+const GRATUITOUS = hex('0001 0800 06 04 0001  000c2961f55f a9fe9199  000000000000 a9fe9199');
+// sv_linux_sll_log4shell_exploit.pcap frame 7 (Linux cooked capture): 172.16.238.11 is-at 02:42:ac:10:ee:0b
+const SLL_REPLY = hex('0001 0800 06 04 0002  0242ac10ee0b ac10ee0b  0242ac10ee0a ac10ee0a');
+
+const ARP_STATUSES = ['arp_ok', 'arp_truncated', 'arp_unsupported', 'arp_bad_op'];
+
+/** The ARP packets (bytes after the ethertype) of a classic little-endian microsecond pcap of Ethernet frames. */
+function arpPackets(file: string): { tsNs: bigint; arp: Buffer }[] {
+  const data = readFileSync(path.join(PCAPS, file));
+  expect(data.readUInt32LE(0)).to.equal(0xa1b2c3d4);
+  expect(data.readUInt32LE(20)).to.equal(1); // LINKTYPE_ETHERNET
+  const out: { tsNs: bigint; arp: Buffer }[] = [];
+  for (let off = 24; off + 16 <= data.length;) {
+    const sec = BigInt(data.readUInt32LE(off));
+    const usec = BigInt(data.readUInt32LE(off + 4));
+    const caplen = data.readUInt32LE(off + 8);
+    const frame = data.subarray(off + 16, off + 16 + caplen);
+    off += 16 + caplen;
+    if (frame.length >= 14 && frame.readUInt16BE(12) === 0x0806) out.push({ tsNs: sec * 1_000_000_000n + usec * 1000n, arp: frame.subarray(14) });
+  }
+  return out;
+}
+
+describe('ParseArp (native/app/arp.cpp)', () => {
+  it('reads a request, a reply and a gratuitous ARP as tshark does', () => {
+    const base = { status: 'arp_ok' };
+    expect(addon._parseArp(REQUEST)).to.deep.equal({
+      ...base,
+      op: 1,
+      senderMac: '00:0c:29:61:f5:5f',
+      senderIp: '192.168.199.133',
+      targetMac: '00:00:00:00:00:00',
+      targetIp: '192.168.199.1',
+    });
+    expect(addon._parseArp(REPLY)).to.deep.equal({
+      ...base,
+      op: 2,
+      senderMac: '00:50:56:c0:00:01',
+      senderIp: '192.168.199.1',
+      targetMac: '00:0c:29:61:f5:5f',
+      targetIp: '192.168.199.133',
+    });
+    expect(addon._parseArp(GRATUITOUS)).to.include({ op: 1, senderIp: '169.254.145.153', targetIp: '169.254.145.153' });
+    expect(addon._parseArp(SLL_REPLY)).to.include({ op: 2, senderMac: '02:42:ac:10:ee:0b', senderIp: '172.16.238.11' });
+  });
+
+  it('ignores Ethernet padding after the 28 bytes', () => {
+    expect(addon._parseArp(Buffer.concat([REPLY, Buffer.alloc(18)]))).to.include({ status: 'arp_ok', senderIp: '192.168.199.1' });
+  });
+
+  it('parses every prefix of every packet: truncated until all 28 bytes are in', () => {
+    for (const p of [REQUEST, REPLY, GRATUITOUS, SLL_REPLY]) {
+      for (let n = 0; n <= p.length; n++) {
+        const r = addon._parseArp(p.subarray(0, n));
+        expect(ARP_STATUSES).to.include(r.status);
+        expect(r.status, `first ${n} bytes`).to.equal(n === 28 ? 'arp_ok' : 'arp_truncated');
+      }
+    }
+  });
+
+  it('reports other hardware and protocol types as unsupported and other opcodes as bad', () => {
+    const withHeader = (head: string): Buffer => Buffer.concat([hex(head), REQUEST.subarray(8)]);
+    expect(addon._parseArp(withHeader('0006 0800 06 04 0001')).status).to.equal('arp_unsupported'); // IEEE 802 hardware
+    expect(addon._parseArp(withHeader('0001 86dd 06 04 0001')).status).to.equal('arp_unsupported'); // not IPv4
+    expect(addon._parseArp(withHeader('0001 0800 08 04 0001')).status).to.equal('arp_unsupported'); // hlen 8
+    expect(addon._parseArp(withHeader('0001 0800 06 10 0001')).status).to.equal('arp_unsupported'); // plen 16
+    expect(addon._parseArp(withHeader('0001 0800 06 04 0003')).status).to.equal('arp_bad_op'); // RARP request
+    expect(addon._parseArp(withHeader('0001 0800 06 04 0000')).status).to.equal('arp_bad_op');
+  });
+});
+
+describe('ArpTable (native/app/arp.cpp)', () => {
+  it('summarises sv_eth_lan_dns_icmp_icmpv6_smb.pcap into the bindings tshark shows', () => {
+    const packets = arpPackets('sv_eth_lan_dns_icmp_icmpv6_smb.pcap');
+    expect(packets).to.have.length(90); // tshark -Y arp: 90 frames
+    const r = addon._arpTableTest(64, [...packets, { drain: 1000 }]);
+    expect(r.statuses).to.deep.equal(packets.map(() => 'arp_ok'));
+    expect(r).to.include({ evictions: 0, size: 7 });
+    // Per (sender IP, sender MAC), in order of first appearance, from the tshark fields above (frame numbers noted).
+    const expected: Binding.ArpBindingRecord[] = [
+      // ARP probes (RFC 5227) carry sender IP 0.0.0.0: frames 14..62
+      {
+        senderIp: '0.0.0.0',
+        senderMac: '00:0c:29:61:f5:5f',
+        targetIp: '192.168.199.133',
+        requests: 6,
+        replies: 0,
+        firstNs: 1476605302067418000n,
+        lastNs: 1476605331567172000n,
+      },
+      // the announcement in frame 18
+      {
+        senderIp: '169.254.145.153',
+        senderMac: '00:0c:29:61:f5:5f',
+        targetIp: '169.254.145.153',
+        requests: 1,
+        replies: 0,
+        firstNs: 1476605305067479000n,
+        lastNs: 1476605305067479000n,
+      },
+      // frames 48..984
+      {
+        senderIp: '192.168.199.133',
+        senderMac: '00:0c:29:61:f5:5f',
+        targetIp: '192.168.199.1',
+        requests: 26,
+        replies: 2,
+        firstNs: 1476605330822719000n,
+        lastNs: 1476605926566334000n,
+      },
+      // frames 49..985
+      {
+        senderIp: '192.168.199.1',
+        senderMac: '00:50:56:c0:00:01',
+        targetIp: '192.168.199.133',
+        requests: 0,
+        replies: 29,
+        firstNs: 1476605330822737000n,
+        lastNs: 1476605926566366000n,
+      },
+      // frames 311..528
+      {
+        senderIp: '0.0.0.0',
+        senderMac: '00:0c:29:03:df:ad',
+        targetIp: '192.168.199.132',
+        requests: 11,
+        replies: 0,
+        firstNs: 1476605426613220000n,
+        lastNs: 1476605500965529000n,
+      },
+      // frames 346..964
+      {
+        senderIp: '192.168.199.132',
+        senderMac: '00:0c:29:03:df:ad',
+        targetIp: '192.168.199.133',
+        requests: 11,
+        replies: 3,
+        firstNs: 1476605427665300000n,
+        lastNs: 1476605886462166000n,
+      },
+      // frame 465
+      {
+        senderIp: '169.254.195.103',
+        senderMac: '00:0c:29:03:df:ad',
+        targetIp: '169.254.195.103',
+        requests: 1,
+        replies: 0,
+        firstNs: 1476605474965581000n,
+        lastNs: 1476605474965581000n,
+      },
+    ];
+    expect(r.drains).to.have.length(1);
+    expect(r.drains[0]).to.deep.equal(expected);
+  });
+
+  it('hands out only the bindings changed since the last drain, at most max per call, with running totals', () => {
+    const r = addon._arpTableTest(8, [
+      { arp: REQUEST, tsNs: 10n },
+      { arp: REPLY, tsNs: 20n },
+      { drain: 1 },
+      { drain: 10 },
+      { drain: 10 },
+      { arp: REQUEST, tsNs: 30n },
+      { drain: 10 },
+    ]);
+    expect(r.drains.map((d) => d.map((b) => b.senderIp))).to.deep.equal([['192.168.199.133'], ['192.168.199.1'], [], ['192.168.199.133']]);
+    expect(r.drains[3][0]).to.include({ requests: 2, replies: 0, firstNs: 10n, lastNs: 30n });
+    expect(r.size).to.equal(2);
+  });
+
+  it('keeps a spoofed reply apart: one IP, two MACs, two bindings', () => {
+    // A forged reply claiming the gateway 192.168.199.1 for the host 00:0c:29:03:df:ad (frame 49 with another sender MAC).
+    const forged = hex('0001 0800 06 04 0002  000c2903dfad c0a8c701  000c2961f55f c0a8c785');
+    const r = addon._arpTableTest(8, [{ arp: REPLY, tsNs: 1n }, { arp: forged, tsNs: 2n }, { arp: forged, tsNs: 3n }, { drain: 10 }]);
+    const gateway = r.drains[0].filter((b) => b.senderIp === '192.168.199.1');
+    expect(gateway.map((b) => [b.senderMac, b.replies])).to.deep.equal([
+      ['00:50:56:c0:00:01', 1],
+      ['00:0c:29:03:df:ad', 2],
+    ]);
+  });
+
+  it('evicts the least recently seen binding when full, counts it, and drops its undrained changes', () => {
+    const at = (ip: number, op = 1): Buffer => hex(`0001 0800 06 04 000${op}  020000000001 0a0000${ip.toString(16).padStart(2, '0')}  000000000000 0a0000fe`);
+    const r = addon._arpTableTest(2, [
+      { arp: at(1), tsNs: 1n },
+      { arp: at(2), tsNs: 2n },
+      { arp: at(1), tsNs: 3n }, // 10.0.0.1 is now the most recent
+      { arp: at(3), tsNs: 4n }, // full: 10.0.0.2 goes
+      { drain: 10 },
+      { arp: at(2, 2), tsNs: 5n }, // comes back as a new binding; 10.0.0.1 goes
+      { drain: 10 },
+    ]);
+    expect(r.evictions).to.equal(2);
+    expect(r.size).to.equal(2);
+    expect(r.drains[0].map((b) => [b.senderIp, b.requests])).to.deep.equal([
+      ['10.0.0.1', 2],
+      ['10.0.0.3', 1],
+    ]);
+    expect(r.drains[1].map((b) => [b.senderIp, b.requests, b.replies, b.firstNs])).to.deep.equal([['10.0.0.2', 0, 1, 5n]]);
+  });
+
+  it('skips packets that do not parse', () => {
+    const r = addon._arpTableTest(4, [{ arp: REQUEST.subarray(0, 20), tsNs: 1n }, { drain: 10 }]);
+    expect(r.statuses).to.deep.equal(['arp_truncated']);
+    expect(r.drains).to.deep.equal([[]]);
+    expect(r.size).to.equal(0);
+  });
+});
