@@ -115,6 +115,73 @@ export declare namespace Binding {
     odcid: Uint8Array | null;
   }
 
+  /** `DnsStatusName()` values from native/app/dns.h. */
+  type DnsStatusName = 'dns_ok' | 'dns_truncated' | 'dns_bad_label' | 'dns_pointer_loop' | 'dns_no_question';
+
+  /** One kept answer record (A, AAAA or CNAME) of a parsed DNS message (native/app/dns.h `DnsAnswer`). */
+  interface DnsAnswer {
+    /** 1 A, 28 AAAA, 5 CNAME. */
+    type: number;
+    /** Seconds, as on the wire. */
+    ttl: number;
+    /** Owner name, rendered as tshark's `dns.resp.name`. */
+    name: string;
+    /** Dotted quad (A) or RFC 5952 text (AAAA); '' for CNAME. */
+    address: string;
+    /** CNAME target ('' for A/AAAA). */
+    cname: string;
+  }
+
+  /** `_parseDns()` result: the C++ `DnsMessage` plus the status name and `LooksLikeDns()`. */
+  interface ParsedDns {
+    status: DnsStatusName;
+    id: number;
+    response: boolean;
+    opcode: number;
+    rcode: number;
+    qtype: number;
+    /** Without the mDNS unicast-response bit. */
+    qclass: number;
+    /** First question's name as tshark's `dns.qry.name` ('<Root>' for the root). */
+    query: string;
+    /** The rendered name was longer than 255 bytes and was cut. */
+    queryTruncated: boolean;
+    /** ANCOUNT as read. */
+    answerCount: number;
+    /** At most 8, in message order. */
+    answers: DnsAnswer[];
+    looksLikeDns: boolean;
+  }
+
+  /** `DhcpStatusName()` values from native/app/dhcp.h. */
+  type DhcpStatusName = 'dhcp_ok' | 'dhcp_truncated' | 'dhcp_bad_magic' | 'dhcp_bad_option';
+
+  /** `_parseDhcp()` result: the C++ `DhcpMessage` plus the status name and `LooksLikeDhcp()`. */
+  interface ParsedDhcp {
+    status: DhcpStatusName;
+    /** 1 request, 2 reply. */
+    op: number;
+    /** Option 53; 0 when absent. */
+    messageType: number;
+    /** chaddr as aa:bb:cc:dd:ee:ff (zeros unless htype 1 / hlen 6). */
+    clientMac: string;
+    /** Option 12, '' when absent. */
+    hostname: string;
+    looksLikeDhcp: boolean;
+  }
+
+  /** One operation of `_dnsCacheTest()`; addresses as text, `ts` in seconds, `ttl` in seconds. */
+  type DnsCacheOp =
+    { op: 'insert'; client: string; addr: string; name: string; ttl: number; ts: number } | { op: 'lookup'; client: string; addr: string; ts: number };
+
+  /** `_dnsCacheTest()` result: one entry per lookup (null on a miss) and the cache's counters. */
+  interface DnsCacheTestResult {
+    results: (string | null)[];
+    stats: { inserts: number; hits: number; misses: number; evictions: number };
+    /** Entries the table holds (0 when nothing was inserted). */
+    capacity: number;
+  }
+
   /** Options of `Capture#start()` (native/binding/capture_wrap.cpp). Times in seconds unless named otherwise. */
   interface CaptureStartOptions {
     kind: 'live' | 'file';
@@ -351,5 +418,11 @@ export declare namespace Binding {
     _arpTableTest(capacity: number, steps: ArpTableStep[]): ArpTableTestResult;
     /** Test-only: Community ID v1 of a five-tuple (addresses as text, both of one family); throws TypeError otherwise. */
     _communityId(tuple: CommunityIdTuple): string;
+    /** Test-only: parses one DNS message (UDP payload, or TCP without the length prefix). */
+    _parseDns(bytes: Uint8Array): ParsedDns;
+    /** Test-only: parses one BOOTP/DHCP message (UDP payload). */
+    _parseDhcp(bytes: Uint8Array): ParsedDhcp;
+    /** Test-only: runs insert/lookup operations on a DnsNameCache of the given capacity. */
+    _dnsCacheTest(capacity: number, ops: DnsCacheOp[]): DnsCacheTestResult;
   }
 }

@@ -10,6 +10,7 @@ void InitCaptureBinding(Napi::Env env, Napi::Object exports);  // capture_wrap.c
 void InitAppTlsWrap(Napi::Env env, Napi::Object exports);      // app_tls_wrap.cpp: test-only _parseTls
 void InitAppQuicWrap(Napi::Env env, Napi::Object exports);     // app_quic_wrap.cpp: test-only _parseQuic
 void InitAppMiscWrap(Napi::Env env, Napi::Object exports);     // app_misc_wrap.cpp: test-only HTTP/SSH/ARP/Community ID
+void InitAppDnsWrap(Napi::Env env, Napi::Object exports);      // app_dns_wrap.cpp: _parseDns, _parseDhcp, _dnsCacheTest
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -19,6 +20,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   vigil::InitAppTlsWrap(env, exports);
   vigil::InitAppQuicWrap(env, exports);
   vigil::InitAppMiscWrap(env, exports);
+  vigil::InitAppDnsWrap(env, exports);
   return exports;
 }
 
