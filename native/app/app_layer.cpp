@@ -26,7 +26,7 @@ constexpr uint16_t kDnsMessages = 64;
 constexpr size_t kStateChunk = 256;
 
 constexpr uint16_t kPortDns = 53, kPortMdns = 5353, kPortLlmnr = 5355, kPortNtp = 123, kPortBootps = 67,
-                   kPortBootpc = 68;
+                   kPortBootpc = 68, kPortSsdp = 1900;
 
 bool IsPort(const PacketView& v, uint16_t p) { return v.src_port == p || v.dst_port == p; }
 
@@ -178,6 +178,8 @@ void AppState::Clear() {
     payload_packets[d] = 0;
   }
   messages = 0;
+  http_request_dir = -1;
+  tunnel = false;
 }
 
 AppLayer::AppLayer(const AppLayerConfig& config)
@@ -258,6 +260,8 @@ bool AppLayer::Recognise(FlowEntry& e, const PacketView& v, Direction dir) {
       Label(e, AppProto::kQuic, stats_);
     } else if ((IsPort(v, kPortBootps) || IsPort(v, kPortBootpc)) && LooksLikeDhcp(p, n)) {
       Label(e, AppProto::kDhcp, stats_);
+    } else if (LooksLikeHttpRequest(p, n) || LooksLikeHttpResponse(p, n)) {
+      Label(e, IsPort(v, kPortSsdp) ? AppProto::kSsdp : AppProto::kHttp, stats_);
     } else if (IsPort(v, kPortNtp) && n >= 48 && ((p[0] >> 3) & 7) >= 1 && ((p[0] >> 3) & 7) <= 4 && (p[0] & 7) != 0) {
       Label(e, AppProto::kNtp, stats_);
       Done(e);
@@ -337,6 +341,7 @@ void AppLayer::Inspect(FlowEntry& e, const PacketView& v, Direction dir, int64_t
       OnQuic(e, s, v, dir);
       break;
     case AppProto::kHttp:
+    case AppProto::kSsdp:
       OnHttp(e, s, v, dir);
       break;
     case AppProto::kSsh:
@@ -358,16 +363,18 @@ void AppLayer::OnDns(FlowEntry& e, AppState& s, const uint8_t* data, uint32_t le
   DnsMessage& m = *dns_msg_;
   const DnsStatus st = ParseDns(data, len, &m);
   stats_.counters[kAppDnsMessages]++;
-  if (st != DnsStatus::kOk) {
-    CountError(stats_, Slots().dns, st);
-    if (m.query.empty()) return;
-  }
-  if (!s.dns) {
+  if (st != DnsStatus::kOk) CountError(stats_, Slots().dns, st);
+  // A message cut short (a first IP fragment, a snap length) still names its question; a response without one
+  // (mDNS announcements) still has answers.
+  const bool usable = st == DnsStatus::kOk || (st == DnsStatus::kTruncated && !m.query.empty()) ||
+                      (st == DnsStatus::kNoQuestion && m.response);
+  if (!usable) return;
+  if (!s.dns && !m.query.empty()) {
     s.dns = std::make_unique<DnsInfo>();
     s.dns->query = Text(m.query.view());
     s.dns->qtype = m.qtype;
   }
-  if (m.response && s.dns->rcode < 0) {
+  if (m.response && s.dns && s.dns->rcode < 0) {
     s.dns->rcode = m.rcode;
     std::string& out = s.dns->answers;
     for (int i = 0; i < m.kept; ++i) {
@@ -380,7 +387,16 @@ void AppLayer::OnDns(FlowEntry& e, AppState& s, const uint8_t* data, uint32_t le
       out += a.type == 5 ? Text(a.cname.view()) : AddressText(a.addr);
     }
   }
-  // Unicast answers teach the cache: the client is the address the response went to. mDNS answers are multicast.
+  // mDNS announcements name LAN devices for everyone: their A/AAAA records go in under the all-zero client (found by
+  // the cache's any-client fallback) with the record's own name.
+  if (m.response && e.app_proto == static_cast<uint8_t>(AppProto::kMdns)) {
+    static const uint8_t kAnyClient[16] = {};
+    for (int i = 0; i < m.kept; ++i) {
+      const DnsAnswer& a = m.answers[i];
+      if ((a.type == 1 || a.type == 28) && !a.name.empty()) dns_cache_.Insert(kAnyClient, a.addr, a.name, a.ttl, ts_ns);
+    }
+  }
+  // Unicast answers teach the cache: the client is the address the response went to, the name the one it asked for.
   if (m.response && e.app_proto != static_cast<uint8_t>(AppProto::kMdns) && !m.query.empty()) {
     const uint8_t* client = dir == kBwd ? (e.initiator_is_lo ? e.key.addr_lo : e.key.addr_hi)
                                         : (e.initiator_is_lo ? e.key.addr_hi : e.key.addr_lo);
@@ -480,18 +496,34 @@ void AppLayer::OnQuic(FlowEntry& e, AppState& s, const PacketView& v, Direction 
 void AppLayer::OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
   if (!s.http) s.http = std::make_unique<HttpInfo>();
   HttpInfo& h = *s.http;
-  if (dir == kFwd) {
+  const bool starts_request = LooksLikeHttpRequest(v.payload, v.payload_captured);
+  // The request direction is the one whose first payload is a request (usually the initiator's, but a capture may
+  // have missed the handshake and taken the server for the initiator).
+  if (s.http_request_dir < 0) {
+    if (starts_request) {
+      s.http_request_dir = dir;
+    } else if (!LooksLikeHttpResponse(v.payload, v.payload_captured)) {
+      s.dir_done[dir] = true;
+      return;
+    }
+  }
+  if (dir == s.http_request_dir) {
     // Count requests on the whole flow: each request starts a segment in practice (pipelining aside).
-    const bool starts = LooksLikeHttpRequest(v.payload, v.payload_captured);
-    if (starts) {
+    if (starts_request) {
       h.requests++;
       stats_.counters[kAppHttpRequests]++;
     }
-    if (!h.method.empty() || s.dir_done[kFwd]) return;
+    if (!h.method.empty()) return;
+    if (v.protocol == 17) {  // SSDP and other HTTP over UDP: one request per datagram
+      HttpRequest req;
+      TakeHttpRequest(h, ParseHttpRequest(v.payload, v.payload_captured, &req), req);
+      s.dir_done[kFwd] = s.dir_done[kBwd] = true;
+      return;
+    }
     if (!InOrder(s, v, dir)) return;
     auto& head = s.head[dir];
     if (!head) {
-      if (!starts) {
+      if (!starts_request) {
         s.dir_done[dir] = true;
         return;
       }
@@ -506,27 +538,43 @@ void AppLayer::OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction 
     if (st == HttpStatus::kNeedMore && head->len < StreamHead::kBytes && s.payload_packets[dir] + 1 < kParsePackets) {
       return;
     }
-    if (st == HttpStatus::kOk || st == HttpStatus::kNeedMore) {
-      h.method = Text(req.method.view());
-      h.host = Text(req.host.view());
-      h.uri = Text(req.uri.view());
-      h.user_agent = Text(req.user_agent.view());
-    } else {
-      CountError(stats_, Slots().http, st);
-    }
+    TakeHttpRequest(h, st, req);
     head.reset();
-    return;  // the fwd direction stays open to count requests
+    return;  // the request direction stays open to count requests
   }
   if (h.status < 0 && InOrder(s, v, dir)) {
     uint16_t status = 0;
     const HttpStatus st = ParseHttpResponseStatus(v.payload, v.payload_captured, &status);
     if (st == HttpStatus::kOk) {
       h.status = status;
+      // A tunnel opened with CONNECT carries its own protocol (TLS, mostly): recognise the flow afresh, keeping
+      // what HTTP said.
+      if (h.method == "CONNECT" && status >= 200 && status < 300) {
+        e.app_by = static_cast<uint8_t>(AppBy::kNone);
+        s.tunnel = true;
+        for (int d = 0; d < 2; ++d) {
+          s.seq_known[d] = false;
+          s.dir_done[d] = false;
+          s.payload_packets[d] = 0;
+        }
+        return;
+      }
     } else if (st != HttpStatus::kNeedMore && st != HttpStatus::kNotHttp) {
       CountError(stats_, Slots().http, st);
     }
   }
   s.dir_done[dir] = true;
+}
+
+void AppLayer::TakeHttpRequest(HttpInfo& h, HttpStatus st, const HttpRequest& req) {
+  if (st == HttpStatus::kOk || st == HttpStatus::kNeedMore) {
+    h.method = Text(req.method.view());
+    h.host = Text(req.host.view());
+    h.uri = Text(req.uri.view());
+    h.user_agent = Text(req.user_agent.view());
+  } else {
+    CountError(stats_, Slots().http, st);
+  }
 }
 
 void AppLayer::OnSsh(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {

@@ -12,6 +12,7 @@
 #include "app/arp.h"
 #include "app/dns.h"
 #include "app/dns_cache.h"
+#include "app/http.h"
 #include "app/quic.h"
 #include "app/tls.h"
 #include "decode/packet_view.h"
@@ -114,7 +115,9 @@ struct AppState {
   bool seq_known[2] = {false, false};
   bool dir_done[2] = {false, false};
   uint16_t payload_packets[2] = {0, 0};
-  uint16_t messages = 0;  // DNS messages parsed on this flow
+  uint16_t messages = 0;         // DNS messages parsed on this flow
+  int8_t http_request_dir = -1;  // the direction HTTP requests go (-1 until seen)
+  bool tunnel = false;           // an HTTP CONNECT tunnel: the flow was recognised afresh after the 2xx
 
   void Clear();
 };
@@ -193,6 +196,7 @@ class AppLayer : public FlowObserver {
   void OnQuic(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
   void OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
   void OnSsh(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
+  void TakeHttpRequest(HttpInfo& h, HttpStatus st, const HttpRequest& req);
   void OnDhcp(FlowEntry& e, AppState& s, const PacketView& v);
   void TakeClientHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);
   void TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);

@@ -4,7 +4,7 @@
  * first DNS question, the first HTTP request's Host and URI, JA3, and both SSH banners. tshark runs here (the CI
  * installs it), so a new fixture is compared without recording anything.
  *
- * Each tshark packet is matched to the Vigil flow of the same (protocol, endpoints) whose lifetime holds the packet's
+ * Each tshark packet is matched to the Vigil flow of the same (outer VLAN, protocol, endpoints) whose lifetime holds the packet's
  * time; a field agrees when the flow's value equals tshark's value in the flow's first packet that has one (for SSH,
  * per direction). Every disagreement must be listed, with its reason, in test/fixtures/app-parity/known-differences.json
  * (and docs/app-layer.md): an unexplained one fails, and so does a listed one that no longer happens.
@@ -37,6 +37,7 @@ type Field = 'tls.sni' | 'tls.ja3' | 'dns.query' | 'http.host' | 'http.uri' | 's
 const TSHARK_FIELDS = [
   'frame.number',
   'frame.time_epoch',
+  'vlan.id',
   'ip.proto',
   'ipv6.nxt',
   'ip.src',
@@ -59,6 +60,7 @@ const TSHARK_FIELDS = [
 
 interface Packet {
   frame: number;
+  vlan: number;
   timeMs: number;
   proto: number;
   src: string;
@@ -96,6 +98,7 @@ function tsharkPackets(file: string): Packet[] {
     if (get('ssh.protocol') !== '') values['ssh.client'] = get('ssh.protocol'); // direction decided per flow below
     packets.push({
       frame: Number(get('frame.number')),
+      vlan: Number(get('vlan.id') || 0),
       timeMs: Number(get('frame.time_epoch')) * 1000,
       proto: tcp ? 6 : 17,
       src: v4 ? get('ip.src') : get('ipv6.src'),
@@ -108,10 +111,11 @@ function tsharkPackets(file: string): Packet[] {
   return packets;
 }
 
-const endpointsKey = (proto: number, a: string, ap: number, b: string, bp: number): string => {
+/** (VLAN, protocol, endpoints in either order): Vigil keys flows by VLAN too (docs/flow-features.md). */
+const endpointsKey = (vlan: number, proto: number, a: string, ap: number, b: string, bp: number): string => {
   const x = `${a}|${ap}`;
   const y = `${b}|${bp}`;
-  return `${proto} ${x < y ? `${x} ${y}` : `${y} ${x}`}`;
+  return `${vlan} ${proto} ${x < y ? `${x} ${y}` : `${y} ${x}`}`;
 };
 
 /** Vigil's value of a field for a flow ('' when absent, as tshark prints an absent field). */
@@ -161,7 +165,7 @@ describe('native: application layer vs tshark, per flow', function () {
       const byKey = new Map<string, FlowRecord[]>();
       for (const f of flows) {
         if (f.protocol !== 6 && f.protocol !== 17) continue;
-        const k = endpointsKey(f.protocol, f.srcIp, f.srcPort, f.dstIp, f.dstPort);
+        const k = endpointsKey(f.vlanOuter, f.protocol, f.srcIp, f.srcPort, f.dstIp, f.dstPort);
         let list = byKey.get(k);
         if (list === undefined) byKey.set(k, (list = []));
         list.push(f);
@@ -169,7 +173,7 @@ describe('native: application layer vs tshark, per flow', function () {
       // The first tshark value of each (flow, field).
       const firstValue = new Map<FlowRecord, Map<Field, string>>();
       for (const p of tsharkPackets(file)) {
-        const candidates = byKey.get(endpointsKey(p.proto, p.src, p.sport, p.dst, p.dport)) ?? [];
+        const candidates = byKey.get(endpointsKey(p.vlan, p.proto, p.src, p.sport, p.dst, p.dport)) ?? [];
         const flow = candidates.find((f) => p.timeMs >= f.firstSeenMs - 0.001 && p.timeMs <= f.lastSeenMs + 0.001);
         if (flow === undefined) continue; // a packet Vigil's decoder refused (counted in its decode errors)
         let values = firstValue.get(flow);
