@@ -13,6 +13,8 @@
  * | VIGIL_CAPTURE_MODE | auto | auto (live, else bundled sample), live (fail if not permitted), replay |
  * | VIGIL_REPLAY_SPEED | 1 | `max`, or a real-time multiplier (1 = real time) |
  * | VIGIL_REPLAY_LOOP | true | restart a replay when the file ends (one session; each loop moves on in time, see monitoring.ts) |
+ * | VIGIL_CAPTURE_APP_LAYER | on | the application layer (names, handshakes, fingerprints); off: those flow fields are null (config/capture-core.ts) |
+ * | VIGIL_COMMUNITY_ID_SEED | 0 | Community ID seed, 0..65535 (config/capture-core.ts) |
  * | VIGIL_CORS_ORIGINS | * | comma-separated allowed origins (only listed origins are trusted from loopback without the token) |
  * | VIGIL_DESKTOP_ALLOWED_HOSTS | none | comma-separated extra host names accepted in the Host header (`*` = any) |
  * | VIGIL_RATE_LIMIT_MAX | 100 | requests per window per client IP |
@@ -30,6 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { ConfigError } from '../errors.js';
+import { loadCaptureCoreConfig } from './capture-core.js';
 import { type Env, bool, int, list, num, oneOf, str } from './env.js';
 
 /** When the pairing token is required. */
@@ -51,6 +54,10 @@ export interface DesktopCaptureConfig {
   readonly replaySpeed: number;
   /** Restart a replay when its file ends, so the dashboard keeps moving. */
   readonly replayLoop: boolean;
+  /** The capture core's application layer (`VIGIL_CAPTURE_APP_LAYER`); off: names, handshakes and fingerprints are null. */
+  readonly appLayer: boolean;
+  /** Community ID seed (`VIGIL_COMMUNITY_ID_SEED`, 0..65535). */
+  readonly communityIdSeed: number;
 }
 
 /** Everything `vigil start` needs. */
@@ -136,6 +143,7 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
       throw new ConfigError('VIGIL_DESKTOP_ALLOWED_HOSTS', `expected host names (no port) or *, got "${h}"`);
   }
   const trustedProxies = list(env, 'VIGIL_TRUSTED_PROXY', []);
+  const core = loadCaptureCoreConfig(env);
   for (const p of trustedProxies) if (isIP(p) === 0) throw new ConfigError('VIGIL_TRUSTED_PROXY', `expected IP addresses, got "${p}"`);
 
   return Object.freeze({
@@ -151,6 +159,8 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
       file: file === undefined ? undefined : expandHome(file),
       replaySpeed: replaySpeed(env),
       replayLoop: bool(env, 'VIGIL_REPLAY_LOOP', true),
+      appLayer: core.appLayer,
+      communityIdSeed: core.communityIdSeed,
     }),
     corsOrigins: Object.freeze(corsOrigins),
     allowedHosts: Object.freeze(allowedHosts),

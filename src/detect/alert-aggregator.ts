@@ -6,7 +6,9 @@
  * A batch is stored in one transaction through the store's alert batch writer (`writeAlertBatch`); this module
  * decides what to write and holds no SQL. Optional auto-block (`VIGIL_AUTOBLOCK`) blocks a threat address through the
  * firewall service once one of its alerts reaches the configured severity, with an expiry, and records the outcome
- * (blocked, or refused with the firewall's reason, e.g. a protected address) in the alert's details.
+ * (blocked, or refused with the firewall's reason, e.g. a protected address) in the alert's details. The server names a
+ * finding's flows were seen under fold into the alert's `server_names` and its threat address's names into the threat's
+ * (deduplicated, bounded; server-names.ts).
  */
 import type { DetectionConfig } from '../config/detection.js';
 import { maxSeverity, severityRank, type AlertSource, type Severity } from '../domain/alert.js';
@@ -22,6 +24,7 @@ import type { GeoLocation, GeoLocator } from './geo.js';
 import { isThreatAddress } from '../net/classify.js';
 import { maxScore, nextThreatRow, type ThreatUpdate } from './threats.js';
 import { parseDetails, toAlertView } from './alert-view.js';
+import { MAX_ALERT_NAMES, MAX_THREAT_NAMES, mergeNames, parseNames } from './server-names.js';
 
 /** Aggregation key of a finding. */
 export function aggregationKey(f: Pick<Finding, 'srcIp' | 'category' | 'target'>): string {
@@ -116,6 +119,8 @@ function mergeBatch(findings: readonly Finding[]): Map<string, Finding> {
       lastSeenMs: Math.max(seen.lastSeenMs, f.lastSeenMs),
       severity: maxSeverity(seen.severity, f.severity),
       score: maxScore(seen.score, f.score),
+      serverNames: mergeNames(seen.serverNames ?? [], f.serverNames, MAX_ALERT_NAMES),
+      threatServerNames: mergeNames(seen.threatServerNames ?? [], f.threatServerNames, MAX_THREAT_NAMES),
     });
   }
   return byKey;
@@ -146,6 +151,7 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
         severity: maxSeverity(open.severity, f.severity),
         score: maxScore(open.score, f.score),
         details: JSON.stringify(folded.details),
+        server_names: namesColumn(open.server_names, f.serverNames),
       },
       lead: folded.leads ? { source: folded.source, title: f.title, description: f.description } : null,
     };
@@ -173,8 +179,17 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
       first_seen: firstIso,
       last_seen: lastIso,
       details: JSON.stringify(f.details),
+      server_names: JSON.stringify(mergeNames([], f.serverNames, MAX_ALERT_NAMES)),
     },
   };
+}
+
+/** The `server_names` column after folding `names` into the stored `column` (unchanged text when nothing is new). */
+function namesColumn(column: string, names: readonly string[] | undefined): string {
+  if (names === undefined || names.length === 0) return column;
+  const prev = parseNames(column);
+  const next = mergeNames(prev, names, MAX_ALERT_NAMES);
+  return next.length === prev.length ? column : JSON.stringify(next);
 }
 
 function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action'], seen: SeenIso): ThreatUpdate {
@@ -186,6 +201,7 @@ function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action']
     newAlert: action === 'created',
     firstSeen: seen.firstIso,
     lastSeen: seen.lastIso,
+    serverNames: f.threatServerNames ?? [],
   };
 }
 

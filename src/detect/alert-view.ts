@@ -4,6 +4,7 @@
  */
 import type { AlertView } from '../domain/alert.js';
 import type { AlertRow } from '../store/tables/alert.table.js';
+import { parseNames } from './server-names.js';
 
 /** Parses the `details` JSON column; a corrupt value becomes `{raw}` rather than an error. */
 export function parseDetails(text: string): Record<string, unknown> {
@@ -38,5 +39,6 @@ export function toAlertView(row: AlertRow): AlertView {
     firstSeen: row.first_seen,
     lastSeen: row.last_seen,
     details: parseDetails(row.details),
+    serverNames: parseNames(row.server_names),
   };
 }

@@ -26,6 +26,7 @@ import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
 import { mlFindings } from './ml-findings.js';
+import { ServerNameIndex } from './server-names.js';
 import type { MlStats } from '../ml/types.js';
 import type { DetectionEngine } from './types.js';
 
@@ -110,6 +111,8 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   // start time is part of the key): bounded, oldest forgotten first.
   const flaggedFlows = new FlowKeys(config.maxTracked);
   const firstFlag = (flow: FlowRecord): boolean => flaggedFlows.add(flow.id, flow.firstSeenMs);
+  // The server names findings and threats were seen under (bounded; see server-names.ts).
+  const names = new ServerNameIndex();
 
   async function process(flows: FlowRecord[]): Promise<RecordedAlert[]> {
     if (closed) throw new RangeError('DetectionEngine is closed');
@@ -119,6 +122,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     const scoring = scorer ? scorer.score(flows) : null;
     const findings: Finding[] = [];
     try {
+      names.observe(flows);
       for (const d of detectors) findings.push(...d.observe(flows));
     } catch (err) {
       await scoring?.catch(() => undefined);
@@ -129,6 +133,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
       if (scored && scored.flagged.length > 0)
         findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic'));
     }
+    for (const f of findings) names.annotate(f);
     return alerts.record(findings);
   }
 

@@ -36,6 +36,13 @@ export interface Finding {
   lastSeenMs: number;
   /** JSON-serialisable evidence (thresholds, measured values, explanation...). */
   details: Record<string, unknown>;
+  /**
+   * Server names (TLS/QUIC SNI, HTTP Host, resolved name; lower case) the finding's flows were seen under: deduplicated,
+   * at most 5 (server-names.ts). Set by the engine from the flows between `srcIp` and `dstIp`; absent: none known.
+   */
+  serverNames?: string[];
+  /** Server names the `threatIp` address was seen under (by any client), at most 10; absent: none known. */
+  threatServerNames?: string[];
 }
 
 /** A behavioural detector: sees every flow batch, keeps bounded state, returns findings. Synchronous and cheap. */

@@ -1,7 +1,7 @@
 /**
  * Threats: one row per offending address (the finding's `threatIp`) with the worst severity, highest score, the
- * category of its worst alert, how many alerts it has, first/last seen and a location (null for non-global
- * addresses). The blocked flag is not stored: readers ask the firewall (`isBlocked`) when they list threats.
+ * category of its worst alert, how many alerts it has, first/last seen, a location (null for non-global addresses)
+ * and the server names the address was seen under (server-names.ts). The blocked flag is not stored: readers ask the firewall (`isBlocked`) when they list threats.
  * Unspecified addresses (0.0.0.0, ::) never become threats: they name no host (a DHCP client asking for an address
  * sends from 0.0.0.0), so there is nothing to map or block; their alerts are still stored (net/classify.ts
  * `isThreatAddress` decides).
@@ -9,6 +9,7 @@
 import { maxSeverity, severityRank, type Severity } from '../domain/alert.js';
 import type { ThreatRow } from '../store/tables/threat.table.js';
 import type { GeoLocation } from './geo.js';
+import { MAX_THREAT_NAMES, mergeNames, parseNames } from './server-names.js';
 
 /** What one recorded alert contributes to its threat. */
 export interface ThreatUpdate {
@@ -20,6 +21,8 @@ export interface ThreatUpdate {
   newAlert: boolean;
   firstSeen: string;
   lastSeen: string;
+  /** Server names the address was seen under (merged into the threat's, deduplicated, at most 10). */
+  serverNames?: readonly string[];
 }
 
 /** The higher of two scores, either of which may be absent (null). */
@@ -50,6 +53,7 @@ export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, loca
       latitude: location?.latitude ?? null,
       longitude: location?.longitude ?? null,
       updated_at: nowIso,
+      server_names: JSON.stringify(mergeNames([], u.serverNames, MAX_THREAT_NAMES)),
     };
   }
   const worse = severityRank(u.severity) > severityRank(prev.severity);
@@ -68,5 +72,9 @@ export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, loca
     latitude: keepLocation ? prev.latitude : (location?.latitude ?? null),
     longitude: keepLocation ? prev.longitude : (location?.longitude ?? null),
     updated_at: nowIso,
+    server_names:
+      u.serverNames === undefined || u.serverNames.length === 0
+        ? prev.server_names
+        : JSON.stringify(mergeNames(parseNames(prev.server_names), u.serverNames, MAX_THREAT_NAMES)),
   };
 }

@@ -68,6 +68,11 @@ export const alertViewSchema = z.object({
   lastSeen: isoTime,
   /** Explanation, model version, auto-block note... */
   details: z.record(z.string(), z.unknown()),
+  /**
+   * Server names (TLS/QUIC SNI, HTTP Host or the name the client resolved; lower case) the alert's flows were seen
+   * under: deduplicated, at most 5; empty when none is known (or the application layer is off).
+   */
+  serverNames: z.array(z.string()),
 });
 
 /** An alert as the API and the event stream show it (see {@link alertViewSchema}). */

@@ -1,12 +1,13 @@
 /**
  * Live traffic statistics of the running sensor: per-second and per-minute timelines of the sensor totals (kept in
- * memory and in the store's traffic buckets, so the 24-hour view survives restarts), and top talkers, top ports and the
- * direction split attributed from flow records. A once-per-second tick closes the last second; listeners registered
+ * memory and in the store's traffic buckets, so the 24-hour view survives restarts), and top talkers, top ports, top
+ * domains (the flows' server names), top applications (their application labels) and the direction split attributed
+ * from flow records. A once-per-second tick closes the last second; listeners registered
  * with {@link LiveStats.onTick} run after it (the desktop API publishes its `stats` event there).
  */
 import type { Clock } from '../clock.js';
 import { localAddressClassifier } from '../net/classify.js';
-import type { FlowRecord } from '../native/types.js';
+import type { AppBy, FlowRecord } from '../native/flow-record.js';
 import type { Store } from '../store/database.js';
 import { addToBuckets, listBuckets, pruneBuckets } from '../store/repos/traffic.repo.js';
 import type { MonitoringService } from './monitoring.js';
@@ -20,6 +21,15 @@ const MINUTES_KEPT = 1440;
 /** Bound of the talker/port maps; when exceeded, only the top entries are kept. */
 const MAX_KEYS = 50_000;
 const KEEP_KEYS = 10_000;
+/**
+ * Bound of the domain and application maps (distinct names tracked). Past it the smallest are evicted: the map keeps
+ * the {@link KEEP_NAMES} largest by bytes and the {@link KEEP_NAMES} largest by flows (their union), so both rankings
+ * survive a flood of one-off names.
+ */
+export const MAX_NAMES = 10_000;
+export const KEEP_NAMES = 2_500;
+/** Longest server name kept (the capture core caps names at 255 bytes too). */
+const MAX_NAME_LENGTH = 255;
 
 /** Packets, bytes and flows of one bucket, talker, port or direction. */
 export interface TrafficCounts {
@@ -33,6 +43,23 @@ export interface TalkerCounts extends TrafficCounts {
   ip: string;
   sentBytes: number;
   receivedBytes: number;
+}
+
+/** Traffic of the flows with one server name (`serverName`, lower case). */
+export interface DomainCounts extends TrafficCounts {
+  name: string;
+}
+
+/** Traffic of the flows with one application label, and how the label was found (content, or a port guess). */
+export interface AppCounts extends TrafficCounts {
+  app: string;
+  by: AppBy;
+}
+
+/** A top list ranked two ways (copies). */
+export interface RankedCounts<T> {
+  byBytes: T[];
+  byFlows: T[];
 }
 
 /** Traffic to one responder port. */
@@ -81,6 +108,47 @@ function trim<T extends { bytes: number }>(map: Map<string, T>): void {
   for (const [k, v] of keep) map.set(k, v);
 }
 
+/** The `n` entries with the most flows (ties: more bytes first). */
+function topByFlows<T extends TrafficCounts>(map: Map<string, T>, n: number): Array<[string, T]> {
+  return [...map.entries()].sort((a, b) => b[1].flows - a[1].flows || b[1].bytes - a[1].bytes).slice(0, n);
+}
+
+/** Bounds a name map: past {@link MAX_NAMES} entries, keeps the {@link KEEP_NAMES} largest by bytes and by flows. */
+function trimNames<T extends TrafficCounts>(map: Map<string, T>): void {
+  if (map.size <= MAX_NAMES) return;
+  const keep = new Map([...topN(map, KEEP_NAMES), ...topByFlows(map, KEEP_NAMES)]);
+  map.clear();
+  for (const [k, v] of keep) map.set(k, v);
+}
+
+/** A flow's server name as a domain key (lower case, no trailing dot, capped), or null when it has none. */
+export function domainOf(f: Pick<FlowRecord, 'serverName'>): string | null {
+  const name = f.serverName;
+  if (!name) return null;
+  const d = name.toLowerCase().replace(/\.$/, '').slice(0, MAX_NAME_LENGTH);
+  return d === '' ? null : d;
+}
+
+/** Counters attributed so far for a flow reported as snapshots, and the names they went to. */
+interface Attributed {
+  packets: number;
+  bytes: number;
+  fwdBytes: number;
+  bwdBytes: number;
+  /** Domain and application key the flow was counted under (null: none yet). */
+  domain: string | null;
+  app: string | null;
+}
+
+/** Per-flow deltas being attributed. */
+interface FlowDelta {
+  packets: number;
+  bytes: number;
+  fwdBytes: number;
+  bwdBytes: number;
+  flows: number;
+}
+
 /** The sensor's live statistics: fed flow batches by the pipeline, ticked once per second. */
 export class LiveStats {
   private readonly deps: LiveStatsDeps;
@@ -91,9 +159,13 @@ export class LiveStats {
   private readonly minutes = new Map<number, TrafficCounts>();
   private readonly talkers = new Map<string, Omit<TalkerCounts, 'ip'>>();
   private readonly ports = new Map<string, PortCounts>();
+  /** By domain (lower-case server name); bounded by {@link MAX_NAMES}. */
+  private readonly domains = new Map<string, DomainCounts>();
+  /** By `app|by`; bounded by {@link MAX_NAMES}. */
+  private readonly apps = new Map<string, AppCounts>();
   private readonly directions: DirectionCounts = { inbound: zero(), outbound: zero(), internal: zero(), external: zero() };
   /** Counters already attributed for flows reported as snapshots (key: flow identity). */
-  private readonly snapshotted = new Map<string, { packets: number; bytes: number; fwdBytes: number; bwdBytes: number }>();
+  private readonly snapshotted = new Map<string, Attributed>();
   private lastTotals: TrafficCounts | null = null;
   private last: TimelineBucket = { startMs: 0, ...zero() };
   private timer: NodeJS.Timeout | null = null;
@@ -142,31 +214,70 @@ export class LiveStats {
     return () => this.tickListeners.delete(listener);
   }
 
-  /** Attributes a flow batch to talkers, ports and directions (snapshots of one flow are not double-counted). */
+  /**
+   * Attributes a flow batch to talkers, ports, domains, applications and directions (snapshots of one flow are not
+   * double-counted). A flow counts towards a domain or an application once it has a name or a label: a snapshot
+   * without one and a later record with one move the whole flow (its bytes so far, one flow) there.
+   */
   recordFlows(flows: readonly FlowRecord[]): void {
     for (const f of flows) {
       const key = `${f.id}|${f.firstSeenMs}|${f.srcIp}|${f.srcPort}`;
       const prev = this.snapshotted.get(key);
-      const d = {
+      const d: FlowDelta = {
         packets: f.packets - (prev?.packets ?? 0),
         bytes: f.bytes - (prev?.bytes ?? 0),
         fwdBytes: f.fwdBytes - (prev?.fwdBytes ?? 0),
         bwdBytes: f.bwdBytes - (prev?.bwdBytes ?? 0),
         flows: prev === undefined ? 1 : 0,
       };
+      const domain = domainOf(f);
+      const app = f.app ? `${f.app}|${f.appBy ?? 'port'}` : null;
       if (f.endReason === 'snapshot') {
-        this.snapshotted.set(key, { packets: f.packets, bytes: f.bytes, fwdBytes: f.fwdBytes, bwdBytes: f.bwdBytes });
+        this.snapshotted.set(key, {
+          packets: f.packets,
+          bytes: f.bytes,
+          fwdBytes: f.fwdBytes,
+          bwdBytes: f.bwdBytes,
+          domain: domain ?? prev?.domain ?? null,
+          app: app ?? prev?.app ?? null,
+        });
         if (this.snapshotted.size > MAX_KEYS) this.snapshotted.delete(this.snapshotted.keys().next().value as string);
       } else if (prev !== undefined) {
         this.snapshotted.delete(key);
       }
       this.attribute(f, d);
+      if (domain !== null) {
+        const c = this.named(this.domains, domain, () => ({ name: domain, packets: 0, bytes: 0, flows: 0 }));
+        this.addNamed(c, f, d, prev !== undefined && prev.domain === domain);
+      }
+      if (app !== null) {
+        const c = this.named(this.apps, app, () => ({ app: f.app as string, by: f.appBy ?? 'port', packets: 0, bytes: 0, flows: 0 }));
+        this.addNamed(c, f, d, prev !== undefined && prev.app === app);
+      }
     }
     trim(this.talkers);
     trim(this.ports);
+    trimNames(this.domains);
+    trimNames(this.apps);
   }
 
-  private attribute(f: FlowRecord, d: { packets: number; bytes: number; fwdBytes: number; bwdBytes: number; flows: number }): void {
+  private named<T extends TrafficCounts>(map: Map<string, T>, key: string, make: () => T): T {
+    let c = map.get(key);
+    if (c === undefined) {
+      c = make();
+      map.set(key, c);
+    }
+    return c;
+  }
+
+  /** Adds flow `f` to `c`: its delta when earlier records were counted there too, else the whole flow so far. */
+  private addNamed(c: TrafficCounts, f: FlowRecord, d: FlowDelta, countedBefore: boolean): void {
+    c.packets += countedBefore ? d.packets : f.packets;
+    c.bytes += countedBefore ? d.bytes : f.bytes;
+    c.flows += countedBefore ? 0 : 1;
+  }
+
+  private attribute(f: FlowRecord, d: FlowDelta): void {
     const talk = (ip: string, sent: number, received: number): void => {
       const t = this.talkers.get(ip) ?? { packets: 0, bytes: 0, flows: 0, sentBytes: 0, receivedBytes: 0 };
       t.packets += d.packets;
@@ -286,6 +397,21 @@ export class LiveStats {
   /** The `n` responder ports with the most bytes (copies). */
   topPorts(n: number): PortCounts[] {
     return topN(this.ports, n).map(([, p]) => ({ ...p }));
+  }
+
+  /** The `n` domains (server names, lower case) with the most bytes, and the `n` with the most flows (copies). */
+  topDomains(n: number): RankedCounts<DomainCounts> {
+    return { byBytes: topN(this.domains, n).map(([, c]) => ({ ...c })), byFlows: topByFlows(this.domains, n).map(([, c]) => ({ ...c })) };
+  }
+
+  /** The `n` application labels with the most bytes, and the `n` with the most flows (copies). */
+  topApplications(n: number): RankedCounts<AppCounts> {
+    return { byBytes: topN(this.apps, n).map(([, c]) => ({ ...c })), byFlows: topByFlows(this.apps, n).map(([, c]) => ({ ...c })) };
+  }
+
+  /** Distinct domains and application labels tracked now (at most {@link MAX_NAMES} each after a batch). */
+  namesTracked(): { domains: number; applications: number } {
+    return { domains: this.domains.size, applications: this.apps.size };
   }
 
   /** The direction split since start (a copy). */

@@ -43,7 +43,13 @@ export interface PipelineCounters {
   errors: number;
 }
 
-/** Maps a flow record to its stored summary. */
+/** Longest text kept in a flow summary's application columns. */
+const MAX_TEXT = 255;
+
+/** `text` capped at {@link MAX_TEXT} characters; null when absent or empty. */
+const bounded = (text: string | null | undefined): string | null => (text ? text.slice(0, MAX_TEXT) : null);
+
+/** Maps a flow record to its stored summary (with its application label, server name and Community ID, when known). */
 export function toFlowRow(f: FlowRecord, storedAtMs: number): NewFlow {
   return {
     flow_id: f.id,
@@ -59,6 +65,9 @@ export function toFlowRow(f: FlowRecord, storedAtMs: number): NewFlow {
     duration_us: Math.round(f.durationUs),
     end_reason: f.endReason,
     stored_at_ms: storedAtMs,
+    app: bounded(f.app),
+    server_name: bounded(f.serverName),
+    community_id: bounded(f.communityId),
   };
 }
 

@@ -94,6 +94,8 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
     const monitoring = new MonitoringService({
       sensor,
       capture: config.capture,
+      // The capture core's settings every session starts with (loops add their time offset on top).
+      flowOptions: { appLayer: config.capture.appLayer, communityIdSeed: config.capture.communityIdSeed },
       samplePath: deps.samplePath,
       events,
       clock,

@@ -24,6 +24,16 @@ export const dashboardStatsSchema = z.object({
 });
 
 const pbf = z.object({ packets: count, bytes: count, flows: count });
+const domainEntry = z.object({ name: z.string(), bytes: count, packets: count, flows: count });
+const appEntry = z.object({
+  /** Application label (`dns`, `tls`, `quic`, `http`, `ssh`, ...). */
+  app: z.string(),
+  /** `content`: recognised from the payload; `port`: guessed from a well-known port. */
+  by: z.enum(['content', 'port']),
+  bytes: count,
+  packets: count,
+  flows: count,
+});
 const bucket = z.object({ t: isoTime, packets: count, bytes: count, flows: count });
 
 export const trafficStatsSchema = z.object({
@@ -34,6 +44,17 @@ export const trafficStatsSchema = z.object({
   topTalkers: z.array(z.object({ ip: z.string(), bytes: count, packets: count, flows: count, sentBytes: count, receivedBytes: count })),
   /** Responder ports by bytes, at most 10. */
   topPorts: z.array(z.object({ port: z.number().int(), protocol: z.enum(['tcp', 'udp']), bytes: count, packets: count, flows: count })),
+  /**
+   * Server names (TLS/QUIC SNI, HTTP Host or the name the client resolved, lower case) by bytes and by flows, at most 10
+   * each; flows without a name are not counted. Since start, as the talkers; at most 10000 distinct names are tracked
+   * (past that the smallest are dropped).
+   */
+  topDomains: z.object({ byBytes: z.array(domainEntry), byFlows: z.array(domainEntry) }),
+  /**
+   * Application labels by bytes and by flows, at most 10 each; one entry per (label, how it was found), flows without a
+   * label are not counted. Empty when the application layer is off (`VIGIL_CAPTURE_APP_LAYER=off`).
+   */
+  topApplications: z.object({ byBytes: z.array(appEntry), byFlows: z.array(appEntry) }),
   /**
    * Bytes/packets from the local side's point of view: outbound = sent by local hosts to remote ones, inbound =
    * received from remote; internal = local to local; external = neither end local (transit, replayed captures).

@@ -21,6 +21,11 @@ export const threatSchema = z.object({
       longitude: z.number(),
     })
     .nullable(),
+  /**
+   * Server names (TLS/QUIC SNI, HTTP Host or the name a client resolved; lower case) the address was seen under:
+   * deduplicated, at most 10; empty when none is known.
+   */
+  serverNames: z.array(z.string()),
 });
 
 export const threatListSchema = z.object({

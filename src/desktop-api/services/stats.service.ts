@@ -20,14 +20,17 @@ const OPEN_THREAT_MS = 24 * 3_600_000;
 const COUNT_CACHE_MS = 1000;
 /** A dashboard body is reused for this long (10 refreshes per second at most) unless an event invalidates it. */
 const DASHBOARD_CACHE_MS = 100;
-/** Entries of the top talker and top port lists. */
+/** Entries of the top talker, port, domain and application lists. */
 const TOP_N = 10;
 
 /** Dependencies of {@link StatsService}. */
 export interface StatsDeps {
   store: Store;
-  /** The sensor's live statistics (rates, timelines, talkers, ports, directions); its ticks publish `stats`. */
-  live: Pick<LiveStats, 'running' | 'onTick' | 'lastSecond' | 'perSecond' | 'perMinute' | 'topTalkers' | 'topPorts' | 'directionCounts'>;
+  /** The sensor's live statistics (rates, timelines, talkers, ports, domains, applications, directions); its ticks publish `stats`. */
+  live: Pick<
+    LiveStats,
+    'running' | 'onTick' | 'lastSecond' | 'perSecond' | 'perMinute' | 'topTalkers' | 'topPorts' | 'topDomains' | 'topApplications' | 'directionCounts'
+  >;
   monitoring: Pick<MonitoringService, 'totals' | 'state'>;
   firewall: Pick<FirewallService, 'list'>;
   events: EventBus;
@@ -163,6 +166,8 @@ export class StatsService {
       protocols,
       topTalkers: live.topTalkers(TOP_N),
       topPorts: live.topPorts(TOP_N),
+      topDomains: live.topDomains(TOP_N),
+      topApplications: live.topApplications(TOP_N),
       directions: live.directionCounts(),
       timeline: { perSecond: live.perSecond().map(toBucket), perMinute: live.perMinute().map(toBucket) },
       capture: {

@@ -1,5 +1,6 @@
 /** Threats for the map: stored rows plus whether the firewall blocks the IP now. */
 import { GEO_ATTRIBUTION } from '../../detect/geo.js';
+import { parseNames } from '../../detect/server-names.js';
 import type { FirewallService } from '../../firewall/types.js';
 import type { Store } from '../../store/database.js';
 import { listThreats } from '../../store/repos/threat.repo.js';
@@ -21,6 +22,7 @@ export function toThreat(row: ThreatRow, blocked: boolean): Threat {
       row.latitude === null || row.longitude === null
         ? null
         : { country: row.country, countryCode: row.country_code, city: row.city, latitude: row.latitude, longitude: row.longitude },
+    serverNames: parseNames(row.server_names),
   };
 }
 

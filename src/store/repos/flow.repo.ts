@@ -3,7 +3,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import { sqliteHandleOf, type Db, type Store } from '../database.js';
 import type { FlowRow, NewFlow } from '../tables/flow.table.js';
 
-/** Rows per INSERT statement (SQLite's bound-parameter limit is 32766; 13 columns x 500 stays well below). */
+/** Rows per INSERT statement (SQLite's bound-parameter limit is 32766; 16 columns x 500 stays well below). */
 const CHUNK = 500;
 
 const COLUMNS = [
@@ -20,6 +20,9 @@ const COLUMNS = [
   'duration_us',
   'end_reason',
   'stored_at_ms',
+  'app',
+  'server_name',
+  'community_id',
 ] as const;
 
 /** Per SQLite connection: a prepared one-row INSERT wrapped in a transaction function. */
@@ -30,7 +33,8 @@ function sqliteInserter(handle: SqliteDatabase.Database): (rows: NewFlow[]) => v
   if (insert === undefined) {
     const stmt = handle.prepare(`insert into flows (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
     insert = handle.transaction((rows: NewFlow[]) => {
-      for (const row of rows) stmt.run(row);
+      // The application-layer columns are optional in NewFlow; a named parameter must be bound, so absent is null.
+      for (const row of rows) stmt.run({ app: null, server_name: null, community_id: null, ...row });
     });
     sqliteInserters.set(handle, insert);
   }

@@ -15,7 +15,7 @@ import type { ThreatRow } from '../tables/threat.table.js';
 export type NewAlertRow = Omit<AlertRow, 'id'>;
 
 /** What every aggregate update of an alert sets. */
-export type AlertAggregate = Pick<AlertRow, 'count' | 'last_seen' | 'updated_at' | 'severity' | 'score' | 'details'>;
+export type AlertAggregate = Pick<AlertRow, 'count' | 'last_seen' | 'updated_at' | 'severity' | 'score' | 'details' | 'server_names'>;
 
 /** The text of an alert's leading evidence, set when a finding takes the lead of an open alert. */
 export type AlertLead = Pick<AlertRow, 'source' | 'title' | 'description'>;
@@ -68,8 +68,17 @@ const ALERT_COLUMNS = [
   'first_seen',
   'last_seen',
   'details',
+  'server_names',
 ] as const satisfies readonly (keyof NewAlertRow)[];
-const AGGREGATE_COLUMNS = ['count', 'last_seen', 'updated_at', 'severity', 'score', 'details'] as const satisfies readonly (keyof AlertAggregate)[];
+const AGGREGATE_COLUMNS = [
+  'count',
+  'last_seen',
+  'updated_at',
+  'severity',
+  'score',
+  'details',
+  'server_names',
+] as const satisfies readonly (keyof AlertAggregate)[];
 const LEAD_COLUMNS = ['source', 'title', 'description'] as const satisfies readonly (keyof AlertLead)[];
 const THREAT_COLUMNS = [
   'ip',
@@ -85,6 +94,7 @@ const THREAT_COLUMNS = [
   'latitude',
   'longitude',
   'updated_at',
+  'server_names',
 ] as const satisfies readonly (keyof ThreatRow)[];
 
 /** `row`'s values in `columns` order, for a statement with positional parameters. */

@@ -1,5 +1,5 @@
 /** The `alerts` table: one row per (aggregated) alert raised by detection. */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AlertSource, Severity } from '../../domain/alert.js';
 
 export interface AlertTable {
@@ -33,6 +33,8 @@ export interface AlertTable {
   last_seen: string;
   /** JSON text: explanation, model version, auto-block note... */
   details: string;
+  /** JSON array of the server names the alert's flows were seen under (at most 5, each at most 255 characters; default `[]`). */
+  server_names: ColumnType<string, string | undefined, string>;
 }
 
 export type AlertRow = Selectable<AlertTable>;

@@ -21,6 +21,12 @@ export interface FlowTable {
   end_reason: string;
   /** Epoch ms when the row was stored (retention is by storage time, so replays of old captures are kept). */
   stored_at_ms: number;
+  /** Application label (`tls`, `dns`, ...; a port guess too), at most 255 characters; null when unknown. */
+  app: string | null;
+  /** The name the client knew the server by (SNI, HTTP Host, resolved name), at most 255 characters; null when none. */
+  server_name: string | null;
+  /** Community ID v1 (`1:...`); null when the application layer is off. */
+  community_id: string | null;
 }
 
 export type FlowRow = Selectable<FlowTable>;

@@ -1,5 +1,5 @@
 /** The `threats` table: one row per threatening remote IP (for the map), upserted by detection. */
-import type { Insertable, Selectable } from 'kysely';
+import type { ColumnType, Insertable, Selectable } from 'kysely';
 import type { Severity } from '../../domain/alert.js';
 
 export interface ThreatTable {
@@ -22,6 +22,8 @@ export interface ThreatTable {
   longitude: number | null;
   /** ISO 8601. */
   updated_at: string;
+  /** JSON array of the server names the address was seen under (at most 10, each at most 255 characters; default `[]`). */
+  server_names: ColumnType<string, string | undefined, string>;
 }
 
 export type ThreatRow = Selectable<ThreatTable>;

@@ -33,7 +33,16 @@ describe('config/desktop loadDesktopConfig()', () => {
     expect(c.corsOrigins).to.deep.equal(['*']);
     expect(c.trustedProxies).to.deep.equal([]);
     expect(c.allowedHosts).to.deep.equal([]);
-    expect(c.capture).to.deep.equal({ mode: 'auto', interface: undefined, filter: undefined, file: undefined, replaySpeed: 1, replayLoop: true });
+    expect(c.capture).to.deep.equal({
+      mode: 'auto',
+      interface: undefined,
+      filter: undefined,
+      file: undefined,
+      replaySpeed: 1,
+      replayLoop: true,
+      appLayer: true,
+      communityIdSeed: 0,
+    });
     expect(Object.isFrozen(c)).to.equal(true);
     expect(Object.isFrozen(c.capture)).to.equal(true);
   });
@@ -57,6 +66,8 @@ describe('config/desktop loadDesktopConfig()', () => {
       VIGIL_FLOW_RETENTION_HOURS: '2',
       VIGIL_FLOW_RETENTION_MAX: '5000',
       VIGIL_EVENTS_MAX_PENDING_BYTES: '65536',
+      VIGIL_CAPTURE_APP_LAYER: 'off',
+      VIGIL_COMMUNITY_ID_SEED: '123',
     });
     expect(c).to.deep.include({
       host: '0.0.0.0',
@@ -69,7 +80,16 @@ describe('config/desktop loadDesktopConfig()', () => {
       flowRetentionMax: 5000,
       eventsMaxPendingBytes: 65536,
     });
-    expect(c.capture).to.deep.equal({ mode: 'replay', interface: 'eth0', filter: 'tcp port 443', file: '/data/x.pcap', replaySpeed: 0, replayLoop: false });
+    expect(c.capture).to.deep.equal({
+      mode: 'replay',
+      interface: 'eth0',
+      filter: 'tcp port 443',
+      file: '/data/x.pcap',
+      replaySpeed: 0,
+      replayLoop: false,
+      appLayer: false,
+      communityIdSeed: 123,
+    });
     expect(c.corsOrigins).to.deep.equal(['https://a.example', 'http://localhost:3000']);
     expect(c.trustedProxies).to.deep.equal(['10.0.0.1', '::1']);
     expect(c.allowedHosts).to.deep.equal(['vigil.home.arpa', 'desktop.lan']);
@@ -98,6 +118,9 @@ describe('config/desktop loadDesktopConfig()', () => {
       [{ VIGIL_FLOW_RETENTION_MAX: '10' }, 'VIGIL_FLOW_RETENTION_MAX'],
       [{ VIGIL_EVENTS_MAX_PENDING_BYTES: '100' }, 'VIGIL_EVENTS_MAX_PENDING_BYTES'],
       [{ VIGIL_EVENTS_MAX_PENDING_BYTES: '1MiB' }, 'VIGIL_EVENTS_MAX_PENDING_BYTES'],
+      [{ VIGIL_CAPTURE_APP_LAYER: 'maybe' }, 'VIGIL_CAPTURE_APP_LAYER'],
+      [{ VIGIL_COMMUNITY_ID_SEED: '65536' }, 'VIGIL_COMMUNITY_ID_SEED'],
+      [{ VIGIL_COMMUNITY_ID_SEED: '-1' }, 'VIGIL_COMMUNITY_ID_SEED'],
     ];
     for (const [env, variable] of cases) {
       const err = configError(env);

@@ -90,6 +90,35 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
     expect(threat).to.include({ alerts: 2, first_seen: new Date(T0).toISOString(), last_seen: new Date(T0 + 61_000).toISOString() });
   });
 
+  it('records the server names behind an alert and its threat: merged across findings and batches, deduplicated, bounded', async () => {
+    const svc = new AlertAggregator({ store, config: loadDetectionConfig({}), events, geo: null });
+    const beacon = (over: Partial<Finding>): Finding =>
+      finding({ category: 'beaconing', srcIp: '10.0.0.5', dstIp: '203.0.113.9', target: '203.0.113.9:443/6', threatIp: '203.0.113.9', ...over });
+    // One batch: two findings of one key fold, their names too.
+    const [first] = await svc.record([
+      beacon({ serverNames: ['c2.example.net'], threatServerNames: ['c2.example.net'] }),
+      beacon({ serverNames: ['c2.example.net', 'cdn.example.org'], threatServerNames: ['cdn.example.org'] }),
+    ]);
+    expect(first!.action).to.equal('created');
+    expect(JSON.parse(first!.row.server_names)).to.deep.equal(['c2.example.net', 'cdn.example.org']);
+    expect(seen.at(-1)!.alert['serverNames']).to.deep.equal(['c2.example.net', 'cdn.example.org']);
+    // A later batch folds into the open alert: new names added, at most 5 kept.
+    const many = Array.from({ length: 8 }, (_, i) => `n${i}.example`);
+    const [second] = await svc.record([beacon({ firstSeenMs: T0 + 5000, lastSeenMs: T0 + 6000, serverNames: many, threatServerNames: many })]);
+    expect(second!.action).to.equal('updated');
+    expect(JSON.parse(second!.row.server_names)).to.deep.equal(['c2.example.net', 'cdn.example.org', 'n0.example', 'n1.example', 'n2.example']);
+    const [stored] = await store.selectFrom('alerts').select('server_names').execute();
+    expect(stored!.server_names).to.equal(second!.row.server_names);
+    const [threat] = await listThreats(store);
+    expect(threat!.ip).to.equal('203.0.113.9');
+    expect(JSON.parse(threat!.server_names)).to.deep.equal(['c2.example.net', 'cdn.example.org', ...many]);
+    // A finding without names leaves both as they are; an alert that never had names stores [].
+    await svc.record([beacon({ firstSeenMs: T0 + 7000, lastSeenMs: T0 + 8000 })]);
+    expect(JSON.parse((await listThreats(store))[0]!.server_names)).to.have.length(10);
+    const [scan] = await svc.record([finding()]);
+    expect(scan!.row.server_names).to.equal('[]');
+  });
+
   it('opens a new alert after the window, and for another category or target', async () => {
     const svc = new AlertAggregator({ store, config: loadDetectionConfig({ VIGIL_DETECT_ALERT_WINDOW_SEC: '60' }), events, geo: null });
     await svc.record([finding()]);

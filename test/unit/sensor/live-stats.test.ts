@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { emptySensorStats } from '../../../src/native/capture.js';
 import type { FlowRecord, SensorStats } from '../../../src/native/types.js';
-import { LiveStats } from '../../../src/sensor/live-stats.js';
+import { KEEP_NAMES, LiveStats, MAX_NAMES } from '../../../src/sensor/live-stats.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import { listBuckets } from '../../../src/store/repos/traffic.repo.js';
 
@@ -128,5 +128,55 @@ describe('sensor/LiveStats', () => {
       { running: true, packets: 7 },
       { running: false, packets: 0 },
     ]);
+  });
+
+  it('topDomains(): lower-cased server names; flows without one are not counted; snapshots once, the whole flow once named', () => {
+    // Flow 1: a snapshot before its name was known, then snapshots and the final record with it.
+    live.recordFlows([flow({ id: 1, endReason: 'snapshot', packets: 2, bytes: 200, fwdBytes: 100, bwdBytes: 100 })]);
+    expect(live.topDomains(10)).to.deep.equal({ byBytes: [], byFlows: [] });
+    live.recordFlows([flow({ id: 1, endReason: 'snapshot', packets: 4, bytes: 400, fwdBytes: 100, bwdBytes: 300, serverName: 'WWW.Example.COM.' })]);
+    live.recordFlows([flow({ id: 1, serverName: 'www.example.com' })]);
+    // Flow 2: another flow to the same name; flow 3: no name.
+    live.recordFlows([flow({ id: 2, srcPort: 50001, bytes: 50, packets: 1, serverName: 'www.example.com' }), flow({ id: 3, srcPort: 50002 })]);
+    const entry = { name: 'www.example.com', packets: 11, bytes: 1050, flows: 2 };
+    expect(live.topDomains(10)).to.deep.equal({ byBytes: [entry], byFlows: [entry] });
+    // The talkers still see every flow.
+    expect(live.topTalkers(1)[0]!.flows).to.equal(3);
+  });
+
+  it('topApplications(): one entry per (label, how it was found), ranked by bytes and by flows', () => {
+    live.recordFlows([
+      flow({ id: 1, bytes: 5000, app: 'tls', appBy: 'content' }),
+      flow({ id: 2, srcPort: 2, bytes: 100, app: 'dns', appBy: 'content' }),
+      flow({ id: 3, srcPort: 3, bytes: 100, app: 'dns', appBy: 'content' }),
+      flow({ id: 4, srcPort: 4, bytes: 100, app: 'dns', appBy: 'content' }),
+      flow({ id: 5, srcPort: 5, bytes: 700, app: 'tls', appBy: 'port' }),
+      flow({ id: 6, srcPort: 6, bytes: 900 }),
+    ]);
+    const top = live.topApplications(2);
+    expect(top.byBytes).to.deep.equal([
+      { app: 'tls', by: 'content', packets: 10, bytes: 5000, flows: 1 },
+      { app: 'tls', by: 'port', packets: 10, bytes: 700, flows: 1 },
+    ]);
+    expect(top.byFlows).to.deep.equal([
+      { app: 'dns', by: 'content', packets: 30, bytes: 300, flows: 3 },
+      { app: 'tls', by: 'content', packets: 10, bytes: 5000, flows: 1 },
+    ]);
+  });
+
+  it('tracks at most MAX_NAMES domains: past it the smallest go, the largest by bytes and by flows stay', () => {
+    live.recordFlows([flow({ id: 1, bytes: 1e9, serverName: 'heavy.example' })]);
+    live.recordFlows([1, 2, 3].map((k) => flow({ id: 10 + k, srcPort: k, bytes: 1, serverName: 'frequent.example' })));
+    let id = 100;
+    for (let batch = 0; batch < 3; batch++) {
+      const flows: FlowRecord[] = [];
+      for (let i = 0; i < MAX_NAMES / 2; i++) flows.push(flow({ id: id++, srcPort: id % 65536, bytes: 2, serverName: `n${id}.example` }));
+      live.recordFlows(flows);
+      expect(live.namesTracked().domains).to.be.at.most(MAX_NAMES);
+    }
+    expect(live.namesTracked().domains).to.be.at.least(KEEP_NAMES);
+    const top = live.topDomains(1);
+    expect(top.byBytes[0]!.name).to.equal('heavy.example');
+    expect(top.byFlows[0]).to.deep.include({ name: 'frequent.example', flows: 3 });
   });
 });

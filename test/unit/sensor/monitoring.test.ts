@@ -12,7 +12,17 @@ const SMALL = pcap('zeek_qinq_8021ad_http.pcap'); // 14 packets
 const OTHER = pcap('sv_rawip_dlt101_tcp_tls.pcap'); // 42 packets
 
 function capture(over: Partial<DesktopCaptureConfig>): DesktopCaptureConfig {
-  return { mode: 'replay', interface: undefined, filter: undefined, file: SMALL, replaySpeed: 0, replayLoop: false, ...over };
+  return {
+    mode: 'replay',
+    interface: undefined,
+    filter: undefined,
+    file: SMALL,
+    replaySpeed: 0,
+    replayLoop: false,
+    appLayer: true,
+    communityIdSeed: 0,
+    ...over,
+  };
 }
 
 describe('sensor/MonitoringService (real sensor)', function () {

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createSensor } from '../../../src/native/capture.js';
 import type { FlowRecord, SensorStats } from '../../../src/native/types.js';
-import { SensorPipeline } from '../../../src/sensor/pipeline.js';
+import { SensorPipeline, toFlowRow } from '../../../src/sensor/pipeline.js';
+import { makeFlow } from '../detect/flow-factory.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
 import { countFlows, listRecentFlows } from '../../../src/store/repos/flow.repo.js';
 import { FIXTURES } from '../../helpers/setup.js';
@@ -111,5 +112,14 @@ describe('SensorPipeline (src/sensor/pipeline.ts)', function () {
     expect(await p.prune()).to.equal(100); // 50 too old, then 50 over the count limit
     expect(await countFlows(store)).to.equal(100);
     expect((await listRecentFlows(store, 1))[0].flow_id).to.equal(249);
+  });
+
+  it("toFlowRow(): the flow's application label, server name and Community ID, capped at 255 characters, null when absent", () => {
+    const long = `${'a'.repeat(300)}.example`;
+    const row = toFlowRow(makeFlow({ app: 'http', serverName: long, communityId: '1:abc=' }), 5);
+    expect(row).to.include({ app: 'http', community_id: '1:abc=', stored_at_ms: 5 });
+    expect(row.server_name).to.equal(long.slice(0, 255));
+    expect(toFlowRow(makeFlow({}), 5)).to.include({ app: null, server_name: null, community_id: null });
+    expect(toFlowRow(makeFlow({ app: null, serverName: '', communityId: null }), 5)).to.include({ app: null, server_name: null, community_id: null });
   });
 });

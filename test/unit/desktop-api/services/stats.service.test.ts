@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { emptySensorStats } from '../../../../src/native/capture.js';
+import { trafficStatsSchema } from '../../../../src/desktop-api/schemas/stats.schema.js';
 import { StatsService } from '../../../../src/desktop-api/services/stats.service.js';
 import { EventBus } from '../../../../src/events.js';
 import type { FlowRecord, SensorStats } from '../../../../src/native/types.js';
@@ -116,6 +117,50 @@ describe('desktop-api/services/StatsService', () => {
     expect(t.topTalkers[0]).to.deep.equal({ ip: '192.168.1.10', packets: 10, bytes: 1000, flows: 1, sentBytes: 300, receivedBytes: 700 });
     expect(t.topPorts).to.deep.equal([{ port: 443, protocol: 'tcp', packets: 10, bytes: 1000, flows: 1 }]);
     expect(t.directions).to.deep.equal(live.directionCounts());
+    // A flow without a server name or label counts in no domain and no application.
+    expect(t.topDomains).to.deep.equal({ byBytes: [], byFlows: [] });
+    expect(t.topApplications).to.deep.equal({ byBytes: [], byFlows: [] });
+  });
+
+  it('traffic(): top domains and applications by bytes and by flows, at most 10 each, matching the schema', () => {
+    const flows: FlowRecord[] = [];
+    // 12 domains: big.example has the most bytes in one flow, many.example the most flows; 10 one-flow small ones.
+    const add = (id: number, name: string, bytes: number, app: string, appBy: 'content' | 'port'): void => {
+      flows.push({
+        id,
+        srcIp: '192.168.1.10',
+        srcPort: 40000 + id,
+        dstIp: '93.184.216.34',
+        dstPort: 443,
+        protocol: 6,
+        firstSeenMs: 1000,
+        endReason: 'fin',
+        packets: 2,
+        bytes,
+        fwdBytes: bytes / 2,
+        bwdBytes: bytes / 2,
+        serverName: name,
+        app,
+        appBy,
+      } as Partial<FlowRecord> as FlowRecord);
+    };
+    add(1, 'Big.Example', 100_000, 'tls', 'content');
+    for (let i = 0; i < 5; i++) add(10 + i, 'many.example', 100, 'quic', 'content');
+    for (let i = 0; i < 10; i++) add(20 + i, `small${i}.example`, 50 + i, 'http', 'port');
+    live.recordFlows(flows);
+    const t = stats.traffic();
+    expect(trafficStatsSchema.safeParse(t).success).to.equal(true);
+    expect(t.topDomains.byBytes).to.have.length(10);
+    expect(t.topDomains.byBytes[0]).to.deep.equal({ name: 'big.example', packets: 2, bytes: 100_000, flows: 1 });
+    expect(t.topDomains.byBytes[1]).to.deep.equal({ name: 'many.example', packets: 10, bytes: 500, flows: 5 });
+    expect(t.topDomains.byFlows[0]).to.deep.equal({ name: 'many.example', packets: 10, bytes: 500, flows: 5 });
+    expect(t.topDomains.byFlows[1]!.name).to.equal('big.example');
+    expect(t.topApplications.byBytes.map((a) => [a.app, a.by, a.flows])).to.deep.equal([
+      ['tls', 'content', 1],
+      ['http', 'port', 10],
+      ['quic', 'content', 5],
+    ]);
+    expect(t.topApplications.byFlows.map((a) => a.app)).to.deep.equal(['http', 'quic', 'tls']);
   });
 
   it('publishes the dashboard as a `stats` event after every closed second while the live statistics run', async () => {

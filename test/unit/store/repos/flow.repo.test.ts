@@ -43,6 +43,19 @@ describe('store/repos/flow.repo + traffic.repo + meta.repo', () => {
     expect(newest[0].flow_id).to.equal(1199);
   });
 
+  it("stores each flow's application label, server name and Community ID (null when absent), on both paths", async () => {
+    const named: NewFlow = { ...flow(1, 5_000), app: 'tls', server_name: 'www.example.com', community_id: '1:LQU9qZlK+B5F3KDmev6m5PMibrg=' };
+    expect(await insertFlowBatch(db, [flow(0, 5_000), named])).to.equal(2);
+    const [n, plain] = await listRecentFlows(db, 2);
+    expect(n).to.include({ flow_id: 1, app: 'tls', server_name: 'www.example.com', community_id: '1:LQU9qZlK+B5F3KDmev6m5PMibrg=' });
+    expect(plain).to.include({ flow_id: 0, app: null, server_name: null, community_id: null });
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
+    await migrateToLatest(kysely);
+    await insertFlowBatch(kysely, [flow(0, 5_000), named]);
+    expect((await listRecentFlows(kysely, 2)).map(({ id: _id, ...r }) => r)).to.deep.equal([n, plain].map(({ id: _id, ...r }) => r));
+    await kysely.destroy();
+  });
+
   it('insertFlowBatch() through plain Kysely (the path other dialects take) stores the same rows', async () => {
     const plain = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
     await migrateToLatest(plain);
