@@ -26,7 +26,8 @@ failures=0
 runs=0
 shopt -s nullglob
 for tool in "${tools[@]}"; do
-  for file in "$root"/test/fixtures/pcaps/*.pcap "$root"/test/fixtures/pcaps/*.pcapng; do
+  for file in "$root"/test/fixtures/pcaps/*.pcap "$root"/test/fixtures/pcaps/*.pcapng "$root"/test/fixtures/pcaps/*/*.pcap \
+    "$root"/test/fixtures/pcaps/*/*.pcapng; do
     base="$(basename "$file")"
     runs=$((runs + 1))
     status=0
@@ -49,8 +50,24 @@ for tool in "${tools[@]}"; do
   done
 done
 
+# Every prefix of every fixture packet (up to 2048 bytes, then the whole packet) through decode, flows and the
+# application layer: each parser meets every snap-length cut of real traffic.
+prefix_files=()
+for file in "$root"/test/fixtures/pcaps/*.pcap "$root"/test/fixtures/pcaps/*.pcapng "$root"/test/fixtures/pcaps/*/*.pcap \
+  "$root"/test/fixtures/pcaps/*/*.pcapng; do
+  [[ "$(basename "$file")" == "$expected_unreadable" ]] || prefix_files+=("$file")
+done
+runs=$((runs + 1))
+status=0
+"$build/vigil_replay" --prefixes "${prefix_files[@]}" >/dev/null 2>"$log" || status=$?
+if [[ $status -ne 0 ]] || grep -qE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' "$log"; then
+  echo "test:asan: vigil_replay --prefixes (${#prefix_files[@]} files): exit $status" >&2
+  cat "$log" >&2
+  failures=$((failures + 1))
+fi
+
 if ((failures > 0)); then
   echo "test:asan: $failures of $runs replays failed" >&2
   exit 1
 fi
-echo "test:asan: $runs replays (${tools[*]}) clean under ASan+UBSan" >&2
+echo "test:asan: $runs replays (${tools[*]}, and every packet prefix) clean under ASan+UBSan" >&2
