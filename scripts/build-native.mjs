@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the native addon during `npm ci` / `npm install` (and `npm run build:native`).
-// 1. Makes sure libpcap's headers exist: installs libpcap-dev with apt-get when root on Debian/Ubuntu, otherwise
-//    stops with one message naming the package for this OS.
+// 1. Makes sure libpcap's and OpenSSL's headers exist: installs libpcap-dev / libssl-dev with apt-get when root on
+//    Debian/Ubuntu, otherwise stops with one message naming the package for this OS.
 // 2. Runs cmake-js (Node headers from the node-api-headers package: nothing is downloaded).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -60,6 +60,21 @@ if (!pcapHeaders.some((p) => existsSync(p))) {
     if (!aptInstall(['libpcap-dev'])) fail(`pcap.h is missing and apt-get could not install it: ${pcapPackageHint()}`);
   } else {
     fail(`pcap.h (libpcap development headers) is missing: ${pcapPackageHint()}`);
+  }
+}
+// OpenSSL's libcrypto (fingerprint hashes, Community ID, QUIC Initial decryption in native/app).
+const opensslHeaders = ['/usr/include/openssl/evp.h', '/usr/local/include/openssl/evp.h', '/opt/homebrew/opt/openssl/include/openssl/evp.h'];
+if (!opensslHeaders.some((p) => existsSync(p))) {
+  const hint =
+    process.platform === 'darwin'
+      ? 'brew install openssl'
+      : /ID(_LIKE)?=.*(fedora|rhel|centos)/.test(osRelease())
+        ? 'sudo dnf install openssl-devel'
+        : 'sudo apt-get install libssl-dev';
+  if (isRoot && isDebian && have('apt-get')) {
+    if (!aptInstall(['libssl-dev'])) fail(`openssl/evp.h is missing and apt-get could not install libssl-dev: ${hint}`);
+  } else {
+    fail(`openssl/evp.h (OpenSSL development headers) is missing: ${hint}`);
   }
 }
 const missingTools = ['cmake', 'make', 'g++'].filter((t) => !have(t));
