@@ -70,6 +70,75 @@ describe('vigil replay', function () {
     expect(stdout).to.contain('decode errors: none');
   });
 
+  it('--json carries the application layer: label, server name, HTTP, DNS, SSH, Community ID, and ARP binding lines', async () => {
+    const own = path.join(FIXTURES, 'pcaps', 'own', 'vigil_loopback_app_mix.pcap');
+    const { code, stdout } = await vigil('replay', own, '--json');
+    expect(code).to.equal(0);
+    const flows = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as FlowRecord & { summary?: SensorStats & { appLayer: { flowsByApp: Record<string, number> } } });
+    const http = flows.find((f) => f.http?.host === 'site0.example.test')!;
+    expect(http).to.deep.include({ app: 'http', appBy: 'content', serverName: 'site0.example.test', serverNameSource: 'http_host' });
+    expect(http.http).to.deep.equal({
+      method: 'GET',
+      host: 'site0.example.test',
+      uri: '/',
+      userAgent: 'vigil-fixture/1.0 (+loopback)',
+      status: 200,
+      requests: 5,
+    });
+    expect(http.communityId).to.match(/^1:[A-Za-z0-9+/]{27}=$/);
+    const dns = flows.find((f) => f.dns?.query === 'api.cdn.test' && f.dns.qtype === 1)!;
+    expect(dns.dns).to.deep.equal({
+      query: 'api.cdn.test',
+      qtype: 1,
+      rcode: 0,
+      answers: [
+        { type: 'CNAME', ttl: 300, value: 'edge.api.cdn.test' },
+        { type: 'A', ttl: 60, value: '127.0.0.13' },
+      ],
+    });
+    expect(flows.find((f) => f.dns?.query === 'nothing.nx.test')!.dns!.rcode).to.equal(3);
+    expect(flows.filter((f) => f.ssh).map((f) => f.ssh!.client)).to.have.members(['SSH-2.0-libssh_0.9.6', 'SSH-2.0-PuTTY_Release_0.78', 'SSH-2.0-Go']);
+    const tls = flows.find((f) => f.tls?.sni === 'secure.example.test')!;
+    expect(tls).to.deep.include({ app: 'tls', serverName: 'secure.example.test', serverNameSource: 'sni' });
+    expect(tls.tls).to.include({ version: 'TLS 1.3', alpn: 'h2' });
+    expect(tls.tls!.ja3).to.match(/^[0-9a-f]{32}$/);
+    expect(tls.tls!.ja4).to.match(/^t13d\d{4}h2_[0-9a-f]{12}_[0-9a-f]{12}$/);
+    expect(flows.at(-1)!.summary!.appLayer.flowsByApp).to.deep.equal({ dns: 14, tls: 5, http: 4, ssh: 3 });
+
+    // ARP: one line per (IP, MAC) binding with its totals, before the summary.
+    const lan = await vigil('replay', path.join(FIXTURES, 'pcaps', 'sv_eth_lan_dns_icmp_icmpv6_smb.pcap'), '--json');
+    const arp = lan.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { arp?: Record<string, unknown> })
+      .filter((l) => l.arp !== undefined)
+      .map((l) => l.arp!);
+    expect(arp).to.have.length(7);
+    expect(arp).to.deep.include({
+      senderMac: '00:0c:29:03:df:ad',
+      senderIp: '0.0.0.0',
+      targetIp: '192.168.199.132',
+      requests: 11,
+      replies: 0,
+      firstSeen: '2016-10-16T08:10:26.613Z',
+      lastSeen: '2016-10-16T08:11:40.965Z',
+    });
+  });
+
+  it('VIGIL_CAPTURE_APP_LAYER=off leaves every application-layer field null', async () => {
+    const own = path.join(FIXTURES, 'pcaps', 'own', 'vigil_loopback_app_mix.pcap');
+    const { stdout } = await run(process.execPath, [VIGIL, 'replay', own, '--json'], { cwd: ROOT, env: { ...process.env, VIGIL_CAPTURE_APP_LAYER: 'off' } });
+    const lines = stdout.trim().split('\n');
+    const flows = lines.slice(0, -1).map((l) => JSON.parse(l) as FlowRecord);
+    expect(flows).to.have.length(26);
+    for (const f of flows) {
+      expect([f.app, f.appBy, f.serverName, f.serverNameSource, f.dns, f.tls, f.http, f.ssh, f.dhcp, f.communityId]).to.deep.equal(Array(10).fill(null));
+    }
+  });
+
   it('exits non-zero with one clear message on stderr when the file cannot be read', async () => {
     const { code, stdout, stderr } = await vigil('replay', '/nonexistent/capture.pcap');
     expect(code).to.equal(1);
