@@ -1,29 +1,34 @@
 /**
- * Capture benchmark (`npm run bench -- capture [--pcap FILE] [--copies N] [--reps N] [--many-flows N]`).
+ * Capture benchmark (`npm run bench -- capture [--pcap FILE] [--inputs bench,mixed] [--copies N] [--mixed-replicas N]
+ * [--reps N] [--many-flows N]`).
  *
- * On the same input file, in the same run, measures (median of --reps runs, default 3, page cache warm):
+ * Two inputs by default (a target met on one input only is tuned to it): `bench`, 12 copies of the shared nDPI merge
+ * (./input.ts replicatedInput), and `mixed`, ~1.2 M packets from other public captures (./input.ts mixedInput: more
+ * fragments, GRO/TSO and jumbo segments, QUIC, DNS). On each input file, in the same run, measures (median of --reps
+ * interleaved runs, default 5, page cache warm):
  * - the read floor: `build/read_floor` (libpcap pcap_next_ex only), open to last packet;
  * - softflowd when installed: `softflowd -r FILE -n 127.0.0.1:9 -6 -m 1000000 -p PIDFILE`, whole process;
  * - Vigil's replay into JS: file -> decode -> flows with all features -> batches (ArrayBuffers) received in JS,
  *   from opening the file to the last batch (a child process driving the addon's Capture), and the same through
  *   the typed Sensor of src/native/capture.ts with every batch decoded into FlowRecord objects;
- * - the whole `vigil replay --summary-only FILE` process, Node start-up included;
+ * - the whole `vigil replay --summary-only FILE` process, Node start-up included (the dist/ bundle, rebuilt when stale);
+ * - the replay into JS and the whole process again with `VIGIL_CAPTURE_APP_LAYER=off`: the application layer's cost;
  * - for reference, `build/vigil_replay FILE` (the same core without Node) when it is built;
- * then packets/s, bits/s (wire bytes), flows/s, peak RSS and the ratios (of medians, and of best runs), the same on a 2x input (scaling), and a
- * synthetic many-flows input for memory per concurrent flow. Default input: 12 copies (1,077,852 packets) of the
- * shared bench capture, built by ./input.ts into .cache/. Prints one JSON object as its last stdout line; progress
- * goes to stderr. No assertions: `targets` reports each goal as met or not.
+ * then packets/s, bits/s (wire bytes), flows/s, peak RSS and the ratios (of medians, and of best runs), per input; a 2x
+ * copy of the first input (scaling), and a synthetic many-flows input for memory per concurrent flow. Prints one JSON
+ * object as its last stdout line; progress goes to stderr. No assertions: `targets` reports each goal per input as
+ * met or not.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Binding } from '../binding.js';
 import type { SensorStats } from '../src/native/types.js';
-import { type BenchInput, DEFAULT_SOURCE, existingInput, isClassicPcap, manyFlowsInput, replicatedInput, ROOT } from './input.js';
+import { type BenchInput, DEFAULT_SOURCE, existingInput, isClassicPcap, manyFlowsInput, MIX_REPLICAS, mixedInput, replicatedInput, ROOT } from './input.js';
 
 const READ_FLOOR = path.join(ROOT, 'build', 'read_floor');
 const NATIVE_REPLAY = path.join(ROOT, 'build', 'vigil_replay');
@@ -31,6 +36,12 @@ const SOFTFLOWD_CANDIDATES = ['/usr/sbin/softflowd', '/usr/bin/softflowd', '/usr
 const GNU_TIME = '/usr/bin/time';
 const SELF = fileURLToPath(import.meta.url);
 const MIB = 1024 * 1024;
+/** The environment of a run with the application layer on (the default) or off. */
+const APP_ENV = {
+  on: { ...process.env, VIGIL_CAPTURE_APP_LAYER: 'on' },
+  off: { ...process.env, VIGIL_CAPTURE_APP_LAYER: 'off' },
+} as const;
+type AppLayer = keyof typeof APP_ENV;
 
 function log(msg: string): void {
   process.stderr.write(`bench capture: ${msg}\n`);
@@ -50,13 +61,13 @@ interface ProcessRun {
 }
 
 /** Runs a command to completion; throws with its stderr when it fails. */
-function run(cmd: string, args: string[]): ProcessRun {
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): ProcessRun {
   const useTime = existsSync(GNU_TIME);
   const dir = mkdtempSync(path.join(tmpdir(), 'vigil-bench-'));
   const timeFile = path.join(dir, 'time');
   const argv = useTime ? ['-f', '%M', '-o', timeFile, cmd, ...args] : args;
   const t0 = performance.now();
-  const r = spawnSync(useTime ? GNU_TIME : cmd, argv, { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 * MIB });
+  const r = spawnSync(useTime ? GNU_TIME : cmd, argv, { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 * MIB, env });
   const seconds = (performance.now() - t0) / 1000;
   try {
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-2000)}`);
@@ -94,12 +105,13 @@ function readFloor(file: string): ReadFloorOut & { processSeconds: number } {
   return { ...lastJsonLine<ReadFloorOut>(r.stdout), processSeconds: r.seconds };
 }
 
-function childReplay(file: string, raw = false): ChildReplayOut {
+function childReplay(file: string, raw = false, app: AppLayer = 'on'): ChildReplayOut {
   const args = ['--import', 'tsx', SELF, '--child-replay', file, ...(raw ? ['--raw'] : [])];
   const r = spawnSync(process.execPath, args, {
     cwd: ROOT,
     encoding: 'utf8',
     maxBuffer: 64 * MIB,
+    env: APP_ENV[app],
   });
   if (r.status !== 0) throw new Error(`replay child exited ${r.status}: ${r.stderr.slice(-2000)}`);
   return lastJsonLine<ChildReplayOut>(r.stdout);
@@ -119,9 +131,20 @@ function softflowd(bin: string, file: string): ProcessRun {
   }
 }
 
-function vigilCli(file: string): ProcessRun & { summary: Record<string, unknown> } {
-  const r = run(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'replay', '--summary-only', file]);
+function vigilCli(file: string, app: AppLayer = 'on'): ProcessRun & { summary: Record<string, unknown> } {
+  const r = run(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'replay', '--summary-only', file], APP_ENV[app]);
   return { ...r, summary: lastJsonLine<{ summary: Record<string, unknown> }>(r.stdout).summary };
+}
+
+/** The targets of issue 14, per input: replay into JS <= 2.5x the read floor, whole process <= 3x, replay RSS <= 180 MiB. */
+function inputTargets(m: Record<string, unknown>): Record<string, boolean> {
+  const r = m.ratios as { replayVsReadFloor: number; processVsReadFloor: number };
+  const rss = (m.vigilReplay as { peakRssMiB: number }).peakRssMiB;
+  return {
+    replayAtMost2_5xReadFloor: r.replayVsReadFloor <= 2.5,
+    processAtMost3xReadFloor: r.processVsReadFloor <= 3,
+    replayPeakRssAtMost180MiB: rss <= 180,
+  };
 }
 
 /** All measurements on one input, medians over `reps` interleaved runs. */
@@ -132,17 +155,25 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const rf: (ReadFloorOut & { processSeconds: number })[] = [];
   const js: ChildReplayOut[] = [];
   const raw: ChildReplayOut[] = [];
+  const rawOff: ChildReplayOut[] = [];
   const cli: (ProcessRun & { summary: Record<string, unknown> })[] = [];
+  const cliOff: ProcessRun[] = [];
   const sf: ProcessRun[] = [];
   const nat: ProcessRun[] = [];
   const haveNative = existsSync(NATIVE_REPLAY);
   for (let i = 0; i < reps; i++) {
-    log(`  rep ${i + 1}/${reps}: read floor, vigil replay into JS, vigil CLI${sfBin ? ', softflowd' : ''}`);
+    log(`  rep ${i + 1}/${reps}: read floor, replay into JS (app layer on, off), vigil CLI (on, off)${sfBin ? ', softflowd' : ''}`);
+    // Alternate which of on/off goes first, so neither always runs right after the read floor.
+    const order: AppLayer[] = i % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
     rf.push(readFloor(input.path));
-    raw.push(childReplay(input.path, true));
+    for (const app of order) (app === 'on' ? raw : rawOff).push(childReplay(input.path, true, app));
     if (haveNative) nat.push(run(NATIVE_REPLAY, [input.path]));
     js.push(childReplay(input.path));
-    cli.push(vigilCli(input.path));
+    for (const app of order) {
+      const c = vigilCli(input.path, app);
+      if (app === 'on') cli.push(c);
+      else cliOff.push(c);
+    }
     if (sfBin) sf.push(softflowd(sfBin, input.path));
   }
   const packets = warm.packets;
@@ -152,6 +183,8 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const jsSec = median(raw.map((r) => r.seconds));
   const decodedSec = median(js.map((r) => r.seconds));
   const cliSec = median(cli.map((r) => r.seconds));
+  const jsOffSec = median(rawOff.map((r) => r.seconds));
+  const cliOffSec = median(cliOff.map((r) => r.seconds));
   const sfSec = sf.length > 0 ? median(sf.map((r) => r.seconds)) : null;
   const best = {
     floor: Math.min(...rf.map((r) => r.seconds)),
@@ -163,7 +196,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const jsRssMiB = Math.max(...raw.map((r) => r.maxRssKiB)) / 1024;
   const decodedRssMiB = Math.max(...js.map((r) => r.maxRssKiB)) / 1024;
   const cliRss = cli.map((r) => r.maxRssKiB).filter((x): x is number => x !== null);
-  return {
+  const result: Record<string, unknown> = {
     file: input.path,
     description: input.description,
     packets,
@@ -186,7 +219,22 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       flowsPerSec: Math.round(flows / jsSec),
       batches: raw[0].batches,
       peakRssMiB: round(jsRssMiB, 1),
+      medianPeakRssMiB: round(median(raw.map((r) => r.maxRssKiB)) / 1024, 1),
       runs: raw.map((r) => round(r.seconds, 4)),
+    },
+    appLayer: {
+      what: "the same two measurements with VIGIL_CAPTURE_APP_LAYER=off: the application layer's cost is on - off",
+      replayOnSeconds: round(jsSec, 4),
+      replayOffSeconds: round(jsOffSec, 4),
+      replayOffBestSeconds: round(Math.min(...rawOff.map((r) => r.seconds)), 4),
+      replayOffVsReadFloor: round(jsOffSec / floorSec, 2),
+      replayOffPeakRssMiB: round(Math.max(...rawOff.map((r) => r.maxRssKiB)) / 1024, 1),
+      processOnSeconds: round(cliSec, 4),
+      processOffSeconds: round(cliOffSec, 4),
+      processOffVsReadFloor: round(cliOffSec / floorSec, 2),
+      replayCostPercent: round(((jsSec - jsOffSec) / jsOffSec) * 100, 1),
+      processCostPercent: round(((cliSec - cliOffSec) / cliOffSec) * 100, 1),
+      replayOffRuns: rawOff.map((r) => round(r.seconds, 4)),
     },
     vigilReplayDecoded: {
       what: 'the same through the typed Sensor, every batch decoded into FlowRecord objects',
@@ -205,6 +253,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       bitsPerSec: Math.round(wireBits / cliSec),
       flowsPerSec: Math.round(flows / cliSec),
       peakRssMiB: cliRss.length > 0 ? round(Math.max(...cliRss) / 1024, 1) : null,
+      runs: cli.map((r) => round(r.seconds, 4)),
       summaryPackets: cli[0].summary.packets,
       summaryFlows: cli[0].summary.flows,
     },
@@ -243,6 +292,8 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       processVsSoftflowd: best.sf === null ? null : round(best.cli / best.sf, 2),
     },
   };
+  result.targets = inputTargets(result);
+  return result;
 }
 
 /** Memory per concurrent flow: a many-flows replay against a tiny-file replay (the process baseline). */
@@ -351,9 +402,12 @@ async function main(): Promise<void> {
       'child-replay': { type: 'string' },
       raw: { type: 'boolean', default: false },
       pcap: { type: 'string' },
+      inputs: { type: 'string', default: 'bench,mixed' },
       copies: { type: 'string', default: '12' },
-      reps: { type: 'string', default: '3' },
+      'mixed-replicas': { type: 'string', default: String(MIX_REPLICAS) },
+      reps: { type: 'string', default: '5' },
       'many-flows': { type: 'string', default: '1000000' },
+      'skip-scaling': { type: 'boolean', default: false },
     },
     allowPositionals: true,
   });
@@ -362,49 +416,78 @@ async function main(): Promise<void> {
     return;
   }
   const copies = Number.parseInt(values.copies, 10);
+  const mixedReplicas = Number.parseInt(values['mixed-replicas'], 10);
   const reps = Number.parseInt(values.reps, 10);
   const manyFlows = Number.parseInt(values['many-flows'], 10);
   if (!existsSync(READ_FLOOR)) throw new Error(`${READ_FLOOR} is missing: run \`npm run build:native\``);
+  ensureBundle();
 
   const t0 = performance.now();
-  let x1: BenchInput;
-  let x2: BenchInput | null;
+  // Named inputs; the first one also gets a 2x copy for the scaling check (unless --skip-scaling).
+  const inputs: { name: string; input: BenchInput; doubled: (() => BenchInput) | null }[] = [];
   if (values.pcap) {
-    x1 = existingInput(values.pcap);
-    x2 = isClassicPcap(x1.path) ? replicatedInput(2, x1.path) : null; // pcapng: no scaling check
+    const given = existingInput(values.pcap);
+    inputs.push({ name: 'given', input: given, doubled: isClassicPcap(given.path) ? () => replicatedInput(2, given.path) : null });
   } else {
-    x1 = replicatedInput(copies, DEFAULT_SOURCE);
-    x2 = replicatedInput(copies * 2, DEFAULT_SOURCE);
+    for (const name of values.inputs.split(',').map((x) => x.trim())) {
+      if (name === 'bench') {
+        inputs.push({ name, input: replicatedInput(copies, DEFAULT_SOURCE), doubled: () => replicatedInput(copies * 2, DEFAULT_SOURCE) });
+      } else if (name === 'mixed') {
+        inputs.push({ name, input: mixedInput(mixedReplicas), doubled: () => mixedInput(mixedReplicas * 2) });
+      } else {
+        throw new Error(`--inputs: unknown input ${name} (bench, mixed)`);
+      }
+    }
   }
-  const one = measure(x1, reps);
-  const two = x2 ? measure(x2, reps) : null;
+  const measured: Record<string, Record<string, unknown>> = {};
+  for (const { name, input } of inputs) {
+    log(`input ${name}`);
+    measured[name] = measure(input, reps);
+  }
+  const first = inputs[0];
+  const two = !values['skip-scaling'] && first.doubled ? measure(first.doubled(), reps) : null;
   const memory = manyFlows > 0 ? memoryPerFlow(manyFlows) : null;
 
   const seconds = (m: Record<string, unknown>, key: 'vigilReplay' | 'vigilCli'): number => (m[key] as { seconds: number }).seconds;
-  const ratios = one.ratios as { replayVsReadFloor: number; processVsReadFloor: number };
+  const one = measured[first.name];
   const scaling = two
     ? {
+        input: first.name,
         replay2xVs1x: round(seconds(two, 'vigilReplay') / seconds(one, 'vigilReplay'), 3),
         process2xVs1x: round(seconds(two, 'vigilCli') / seconds(one, 'vigilCli'), 3),
       }
     : null;
-  const peakRss = (one.vigilCli as { peakRssMiB: number | null }).peakRssMiB;
+  const targets: Record<string, unknown> = {};
+  for (const [name, m] of Object.entries(measured)) targets[name] = m.targets;
+  targets.doublingAtMost2_2x = scaling ? scaling.replay2xVs1x <= 2.2 && scaling.process2xVs1x <= 2.2 : null;
+  targets.atMost1KiBPerConcurrentFlow = memory ? (memory.bytesPerConcurrentFlow as number) <= 1024 : null;
   const result = {
-    machine: { cpus: (await import('node:os')).availableParallelism(), node: process.version },
-    input: one,
+    machine: { cpus: (await import('node:os')).availableParallelism(), node: process.version, loadavg: loadavg() },
+    inputs: measured,
     input2x: two,
     scaling,
     memory,
-    targets: {
-      replayAtMost2_5xReadFloor: ratios.replayVsReadFloor <= 2.5,
-      processAtMost3xReadFloor: ratios.processVsReadFloor <= 3,
-      doublingAtMost2_2x: scaling ? scaling.replay2xVs1x <= 2.2 && scaling.process2xVs1x <= 2.2 : null,
-      peakRssAtMost150MiB: peakRss === null ? null : peakRss <= 150,
-      atMost1KiBPerConcurrentFlow: memory ? (memory.bytesPerConcurrentFlow as number) <= 1024 : null,
-    },
+    targets,
     benchSeconds: round((performance.now() - t0) / 1000, 1),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** The CLI is measured as users run it, from the dist/ bundle: rebuilt when older than a source file. */
+function ensureBundle(): void {
+  const newest = (dir: string): number => {
+    let n = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, e.name);
+      n = Math.max(n, e.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+    }
+    return n;
+  };
+  const stamp = path.join(ROOT, 'dist', '.stamp');
+  if (existsSync(stamp) && statSync(stamp).mtimeMs >= newest(path.join(ROOT, 'src'))) return;
+  log('dist/ bundle missing or stale: building it (npm run build:js) so the CLI starts as it does for users');
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-js.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error('npm run build:js failed');
 }
 
 await main();

@@ -3,11 +3,16 @@
  * - {@link replicatedInput}: N copies of a real capture (default the shared `bench_ndpi_merged_ethernet_mixed.pcap`,
  *   89,821 packets), copy k with its IPv4/IPv6 addresses remapped and its timestamps shifted by k days, so that every
  *   copy's flows are distinct flows. Checksums are not fixed (the core does not verify them).
+ * - {@link mixedInput}: the second, independent input: about 30 replicas of a unit built from other public captures
+ *   (the fixture captures of test/fixtures/pcaps and the few in bench/inputs, none of them part of the first input):
+ *   IPv4 and IPv6 fragments, offload-merged (GRO/TSO) and jumbo segments, QUIC, DNS-heavy LAN traffic, VLAN and QinQ
+ *   tags, a SYN scan, a DHCP flood; every link type rewritten to Ethernet, placed one after the other in time.
  * - {@link manyFlowsInput}: one Ethernet/IPv4/UDP packet per flow, all within a few seconds (so every flow is
  *   concurrently active until the end-of-capture flush): memory per concurrent flow.
  * Same inputs -> byte-identical outputs; the cache key holds the source's size and mtime and {@link GENERATOR_VERSION}.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,6 +41,8 @@ export interface BenchInput {
 interface PcapFile {
   bytes: Buffer;
   littleEndian: boolean;
+  /** Timestamps in nanoseconds (magic 0xa1b23c4d) rather than microseconds. */
+  nanos: boolean;
   linkType: number;
   /** Offsets of each record header. */
   records: number[];
@@ -63,7 +70,8 @@ function readPcap(file: string): PcapFile {
     wireBytes += u32(off + 12);
     off += 16 + caplen;
   }
-  return { bytes, littleEndian, linkType, records, wireBytes };
+  const nanos = (littleEndian ? magicLe : magicBe) === PCAP_MAGIC_NS;
+  return { bytes, littleEndian, nanos, linkType, records, wireBytes };
 }
 
 /** Offset of the IP header inside a frame of this link type, or -1 when there is none we can find. */
@@ -196,6 +204,215 @@ export function replicatedInput(copies: number, source: string = DEFAULT_SOURCE)
   }
   out.close();
   return result;
+}
+
+/** Where the parts of {@link mixedInput} live: both are committed, so a fresh clone can build it. */
+const FIXTURE_PCAPS = path.join(ROOT, 'test', 'fixtures', 'pcaps');
+const BENCH_PCAPS = path.join(ROOT, 'bench', 'inputs');
+
+/** One part of the mixed input's unit: a capture, its instances per replica, optionally only its first `limit` packets. */
+export interface MixPart {
+  file: string;
+  copies: number;
+  limit?: number;
+  why: string;
+}
+
+/**
+ * The unit of {@link mixedInput} (about 38,600 packets, 14.5 MB). None of these captures is part of the first input
+ * (nDPI's Ethernet captures): Zeek's and Suricata's test traces, and two nDPI captures kept out of that merge.
+ */
+export const MIX_PARTS: readonly MixPart[] = [
+  { file: path.join(FIXTURE_PCAPS, 'sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap'), copies: 2, why: 'browsing: IPv4+IPv6, DNS, TLS, HTTP' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_eth_lan_dns_icmp_icmpv6_smb.pcap'), copies: 4, why: 'DNS-heavy Windows LAN, ICMPv6, SMB2' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_eth_ipv4_ipv6_ftp_active_passive.pcap'), copies: 1, why: 'FTP data connections, ARP' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_ipv6_dos_hbh_frag_ext_headers.pcap'), copies: 1, limit: 8000, why: 'IPv6 fragments (DoS)' },
+  { file: path.join(FIXTURE_PCAPS, 'zeek_dns_v4_v6_ipv4_fragments.pcap'), copies: 8, why: 'DNS over UDP/TCP, IPv4 fragments' },
+  { file: path.join(FIXTURE_PCAPS, 'ndpi_dns_ipv4_frag_truncated_badlen.pcap'), copies: 4, why: 'DNS server: fragments, truncated IP' },
+  { file: path.join(FIXTURE_PCAPS, 'zeek_ipv6_fragment_header_dns.pcap'), copies: 8, why: 'DNS in IPv6 fragments' },
+  { file: path.join(FIXTURE_PCAPS, 'zeek_quic_chromium_ipv6.pcap'), copies: 2, why: 'QUIC over IPv6 (Chromium)' },
+  { file: path.join(BENCH_PCAPS, 'zeek_quic_firefox_cloudflare.pcap'), copies: 2, why: 'QUIC (Firefox)' },
+  { file: path.join(BENCH_PCAPS, 'zeek_quic_win11_firefox_google.pcap'), copies: 2, why: 'QUIC (Firefox, Windows 11)' },
+  { file: path.join(BENCH_PCAPS, 'zeek_dns_mdns.pcap'), copies: 4, why: 'mDNS' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_linux_sll2_gro_64k_packets.pcap'), copies: 1, why: 'GRO/TSO segments up to 64 KB (SLL2)' },
+  { file: path.join(BENCH_PCAPS, 'zeek_smb3_multichannel_offload.pcap'), copies: 1, why: 'SMB3, offload segments up to 16 KB' },
+  { file: path.join(BENCH_PCAPS, 'zeek_ssh_offload_segments.pcap'), copies: 1, why: 'SSH, segments up to 5.8 KB' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_null_loopback_smb.pcap'), copies: 1, why: 'loopback SMB, jumbo frames up to 9 KB (BSD NULL)' },
+  { file: path.join(BENCH_PCAPS, 'zeek_http_bro_org.pcap'), copies: 1, why: 'HTTP' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_vlan8021q_syn_retransmit.pcap'), copies: 2, why: '802.1Q VLAN' },
+  { file: path.join(FIXTURE_PCAPS, 'zeek_vlan_collisions_same_5tuple.pcap'), copies: 1, why: 'VLAN and QinQ, same 5-tuple' },
+  { file: path.join(FIXTURE_PCAPS, 'zeek_qinq_8021ad_http.pcap'), copies: 1, why: 'QinQ' },
+  { file: path.join(FIXTURE_PCAPS, 'ndpi_nmap_syn_portscan.pcap'), copies: 1, why: 'SYN scan: 2,000 one-packet flows' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_dhcp_request_flood_dos.pcap'), copies: 1, limit: 2000, why: 'DHCP flood' },
+  { file: path.join(FIXTURE_PCAPS, 'zeek_ssh_password_guessing.pcap'), copies: 1, why: 'SSH brute force' },
+  { file: path.join(FIXTURE_PCAPS, 'ndpi_cicids2017_webattack_sqli.pcap'), copies: 1, why: 'HTTP SQL injection' },
+  { file: path.join(FIXTURE_PCAPS, 'zeek_tcp_snaplen96_truncated.pcap'), copies: 1, why: 'bulk TCP, headers only (snaplen 96)' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_linux_sll_log4shell_exploit.pcap'), copies: 1, why: 'Log4Shell (Linux cooked v1)' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_rawip_dlt101_tcp_tls.pcap'), copies: 1, why: 'TLS (raw IP)' },
+  { file: path.join(FIXTURE_PCAPS, 'sv_linktype_ipv4_228_dnp3_flood.pcap'), copies: 1, why: 'DNP3 flood (raw IPv4)' },
+];
+/** Replicas of the unit in {@link mixedInput}'s default: about 1.2 M packets. */
+export const MIX_REPLICAS = 31;
+const MIX_START_SEC = 1_700_000_000;
+/** Gaps inside a part are capped (more than the 120 s idle timeout, so idle flows still end) to keep time compact. */
+const MIX_MAX_GAP_US = 300_000_000;
+/** Time between one part instance's last packet and the next one's first: flows of the previous part stay active. */
+const MIX_PART_GAP_US = 1_000_000;
+
+/**
+ * The frame as Ethernet: a 14-byte header to put in front of `frame.subarray(strip)`, or null to drop the packet (a
+ * link type or frame we cannot convert). Ethernet frames are kept as they are (strip 0, no header).
+ */
+function ethernetHeader(linkType: number, frame: Buffer): { header: Buffer | null; strip: number } | null {
+  const eth = (etherType: number, mac: Buffer | null): Buffer => {
+    const h = Buffer.alloc(14);
+    Buffer.from('020000000001', 'hex').copy(h, 0); // a fixed, locally administered destination
+    if (mac !== null && mac.length === 6) mac.copy(h, 6);
+    else Buffer.from('020000000002', 'hex').copy(h, 6);
+    h.writeUInt16BE(etherType, 12);
+    return h;
+  };
+  const byVersion = (b: number): number => (b >> 4 === 4 ? 0x0800 : b >> 4 === 6 ? 0x86dd : -1);
+  switch (linkType) {
+    case 1:
+      return { header: null, strip: 0 };
+    case 113: // Linux cooked v1: address at 6 (length at 4), protocol at 14
+      if (frame.length < 16) return null;
+      return { header: eth(frame.readUInt16BE(14), frame.readUInt16BE(4) === 6 ? frame.subarray(6, 12) : null), strip: 16 };
+    case 276: // Linux cooked v2: protocol at 0, address length at 11, address at 12
+      if (frame.length < 20) return null;
+      return { header: eth(frame.readUInt16BE(0), frame[11] === 6 ? frame.subarray(12, 18) : null), strip: 20 };
+    case 0: // BSD loopback: 4-byte address family in the writer's byte order; the IP version says more
+    case 108: {
+      if (frame.length < 5) return null;
+      const t = byVersion(frame[4]);
+      return t < 0 ? null : { header: eth(t, null), strip: 4 };
+    }
+    case 12:
+    case 14:
+    case 101:
+    case 228:
+    case 229: {
+      if (frame.length < 1) return null;
+      const t = byVersion(frame[0]);
+      return t < 0 ? null : { header: eth(t, null), strip: 0 };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Remaps the addresses of an Ethernet frame for instance `k` (k < 65,536) of a part: IPv4 bytes 2-3, IPv6 bytes 7-8
+ * (inside the /64), so every instance's conversations are distinct flows.
+ */
+function remapInstance(frame: Buffer, k: number): void {
+  if (k === 0) return;
+  const off = l3Offset(1, frame);
+  if (off < 0 || off >= frame.length) return;
+  const lo = (37 * k) & 0xff;
+  const hi = (k >> 8) & 0xff;
+  const version = frame[off] >> 4;
+  if (version === 4 && off + 20 <= frame.length) {
+    for (const a of [off + 12, off + 16]) {
+      frame[a + 1] = (frame[a + 1] + lo) & 0xff;
+      frame[a + 2] = (frame[a + 2] + hi) & 0xff;
+    }
+  } else if (version === 6 && off + 40 <= frame.length) {
+    for (const a of [off + 8, off + 24]) {
+      frame[a + 7] = (frame[a + 7] + lo) & 0xff;
+      frame[a + 6] = (frame[a + 6] + hi) & 0xff;
+    }
+  }
+}
+
+function mixCacheKey(parts: readonly MixPart[], replicas: number): string {
+  const h = createHash('sha256');
+  for (const p of parts) {
+    const st = statSync(p.file);
+    h.update(`${path.basename(p.file)}:${st.size}:${p.copies}:${p.limit ?? ''};`);
+  }
+  return `mixed-${h.digest('hex').slice(0, 12)}-x${replicas}-g${GENERATOR_VERSION}`;
+}
+
+/**
+ * Builds (or reuses from the cache) the second benchmark input: `replicas` replicas of the {@link MIX_PARTS} unit in
+ * one classic Ethernet pcap (µs). Every part instance (copy c of a part in replica r) is one segment of time: its
+ * packets keep their spacing (gaps capped at 300 s), the next segment starts 1 s after its last packet, and its
+ * addresses are remapped by its instance number, so instances never merge into one flow and flows of the previous
+ * segments are still active (as on a real link). Other link types are rewritten to Ethernet (the pcap header has one).
+ */
+export function mixedInput(replicas: number = MIX_REPLICAS, parts: readonly MixPart[] = MIX_PARTS): BenchInput {
+  if (!Number.isInteger(replicas) || replicas < 1) throw new RangeError(`replicas must be a positive integer, got ${replicas}`);
+  const missing = parts.filter((p) => !existsSync(p.file)).map((p) => path.relative(ROOT, p.file));
+  if (missing.length > 0) {
+    throw new Error(`mixed benchmark input: missing source captures (committed in the repository): ${missing.join(', ')}`);
+  }
+  const target = path.join(CACHE_DIR, `${mixCacheKey(parts, replicas)}.pcap`);
+  const pcaps = parts.map((p) => ({ part: p, pcap: readPcap(p.file) }));
+  const description =
+    `${replicas} replicas of a unit of ${parts.length} public captures (fragments, GRO/TSO and jumbo segments, QUIC, ` +
+    'DNS-heavy LAN, VLAN/QinQ, IPv6), all as Ethernet, segments placed one after the other in time, addresses remapped';
+  const metaFile = `${target}.json`;
+  if (existsSync(target) && existsSync(metaFile)) {
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { packets: number; wireBytes: number };
+    return { path: target, packets: meta.packets, wireBytes: meta.wireBytes, linkType: 1, description };
+  }
+
+  process.stderr.write(`bench: building ${path.relative(ROOT, target)} (${replicas} replicas of ${parts.length} captures)\n`);
+  const out = new AtomicWriter(target);
+  const header = Buffer.alloc(24);
+  header.writeUInt32LE(PCAP_MAGIC_US, 0);
+  header.writeUInt16LE(2, 4);
+  header.writeUInt16LE(4, 6);
+  header.writeUInt32LE(262_144, 16);
+  header.writeUInt32LE(1, 20);
+  out.write(header);
+  let cursorUs = MIX_START_SEC * 1e6;
+  let packets = 0;
+  let wireBytes = 0;
+  const instances = new Map<string, number>();
+  for (let r = 0; r < replicas; r++) {
+    for (const { part, pcap } of pcaps) {
+      const { bytes, littleEndian, linkType, nanos } = pcap;
+      const u32 = (off: number): number => (littleEndian ? bytes.readUInt32LE(off) : bytes.readUInt32BE(off));
+      const records = part.limit === undefined ? pcap.records : pcap.records.slice(0, part.limit);
+      for (let c = 0; c < part.copies; c++) {
+        const k = instances.get(part.file) ?? 0;
+        instances.set(part.file, k + 1);
+        let prevUs: number | null = null;
+        for (const off of records) {
+          const srcUs = u32(off) * 1e6 + (nanos ? Math.floor(u32(off + 4) / 1000) : u32(off + 4));
+          const caplen = u32(off + 8);
+          const wirelen = u32(off + 12);
+          const frame = bytes.subarray(off + 16, off + 16 + caplen);
+          const conv = ethernetHeader(linkType, frame);
+          if (conv === null) continue;
+          const body = frame.subarray(conv.strip);
+          const headLen = conv.header === null ? 0 : conv.header.length;
+          const rec = Buffer.allocUnsafe(16 + headLen + body.length);
+          if (conv.header !== null) conv.header.copy(rec, 16);
+          body.copy(rec, 16 + headLen);
+          remapInstance(rec.subarray(16), k);
+          if (prevUs !== null) cursorUs += Math.min(MIX_MAX_GAP_US, Math.max(0, srcUs - prevUs));
+          prevUs = srcUs;
+          const newCap = headLen + body.length;
+          const newWire = Math.max(newCap, wirelen - conv.strip + headLen);
+          rec.writeUInt32LE(Math.floor(cursorUs / 1e6), 0);
+          rec.writeUInt32LE(cursorUs % 1e6, 4);
+          rec.writeUInt32LE(newCap, 8);
+          rec.writeUInt32LE(newWire, 12);
+          out.write(rec);
+          packets += 1;
+          wireBytes += newWire;
+        }
+        cursorUs += MIX_PART_GAP_US;
+      }
+    }
+  }
+  out.close();
+  writeFileSync(metaFile, JSON.stringify({ packets, wireBytes, replicas, parts: parts.map((p) => path.relative(ROOT, p.file)) }));
+  return { path: target, packets, wireBytes, linkType: 1, description };
 }
 
 /**
