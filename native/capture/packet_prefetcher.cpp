@@ -1,6 +1,11 @@
 // PacketPrefetcher: helper-thread file reading into a bounded set of reusable chunks.
 #include "capture/packet_prefetcher.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 
 #include "capture/capture_thread.h"
@@ -8,9 +13,24 @@
 namespace vigil {
 
 namespace {
-// Record layout inside a chunk (host order): int64 ts_ns, uint32 caplen, uint32 wirelen, caplen bytes, padding to 8.
+// Record layout inside a chunk (host order): int64 ts_ns, uint32 caplen, uint32 wirelen, caplen bytes. A pcap record
+// header is as long (16 bytes), so the direct reader rewrites file records into this layout in place.
 constexpr size_t kRecordHeader = 16;
-size_t RecordBytes(uint32_t caplen) { return kRecordHeader + ((static_cast<size_t>(caplen) + 7) & ~size_t{7}); }
+size_t RecordBytes(uint32_t caplen) { return kRecordHeader + caplen; }
+
+uint32_t Load32(const uint8_t* p, bool swapped) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return swapped ? __builtin_bswap32(v) : v;
+}
+
+// Closes a file descriptor when it goes out of scope.
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) close(fd);
+  }
+};
 }  // namespace
 
 PacketPrefetcher::PacketPrefetcher(PcapSource* source) : source_(source) {
@@ -74,6 +94,94 @@ void PacketPrefetcher::Release(Chunk* chunk) {
 void PacketPrefetcher::ReaderLoop() {
   Chunk* c = TakeFree();
   if (c == nullptr) return;
+  if (DirectLoop(&c)) return;
+  if (c != nullptr) LibpcapLoop(c);
+}
+
+bool PacketPrefetcher::DirectLoop(Chunk** chunk) {
+  ClassicFileLayout layout;
+  std::FILE* rfile = source_->offline_file();
+  if (!source_->classic_layout(&layout) || rfile == nullptr) return false;
+  FdCloser fd{open(layout.path.c_str(), O_RDONLY | O_CLOEXEC)};
+  struct stat st;
+  if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;  // e.g. a pipe: libpcap reads it
+  int64_t file_pos = layout.first_record;  // file offset of the chunk's first byte
+  size_t carry = 0;                        // bytes of an incomplete record at the start of the chunk
+  Chunk* c = *chunk;
+  for (;;) {
+    // Fill the chunk after the carried bytes.
+    size_t filled = carry;
+    bool eof = false;
+    while (filled < kChunkBytes) {
+      const ssize_t n = pread(fd.fd, c->bytes.get() + filled, kChunkBytes - filled, file_pos + filled);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        eof = true;  // end of file, or an error libpcap will meet and report at this offset
+        break;
+      }
+      filled += static_cast<size_t>(n);
+    }
+    // Rewrite the complete records in place; stop at the first one libpcap must handle (larger than the snaplen).
+    uint8_t* b = c->bytes.get();
+    size_t pos = 0;
+    bool handoff = false;
+    while (pos + kRecordHeader <= filled) {
+      const uint32_t caplen = Load32(b + pos + 8, layout.swapped);
+      if (caplen > layout.snaplen) {
+        handoff = true;
+        break;
+      }
+      if (pos + kRecordHeader + caplen > filled) break;
+      const int64_t sec = static_cast<int32_t>(Load32(b + pos, layout.swapped));
+      const int64_t frac = static_cast<int32_t>(Load32(b + pos + 4, layout.swapped));
+      const uint32_t wirelen = Load32(b + pos + 12, layout.swapped);
+      const int64_t ts_ns = sec * 1000000000LL + (layout.nanos ? frac : frac * 1000);  // as libpcap scales it
+      std::memcpy(b + pos, &ts_ns, 8);
+      std::memcpy(b + pos + 8, &caplen, 4);
+      std::memcpy(b + pos + 12, &wirelen, 4);
+      pos += kRecordHeader + caplen;
+    }
+    if (!handoff && eof && pos == filled) {  // the whole file, every record complete
+      c->used = pos;
+      c->last = true;
+      PushFull(c);
+      *chunk = nullptr;
+      return true;
+    }
+    if (handoff || eof) {
+      // A record for libpcap, or a truncated end it reports as libpcap does: libpcap goes on from that record.
+      if (std::fseek(rfile, static_cast<long>(file_pos + static_cast<int64_t>(pos)), SEEK_SET) != 0) {
+        error_ = CaptureError::kReadFailure;
+        message_ = "cannot seek in capture file " + layout.path + ": " + std::strerror(errno);
+        c->used = pos;
+        c->last = true;
+        PushFull(c);
+        *chunk = nullptr;
+        return true;
+      }
+      if (pos == 0) {  // nothing in this chunk: libpcap fills it
+        *chunk = c;
+        return false;
+      }
+      c->used = pos;
+      PushFull(c);
+      *chunk = TakeFree();
+      return false;
+    }
+    // Chunk full: hand it over and carry the incomplete record to the next one.
+    carry = filled - pos;
+    Chunk* next = TakeFree();
+    if (next == nullptr) return true;  // stopped: the consumer no longer waits for chunks
+    std::memcpy(next->bytes.get(), b + pos, carry);
+    c->used = pos;
+    PushFull(c);
+    file_pos += static_cast<int64_t>(pos);
+    c = next;
+    *chunk = c;
+  }
+}
+
+void PacketPrefetcher::LibpcapLoop(Chunk* c) {
   RawPacket pkt;
   for (;;) {
     const ReadResult r = source_->Next(&pkt);

@@ -1,6 +1,8 @@
 // PacketPrefetcher: reads an offline capture on a helper thread into reusable chunks, so that reading the file
 // overlaps decoding and flow work on the capture thread (fast replay only; live capture and paced replay read
-// directly). No napi.
+// directly). A classic pcap file without a filter is read straight into the chunks in large blocks and its records
+// are used in place (one copy, by the kernel); anything else goes through libpcap and is copied into the chunks.
+// No napi.
 #pragma once
 
 #include <condition_variable>
@@ -44,6 +46,10 @@ class PacketPrefetcher {
   static constexpr size_t kChunks = 8;            // bounds memory: 8 MiB in flight
 
   void ReaderLoop();
+  // The direct reader: returns true when it read the whole file, false when it stopped (`*c` is then the chunk to go
+  // on filling, nullptr when stopped) and libpcap's file handle was moved to the first record it left.
+  bool DirectLoop(Chunk** c);
+  void LibpcapLoop(Chunk* c);
   Chunk* TakeFree();            // helper: waits for a free chunk; nullptr when stopped
   void PushFull(Chunk* chunk);  // helper
   void Release(Chunk* chunk);   // consumer: chunk back to the free list

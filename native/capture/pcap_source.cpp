@@ -82,6 +82,7 @@ void PcapSource::Close() {
     wake_fd_ = -1;
   }
   select_fd_ = -1;
+  classic_ = false;
 }
 
 CaptureError PcapSource::Fail(CaptureError e, std::string message) {
@@ -181,11 +182,11 @@ CaptureError PcapSource::OpenFile(const std::string& path, const std::string& fi
     return Fail(CaptureError::kFileUnreadable, "cannot read capture file " + path + ": " + std::strerror(err) +
                                                    (err == EACCES ? " (check its permissions)" : " (check the path)"));
   }
-  uint8_t magic[4] = {0, 0, 0, 0};
-  const size_t got = std::fread(magic, 1, 4, f);
+  uint8_t head[24] = {0};
+  const size_t got = std::fread(head, 1, sizeof(head), f);
   std::fclose(f);
   uint32_t m = 0;
-  std::memcpy(&m, magic, 4);
+  std::memcpy(&m, head, 4);
   // pcap magic: a1b2c3d4 (µs) / a1b23c4d (ns), either byte order; pcapng section header 0a0d0d0a.
   const bool pcap_us = m == 0xa1b2c3d4u || m == 0xd4c3b2a1u;
   const bool pcap_ns = m == 0xa1b23c4du || m == 0x4d3cb2a1u;
@@ -194,6 +195,27 @@ CaptureError PcapSource::OpenFile(const std::string& path, const std::string& fi
     return Fail(CaptureError::kFileUnreadable,
                 "cannot read " + path + ": not a pcap or pcapng capture file (" +
                     (got < 4 ? "file is shorter than a capture header" : "unknown magic number") + ")");
+  }
+  classic_ = false;
+  if ((pcap_us || pcap_ns) && got == sizeof(head) && filter.empty()) {
+    const bool swapped = m == 0xd4c3b2a1u || m == 0x4d3cb2a1u;
+    auto u16 = [&](size_t off) {
+      const uint16_t v = static_cast<uint16_t>(head[off] | (head[off + 1] << 8));
+      return swapped ? static_cast<uint16_t>((v >> 8) | (v << 8)) : v;
+    };
+    uint32_t snaplen = 0;
+    std::memcpy(&snaplen, head + 16, 4);
+    if (swapped) snaplen = __builtin_bswap32(snaplen);
+    if (u16(4) == 2 && u16(6) == 4) {
+      classic_ = true;
+      layout_.path = path;
+      layout_.swapped = swapped;
+      layout_.nanos = pcap_ns;
+      // libpcap reads records up to its own maximum (262144 for the link types we decode) and truncates records
+      // above the file's snaplen: the direct reader leaves anything above the smaller of the two to libpcap.
+      layout_.snaplen = snaplen == 0 || snaplen > 262144 ? 262144 : snaplen;
+      layout_.first_record = sizeof(head);
+    }
   }
   char errbuf[PCAP_ERRBUF_SIZE] = {0};
   handle_ = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
@@ -247,6 +269,14 @@ ReadResult PcapSource::Next(RawPacket* out) {
   }
   return ReadResult::kError;
 }
+
+bool PcapSource::classic_layout(ClassicFileLayout* out) const {
+  if (handle_ == nullptr || live_ || !classic_) return false;
+  *out = layout_;
+  return true;
+}
+
+std::FILE* PcapSource::offline_file() const { return handle_ != nullptr && !live_ ? pcap_file(handle_) : nullptr; }
 
 void PcapSource::Break() {
   if (handle_ != nullptr) pcap_breakloop(handle_);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,15 @@ struct DeviceInfo {
 // Lists capture devices (pcap_findalldevs). On failure returns false with `error` set.
 bool ListDevices(std::vector<DeviceInfo>* out, std::string* error);
 
+// How an offline classic pcap file is laid out, for a reader that parses its records itself (PacketPrefetcher).
+struct ClassicFileLayout {
+  std::string path;
+  bool swapped = false;  // records are in the other byte order
+  bool nanos = false;    // sub-second field in ns (else µs)
+  uint32_t snaplen = 0;  // records with a larger caplen are left to libpcap (it truncates or rejects them)
+  int64_t first_record = 24;
+};
+
 // Owns one pcap_t. Open*() on any thread; Next() and Stats() on the reading thread; Break() from any thread.
 class PcapSource {
  public:
@@ -77,6 +87,12 @@ class PcapSource {
   ReadResult Next(RawPacket* out);
   // Makes a blocked Next() return kBreak (live: wakes its poll(); files: pcap_breakloop); safe from another thread.
   void Break();
+  // Offline classic pcap (version 2.4) without a BPF filter: its layout, for reading records without libpcap's copies;
+  // false otherwise (live, pcapng, a filter, an old version).
+  bool classic_layout(ClassicFileLayout* out) const;
+  // The libpcap file handle of an offline source (positioned after what libpcap has read), or nullptr. A direct
+  // reader that stops mid-file seeks it to the next record and hands the rest of the file back to Next().
+  std::FILE* offline_file() const;
   // libpcap counters (live only; zeros for files).
   PcapCounters Stats();
   void Close();
@@ -93,6 +109,8 @@ class PcapSource {
   CaptureError ApplyFilter(const std::string& filter, uint32_t netmask);
 
   pcap* handle_ = nullptr;
+  bool classic_ = false;  // offline classic pcap v2.4 without a filter: layout_ is valid
+  ClassicFileLayout layout_;
   bool live_ = false;
   bool nano_ = false;
   int link_type_ = 0;
