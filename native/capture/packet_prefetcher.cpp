@@ -220,6 +220,14 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
         std::memcpy(&out->wirelen, p + 12, 4);
         out->data = p + kRecordHeader;
         current_->read_pos += RecordBytes(out->caplen);
+        // The next record was written by the kernel on the reader's core: start loading its header and first
+        // headers (link, IP, transport) now, while this packet is decoded. Without this, the first read of each record
+        // header was a cache miss and a fifth of the capture thread's time.
+        if (current_->read_pos < current_->used) {
+          const uint8_t* next = current_->bytes.get() + current_->read_pos;
+          __builtin_prefetch(next);
+          __builtin_prefetch(next + 64);
+        }
         return ReadResult::kPacket;
       }
       const bool last = current_->last;
