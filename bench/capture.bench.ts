@@ -98,6 +98,38 @@ interface ChildReplayOut {
   decodeErrors: Record<string, number>;
   maxRssKiB: number;
   rssAtStartKiB: number;
+  /** CPU seconds per thread name during the replay (Linux; from /proc/self/task), e.g. node, vigil-capture. */
+  threadCpu?: Record<string, number>;
+}
+
+/** CPU seconds (user + system) per thread name of this process, summed over threads of the same name (Linux). */
+function threadCpuSeconds(): Record<string, number> {
+  const out: Record<string, number> = {};
+  let tasks: string[];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const t of tasks) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** Per-thread CPU of `after` minus `before` (threads that ended before `after` was read are lost: read it first). */
+function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) out[k] = round(v - (before[k] ?? 0), 2);
+  return out;
 }
 
 function readFloor(file: string): ReadFloorOut & { processSeconds: number } {
@@ -336,11 +368,17 @@ async function childMainRaw(file: string): Promise<void> {
   const capture = new (loadBinding().Capture)();
   let batches = 0;
   const rssAtStartKiB = Math.round(process.memoryUsage().rss / 1024);
+  const cpu0 = threadCpuSeconds();
+  let cpuAtEnd: Record<string, number> = {};
   const t0 = performance.now();
   const stats = await new Promise<Binding.RawStats>((resolve, reject) => {
     capture.start({ kind: 'file', path: file, snapshotIntervalSec: 0 }, (event, a, err) => {
-      if (event === 'flows') batches += 1;
-      else if (event === 'end') {
+      if (event === 'flows') {
+        batches += 1;
+        // The capture threads may be gone by the end event: keep the latest reading of each thread.
+        if (batches % 32 === 0) cpuAtEnd = { ...cpuAtEnd, ...threadCpuSeconds() };
+      } else if (event === 'end') {
+        cpuAtEnd = { ...cpuAtEnd, ...threadCpuSeconds() };
         if (err) reject(err);
         else resolve(a as Binding.RawStats);
       }
@@ -357,6 +395,7 @@ async function childMainRaw(file: string): Promise<void> {
     decodeErrors: stats.decodeErrors,
     maxRssKiB: process.resourceUsage().maxRSS,
     rssAtStartKiB,
+    threadCpu: cpuDelta(cpu0, cpuAtEnd),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
