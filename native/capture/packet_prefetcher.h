@@ -42,8 +42,8 @@ class PacketPrefetcher {
     size_t read_pos = 0;  // bytes consumed by the consumer
     bool last = false;    // the helper's final chunk
   };
-  static constexpr size_t kChunkBytes = 1 << 20;  // > any record (snaplen 262144 + header)
-  static constexpr size_t kChunks = 8;            // bounds memory: 8 MiB in flight
+  static constexpr size_t kChunkBytes = 1 << 19;  // > any record (snaplen 262144 + header)
+  static constexpr size_t kChunks = 4;            // bounds memory: 2 MiB in flight
 
   void ReaderLoop();
   // The direct reader: returns true when it read the whole file, false when it stopped (`*c` is then the chunk to go
