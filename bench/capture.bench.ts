@@ -52,6 +52,11 @@ const median = (xs: number[]): number => {
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+/** Per key, the median of the values the records have for it. */
+const medianByKey = (records: Record<string, number>[]): Record<string, number> => {
+  const keys = new Set(records.flatMap((r) => Object.keys(r)));
+  return Object.fromEntries([...keys].map((k) => [k, round(median(records.map((r) => r[k] ?? 0)), 3)]));
+};
 
 /** Result of one child process run: wall time measured here, peak RSS from GNU time when available. */
 interface ProcessRun {
@@ -98,8 +103,13 @@ interface ChildReplayOut {
   decodeErrors: Record<string, number>;
   maxRssKiB: number;
   rssAtStartKiB: number;
-  /** CPU seconds per thread name during the replay (Linux; from /proc/self/task), e.g. node, vigil-capture. */
+  /**
+   * CPU seconds per thread name during the replay (Linux; from /proc/self/task), e.g. node, vigil-capture; read
+   * every 128 batches and at the end, so a thread that ended before the last reading is undercounted.
+   */
   threadCpu?: Record<string, number>;
+  /** CPU seconds of the whole process (every thread) during the replay. */
+  processCpu?: number;
 }
 
 /** CPU seconds (user + system) per thread name of this process, summed over threads of the same name (Linux). */
@@ -252,6 +262,10 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       batches: raw[0].batches,
       peakRssMiB: round(jsRssMiB, 1),
       medianPeakRssMiB: round(median(raw.map((r) => r.maxRssKiB)) / 1024, 1),
+      rssAtStartMiB: round(median(raw.map((r) => r.rssAtStartKiB)) / 1024, 1),
+      // On 2 shared cores the wall time follows the CPU time of all threads once other work takes a core.
+      cpuSeconds: round(median(raw.map((r) => r.processCpu ?? 0)), 3),
+      threadCpuSeconds: medianByKey(raw.map((r) => r.threadCpu ?? {})),
       runs: raw.map((r) => round(r.seconds, 4)),
     },
     appLayer: {
@@ -369,14 +383,16 @@ async function childMainRaw(file: string): Promise<void> {
   let batches = 0;
   const rssAtStartKiB = Math.round(process.memoryUsage().rss / 1024);
   const cpu0 = threadCpuSeconds();
+  const usage0 = process.cpuUsage();
   let cpuAtEnd: Record<string, number> = {};
   const t0 = performance.now();
   const stats = await new Promise<Binding.RawStats>((resolve, reject) => {
     capture.start({ kind: 'file', path: file, snapshotIntervalSec: 0 }, (event, a, err) => {
       if (event === 'flows') {
         batches += 1;
-        // The capture threads may be gone by the end event: keep the latest reading of each thread.
-        if (batches % 32 === 0) cpuAtEnd = { ...cpuAtEnd, ...threadCpuSeconds() };
+        // The capture threads may be gone by the end event: keep the latest reading of each thread (sparse: reading
+        // /proc costs the JS thread ~0.2 ms).
+        if (batches % 128 === 0) cpuAtEnd = { ...cpuAtEnd, ...threadCpuSeconds() };
       } else if (event === 'end') {
         cpuAtEnd = { ...cpuAtEnd, ...threadCpuSeconds() };
         if (err) reject(err);
@@ -385,12 +401,14 @@ async function childMainRaw(file: string): Promise<void> {
     });
   });
   const seconds = (performance.now() - t0) / 1000;
+  const usage = process.cpuUsage(usage0);
   const out: ChildReplayOut = {
     seconds,
     packets: stats.packets,
     bytes: stats.bytes,
     flows: stats.flows,
     batches,
+    processCpu: round((usage.user + usage.system) / 1e6, 3),
     flowsEvicted: stats.flowsEvicted,
     decodeErrors: stats.decodeErrors,
     maxRssKiB: process.resourceUsage().maxRSS,
