@@ -155,19 +155,19 @@ void BatchEncoder::Grow() {
   const double* old_cols = reinterpret_cast<const double*>(buf_.data.get() + kBatchHeaderBytes);
   double* new_cols = reinterpret_cast<double*>(bigger.data.get() + kBatchHeaderBytes);
   for (int c = 0; c < kF64ColumnCount; ++c) {
-    std::memcpy(new_cols + c * new_cap, old_cols + c * capacity_, count_ * sizeof(double));
+    std::memcpy(new_cols + c * Stride(new_cap), old_cols + c * Stride(capacity_), count_ * sizeof(double));
   }
-  const uint8_t* old_addr = buf_.data.get() + kBatchHeaderBytes + capacity_ * kF64ColumnCount * sizeof(double);
-  uint8_t* new_addr = bigger.data.get() + kBatchHeaderBytes + new_cap * kF64ColumnCount * sizeof(double);
-  std::memcpy(new_addr, old_addr, count_ * 16);                                  // src
-  std::memcpy(new_addr + new_cap * 16, old_addr + capacity_ * 16, count_ * 16);  // dst
+  const uint8_t* old_addr = buf_.data.get() + kBatchHeaderBytes + Stride(capacity_) * kF64ColumnCount * sizeof(double);
+  uint8_t* new_addr = bigger.data.get() + kBatchHeaderBytes + Stride(new_cap) * kF64ColumnCount * sizeof(double);
+  std::memcpy(new_addr, old_addr, count_ * 16);                                                  // src
+  std::memcpy(new_addr + Stride(new_cap) * 16, old_addr + Stride(capacity_) * 16, count_ * 16);  // dst
   buf_ = std::move(bigger);
   capacity_ = new_cap;
 }
 
 void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   if (count_ == capacity_) Grow();
-  const size_t cap = capacity_;
+  const size_t cap = Stride(capacity_);
   const size_t i = count_;
   double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);  // 16-byte offset: 8-aligned
   uint8_t* addr = buf_.data.get() + kBatchHeaderBytes + cap * kF64ColumnCount * sizeof(double);
@@ -279,7 +279,7 @@ void BatchEncoder::AddText(const FlowEntry& e) {
       source = NameSource::kDns;
     }
   }
-  c[kColServerNameSource * capacity_ + count_] = static_cast<double>(source);
+  c[kColServerNameSource * Stride(capacity_) + count_] = static_cast<double>(source);
   PutText(kStrServerName, *name);
   PutText(kStrDnsQuery, a && a->dns ? a->dns->query : kNone);
   PutText(kStrDnsAnswers, a && a->dns ? a->dns->answers : kNone);
@@ -326,11 +326,12 @@ void BatchEncoder::TakeBuffer(BatchBuffer* out) {
   std::memcpy(p, header, sizeof(header));
   // Compact: column c moves from slot c * capacity to c * n; then the two address blocks follow.
   double* cols = reinterpret_cast<double*>(p + kBatchHeaderBytes);
-  for (int c = 1; c < kF64ColumnCount; ++c) std::memmove(cols + c * n, cols + c * capacity_, n * sizeof(double));
-  const uint8_t* addr_src = p + kBatchHeaderBytes + capacity_ * kF64ColumnCount * sizeof(double);
+  const size_t stride = Stride(capacity_);
+  for (int c = 1; c < kF64ColumnCount; ++c) std::memmove(cols + c * n, cols + c * stride, n * sizeof(double));
+  const uint8_t* addr_src = p + kBatchHeaderBytes + stride * kF64ColumnCount * sizeof(double);
   uint8_t* addr_dst = p + kBatchHeaderBytes + n * kF64ColumnCount * sizeof(double);
   std::memmove(addr_dst, addr_src, n * 16);
-  std::memmove(addr_dst + n * 16, addr_src + capacity_ * 16, n * 16);
+  std::memmove(addr_dst + n * 16, addr_src + stride * 16, n * 16);
   const size_t fixed = kBatchHeaderBytes + n * (kF64ColumnCount * sizeof(double) + 32);
   size_t text_bytes = 0;
   for (int c = 0; c < kStrColumnCount; ++c) text_bytes += text_[c].size();

@@ -38,8 +38,9 @@ FlowTable::FlowTable(const FlowTableConfig& config, FlowSink* sink) : config_(co
   if (config_.max_flows == 0) config_.max_flows = 1;
   if (config_.hash_seed == 0) config_.hash_seed = RandomSeed();
   if (config_.expiry_budget == 0) config_.expiry_budget = 1;
-  const uint64_t nbuckets = NextPow2(static_cast<uint64_t>(config_.max_flows) * 2);
-  // calloc: untouched zero pages cost no RSS until used.
+  // Start small (fits the caches) and double with the flows in use, up to 2 x max_flows buckets.
+  max_buckets_ = NextPow2(static_cast<uint64_t>(config_.max_flows) * 2);
+  const uint64_t nbuckets = max_buckets_ < kInitialBuckets ? max_buckets_ : kInitialBuckets;
   buckets_ = static_cast<uint32_t*>(std::calloc(nbuckets, sizeof(uint32_t)));
   if (buckets_ == nullptr) throw std::bad_alloc();
   bucket_mask_ = nbuckets - 1;
@@ -132,7 +133,24 @@ void FlowTable::Finish(uint32_t idx, EndReason reason) {
   active_--;
 }
 
+void FlowTable::GrowBuckets() {
+  const uint64_t nbuckets = (bucket_mask_ + 1) * 2;
+  auto* bigger = static_cast<uint32_t*>(std::calloc(nbuckets, sizeof(uint32_t)));
+  if (bigger == nullptr) return;  // keep the current array: longer chains, still correct
+  std::free(buckets_);
+  buckets_ = bigger;
+  bucket_mask_ = nbuckets - 1;
+  for (uint32_t i = 0; i < pool_size_; ++i) {
+    FlowEntry& e = At(i);
+    if (!e.in_use) continue;
+    uint32_t& head = buckets_[e.hash & bucket_mask_];
+    e.bucket_next = head == 0 ? kNoFlow : head - 1;
+    head = i + 1;
+  }
+}
+
 uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo, const PacketView& v, int64_t ts_ns) {
+  if (active_ + 1 > (bucket_mask_ + 1) / 2 && bucket_mask_ + 1 < max_buckets_) GrowBuckets();
   const uint32_t idx = Allocate();
   FlowEntry& e = At(idx);
   e.key = key;

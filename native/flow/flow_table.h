@@ -97,6 +97,7 @@ class FlowTable {
   FlowEntry& At(uint32_t i) { return chunks_[i >> kChunkShift][i & kChunkMask]; }
   uint32_t Lookup(const FlowKey& key, uint64_t hash);
   uint32_t Allocate();
+  void GrowBuckets();
   void Finish(uint32_t idx, EndReason reason);
   void LruUnlink(uint32_t idx);
   void LruAppend(uint32_t idx);
@@ -122,6 +123,8 @@ class FlowTable {
   uint32_t free_head_ = kNoFlow;                      // free list through bucket_next
   uint32_t* buckets_ = nullptr;                       // calloc'd; stores index + 1 (0 = empty)
   uint64_t bucket_mask_ = 0;
+  uint64_t max_buckets_ = 0;
+  static constexpr uint64_t kInitialBuckets = 1u << 14;
   uint32_t lru_head_ = kNoFlow;
   uint32_t lru_tail_ = kNoFlow;
   uint32_t active_ = 0;
