@@ -220,7 +220,7 @@ export declare namespace Binding {
     appLayer?: boolean;
     /** Community ID seed (0..65535, default 0). */
     communityIdSeed?: number;
-    /** Entries of the IP -> name table learned from DNS answers (default 65536). */
+    /** Entries of the IP -> name table learned from DNS answers (default 16384). */
     dnsCacheEntries?: number;
   }
 

@@ -309,10 +309,12 @@ void AppLayer::Inspect(FlowEntry& e, const PacketView& v, Direction dir, int64_t
   if (v.payload == nullptr || v.payload_captured == 0) return;
   if (e.app_by != static_cast<uint8_t>(AppBy::kContent)) {
     if (!Recognise(e, v, dir)) {
-      AppState* s = Acquire(e);
-      if (++s->payload_packets[dir] >= kRecogniseTries && s->payload_packets[dir ^ 1] >= (v.protocol == 17 ? 0 : 1)) {
-        Done(e);
-      }
+      // Counted in the flow entry: a flow nobody recognises never gets an AppState.
+      const int shift = dir == kFwd ? 0 : 4;
+      const int mine = ((e.app_tries >> shift) & 0xF) + 1;
+      const int other = (e.app_tries >> (4 - shift)) & 0xF;
+      if (mine <= 0xF) e.app_tries = static_cast<uint8_t>((e.app_tries & ~(0xF << shift)) | (mine << shift));
+      if (mine >= kRecogniseTries && other >= (v.protocol == 17 ? 0 : 1)) Done(e);
       return;
     }
     if (e.app_done) return;
@@ -551,6 +553,7 @@ void AppLayer::OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction 
       // what HTTP said.
       if (h.method == "CONNECT" && status >= 200 && status < 300) {
         e.app_by = static_cast<uint8_t>(AppBy::kNone);
+        e.app_tries = 0;
         s.tunnel = true;
         for (int d = 0; d < 2; ++d) {
           s.seq_known[d] = false;

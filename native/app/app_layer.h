@@ -125,7 +125,7 @@ struct AppState {
 struct AppLayerConfig {
   bool enabled = true;
   uint16_t community_id_seed = 0;
-  uint32_t dns_cache_entries = 65536;
+  uint32_t dns_cache_entries = 16384;  // ~5 MiB when full (allocated as it fills)
   uint32_t arp_entries = 4096;
 };
 

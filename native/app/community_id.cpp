@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "app/digest.h"
+
 namespace vigil {
 namespace {
 
@@ -100,8 +102,8 @@ void CommunityId(uint16_t seed, bool ipv4, const uint8_t src[16], const uint8_t 
   }
 
   unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_len = 0;
-  if (EVP_Digest(input, n, digest, &digest_len, EVP_sha1(), nullptr) != 1 || digest_len != 20) {
+  const unsigned int digest_len = ComputeDigest(DigestAlgorithm::kSha1, input, n, digest);
+  if (digest_len != 20) {
     out[0] = '\0';  // the specification allows an empty ID where one cannot be computed
     return;
   }

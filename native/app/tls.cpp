@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "app/digest.h"
 #include "common/byte_order.h"
 #include "common/reader.h"
 
@@ -135,11 +136,10 @@ struct TextBuf {
   }
 };
 
-void HexDigest(const EVP_MD* md, const char* data, size_t len, char* out, size_t hex_chars) {
+void HexDigest(DigestAlgorithm md, const char* data, size_t len, char* out, size_t hex_chars) {
   static const char kHex[] = "0123456789abcdef";
   unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_len = 0;
-  if (EVP_Digest(data, len, digest, &digest_len, md, nullptr) != 1) digest_len = 0;
+  const unsigned int digest_len = ComputeDigest(md, data, len, digest);
   for (size_t i = 0; i < hex_chars; ++i) {
     const size_t byte = i / 2;
     out[i] = byte < digest_len ? kHex[(i % 2 == 0) ? (digest[byte] >> 4) : (digest[byte] & 0xf)] : '0';
@@ -153,7 +153,7 @@ void Hash12(const char* data, size_t len, char* out) {
     std::memcpy(out, "000000000000", 13);
     return;
   }
-  HexDigest(EVP_sha256(), data, len, out, 12);
+  HexDigest(DigestAlgorithm::kSha256, data, len, out, 12);
 }
 
 // JA4's two-character version code (FoxIO JA4.md "TLS and DTLS Version"); "00" when unknown.
@@ -417,7 +417,7 @@ void Ja3(const TlsClientHello& ch, char out[33]) {
     if (i != 0) s.Put('-');
     s.PutDec(ch.point_formats[i]);
   }
-  HexDigest(EVP_md5(), s.data, s.len, out, 32);
+  HexDigest(DigestAlgorithm::kMd5, s.data, s.len, out, 32);
 }
 
 // JA4 (FoxIO technical_details/JA4.md): section a is protocol, version, SNI d/i, cipher and extension counts (GREASE

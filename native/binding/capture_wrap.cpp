@@ -331,7 +331,7 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   if (cfg.batch_flows == 0) cfg.batch_flows = 1;
   cfg.app.enabled = GetBool(o, "appLayer", true);
   cfg.app.community_id_seed = static_cast<uint16_t>(GetNumber(o, "communityIdSeed", 0));
-  cfg.app.dns_cache_entries = static_cast<uint32_t>(GetNumber(o, "dnsCacheEntries", 65536));
+  cfg.app.dns_cache_entries = static_cast<uint32_t>(GetNumber(o, "dnsCacheEntries", 16384));
 
   auto* session = new CaptureSession(cfg.batch_flows);
   session->owner = this;

@@ -58,6 +58,7 @@ struct FlowEntry {
   uint8_t app_proto = 0;
   uint8_t app_by = 0;
   bool app_done = false;
+  uint8_t app_tries = 0;  // payload packets offered to recognition: fwd in the low nibble, bwd in the high one
   AppState* app = nullptr;
   FlowFeatures f;
 };

@@ -166,6 +166,7 @@ uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo
   e.app_proto = 0;
   e.app_by = 0;
   e.app_done = false;
+  e.app_tries = 0;
   e.app = nullptr;
   uint32_t& head = buckets_[hash & bucket_mask_];
   e.bucket_next = head == 0 ? kNoFlow : head - 1;

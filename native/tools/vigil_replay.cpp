@@ -1,7 +1,7 @@
 // vigil_replay: the napi-free replay of capture files through the whole core (pcap -> decode -> flow table ->
 // features), printing one JSON summary line per file. Used by the ASan/UBSan script over every fixture, and for
 // debugging without Node.
-// Usage: vigil_replay [--max-flows N] [--snapshot-sec S] [--prefixes] FILE...
+// Usage: vigil_replay [--max-flows N] [--snapshot-sec S] [--no-app-layer] [--prefixes] FILE...
 //   --prefixes  instead, feeds every prefix of every packet (1 .. min(caplen, 2048) bytes, then the whole packet)
 //               through DecodePacket, a flow table and the application layer, as if each were a packet cut by a
 //               snap length: every parser sees every truncation of the fixture traffic (under ASan in test:asan).
@@ -151,6 +151,10 @@ int main(int argc, char** argv) {
   bool prefixes = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--no-app-layer") {
+      config.app.enabled = false;
+      continue;
+    }
     if (arg == "--prefixes") {
       prefixes = true;
       continue;
@@ -212,7 +216,8 @@ int main(int argc, char** argv) {
     std::printf("}\n");
   }
   if (files == 0) {
-    std::fprintf(stderr, "usage: vigil_replay [--max-flows N] [--snapshot-sec S] [--prefixes] FILE...\n");
+    std::fprintf(stderr,
+                 "usage: vigil_replay [--max-flows N] [--snapshot-sec S] [--no-app-layer] [--prefixes] FILE...\n");
     return 2;
   }
   return status;
