@@ -356,7 +356,12 @@ void AppLayer::Inspect(FlowEntry& e, const PacketView& v, Direction dir, int64_t
       Done(e);
       return;
   }
-  if (!e.app_done && ++s.payload_packets[dir] > kParsePackets) s.dir_done[dir] = true;
+  // The packet budget bounds the parsers' work, except where the work per packet is one header check: DNS messages
+  // (bounded by kDnsMessages) and the requests counted on an HTTP flow's request direction.
+  const AppProto app = static_cast<AppProto>(e.app_proto);
+  const bool dns = app == AppProto::kDns || app == AppProto::kMdns || app == AppProto::kLlmnr;
+  const bool counting = (app == AppProto::kHttp || app == AppProto::kSsdp) && s.http_request_dir == dir;
+  if (!e.app_done && ++s.payload_packets[dir] > kParsePackets && !dns && !counting) s.dir_done[dir] = true;
   if (!e.app_done && s.dir_done[kFwd] && s.dir_done[kBwd]) Done(e);
 }
 
