@@ -67,6 +67,10 @@ uint32_t DnsNameCache::Bucket(const uint8_t* a, const uint8_t* b) const {
   return static_cast<uint32_t>(h) & (buckets_ - 1);
 }
 
+uint32_t DnsNameCache::SeenBit(const uint8_t* addr) const {
+  return static_cast<uint32_t>(Mix(seed_ ^ Word(addr) ^ Mix(Word(addr + 8)))) & (kSeenBits - 1);
+}
+
 DnsNameCache::Entry* DnsNameCache::Find(const uint8_t client[16], const uint8_t addr[16]) {
   Entry* bucket = &entries_[Bucket(client, addr) * ways_];
   for (uint32_t w = 0; w < ways_; ++w) {
@@ -170,11 +174,14 @@ void DnsNameCache::Insert(const uint8_t client[16], const uint8_t addr[16], cons
   e->expires_ns = expires;
   e->used_ns = ts_ns;
   IndexAddress(static_cast<uint32_t>(e - entries_));
+  const uint32_t bit = SeenBit(addr);
+  seen_[bit / 64] |= uint64_t{1} << (bit % 64);
 }
 
 const NameText* DnsNameCache::Lookup(const uint8_t client[16], const uint8_t addr[16], int64_t ts_ns) {
   Entry* e = nullptr;
-  if (entries_) {
+  const uint32_t bit = SeenBit(addr);
+  if (entries_ && (seen_[bit / 64] >> (bit % 64)) & 1) {
     e = Find(client, addr);
     if (e && ts_ns > e->expires_ns) e = nullptr;
     if (!e) e = FindAnyClient(addr, ts_ns);

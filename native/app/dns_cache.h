@@ -38,6 +38,7 @@ class DnsNameCache {
   uint32_t capacity() const { return buckets_ * ways_; }  // entries the table holds once allocated
 
   static constexpr uint32_t kWays = 8;
+  static constexpr uint32_t kSeenBits = 1u << 16;
   static constexpr int64_t kGraceS = 300;
 
  private:
@@ -46,9 +47,13 @@ class DnsNameCache {
   Entry* FindAnyClient(const uint8_t addr[16], int64_t ts_ns);
   void IndexAddress(uint32_t entry);
   uint32_t Bucket(const uint8_t* a, const uint8_t* b) const;
+  uint32_t SeenBit(const uint8_t* addr) const;
 
   Entry* entries_ = nullptr;     // buckets_ * ways_, bucket-major; calloc'ed on the first Insert, freed by the dtor
   uint32_t* by_addr_ = nullptr;  // address-only index: entry number + 1 (0 empty), same geometry
+  // Addresses ever inserted, as bits of a hash (never cleared): most flows go to addresses no answer named, and a
+  // miss in the table itself touches up to 16 entries' cache lines, the bit one.
+  uint64_t seen_[kSeenBits / 64] = {};
   uint32_t capacity_;
   uint32_t buckets_ = 0;  // a power of two
   uint32_t ways_ = 0;
