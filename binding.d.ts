@@ -224,15 +224,18 @@ export declare namespace Binding {
     dnsCacheEntries?: number;
   }
 
-  /** One ARP (IP, MAC) binding's totals since first seen (times: epoch milliseconds). */
+  /** One ARP (IP, MAC) binding's totals since first seen. */
   interface RawArpBinding {
     senderMac: string;
     senderIp: string;
     targetIp: string;
     requests: number;
     replies: number;
-    firstSeenMs: number;
-    lastSeenMs: number;
+    /** First and last message time: whole seconds since the epoch and nanoseconds within the second. */
+    firstSec: number;
+    firstNsec: number;
+    lastSec: number;
+    lastNsec: number;
   }
 
   /** Application-layer counters (native/app/app_layer.h). */

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { Binding } from '../../binding.js';
 import { wrapNativeError } from './errors.js';
-import { columnFlowRecords, decodeFlowBatch, shiftFlowTimes } from './flow-batch.js';
+import { columnFlowRecords, decodeFlowBatch, isoTimestamp, shiftFlowTimes } from './flow-batch.js';
 import { checkLayout } from './flow-columns.js';
 import { loadBinding } from './load.js';
 import type { CaptureSource, FlowOptions, FlowRecord, FlowTimeSpan, Sensor, SensorEvents, SensorStats } from './types.js';
@@ -204,15 +204,15 @@ class NativeSensor implements CaptureSensor {
         if (flows.length > 0) this.#emitter.emit('flows', flows);
       } else if (event === 'arp') {
         if (this.#emitter.listenerCount('arp') === 0) return;
-        const shiftMs = offsetSec * 1000;
+        // The session's time offset applies as to flows; ISO times with the capture's precision, as flows'.
         const bindings = (a as Binding.RawArpBinding[]).map((r): ArpBinding => ({
           senderMac: r.senderMac,
           senderIp: r.senderIp,
           targetIp: r.targetIp,
           requests: r.requests,
           replies: r.replies,
-          firstSeen: new Date(r.firstSeenMs + shiftMs).toISOString(),
-          lastSeen: new Date(r.lastSeenMs + shiftMs).toISOString(),
+          firstSeen: isoTimestamp(r.firstSec + offsetSec, r.firstNsec, this.#tsDigits),
+          lastSeen: isoTimestamp(r.lastSec + offsetSec, r.lastNsec, this.#tsDigits),
         }));
         this.#emitter.emit('arp', bindings);
       } else if (event === 'stats') {
