@@ -4,7 +4,7 @@
  *   89,821 packets), copy k with its IPv4/IPv6 addresses remapped and its timestamps shifted by k days, so that every
  *   copy's flows are distinct flows. Checksums are not fixed (the core does not verify them).
  * - {@link mixedInput}: the second, independent input: about 30 replicas of a unit built from other public captures
- *   (the fixture captures of test/fixtures/pcaps and the few in bench/inputs, none of them part of the first input):
+ *   (the fixture captures of test/fixtures/pcaps, none of them part of the first input):
  *   IPv4 and IPv6 fragments, offload-merged (GRO/TSO) and jumbo segments, QUIC, DNS-heavy LAN traffic, VLAN and QinQ
  *   tags, a SYN scan, a DHCP flood; every link type rewritten to Ethernet, placed one after the other in time.
  * - {@link manyFlowsInput}: one Ethernet/IPv4/UDP packet per flow, all within a few seconds (so every flow is
@@ -208,7 +208,6 @@ export function replicatedInput(copies: number, source: string = DEFAULT_SOURCE)
 
 /** Where the parts of {@link mixedInput} live: both are committed, so a fresh clone can build it. */
 const FIXTURE_PCAPS = path.join(ROOT, 'test', 'fixtures', 'pcaps');
-const BENCH_PCAPS = path.join(ROOT, 'bench', 'inputs');
 
 /** One part of the mixed input's unit: a capture, its instances per replica, optionally only its first `limit` packets. */
 export interface MixPart {
@@ -231,14 +230,8 @@ export const MIX_PARTS: readonly MixPart[] = [
   { file: path.join(FIXTURE_PCAPS, 'ndpi_dns_ipv4_frag_truncated_badlen.pcap'), copies: 4, why: 'DNS server: fragments, truncated IP' },
   { file: path.join(FIXTURE_PCAPS, 'zeek_ipv6_fragment_header_dns.pcap'), copies: 8, why: 'DNS in IPv6 fragments' },
   { file: path.join(FIXTURE_PCAPS, 'zeek_quic_chromium_ipv6.pcap'), copies: 2, why: 'QUIC over IPv6 (Chromium)' },
-  { file: path.join(BENCH_PCAPS, 'zeek_quic_firefox_cloudflare.pcap'), copies: 2, why: 'QUIC (Firefox)' },
-  { file: path.join(BENCH_PCAPS, 'zeek_quic_win11_firefox_google.pcap'), copies: 2, why: 'QUIC (Firefox, Windows 11)' },
-  { file: path.join(BENCH_PCAPS, 'zeek_dns_mdns.pcap'), copies: 4, why: 'mDNS' },
   { file: path.join(FIXTURE_PCAPS, 'sv_linux_sll2_gro_64k_packets.pcap'), copies: 1, why: 'GRO/TSO segments up to 64 KB (SLL2)' },
-  { file: path.join(BENCH_PCAPS, 'zeek_smb3_multichannel_offload.pcap'), copies: 1, why: 'SMB3, offload segments up to 16 KB' },
-  { file: path.join(BENCH_PCAPS, 'zeek_ssh_offload_segments.pcap'), copies: 1, why: 'SSH, segments up to 5.8 KB' },
   { file: path.join(FIXTURE_PCAPS, 'sv_null_loopback_smb.pcap'), copies: 1, why: 'loopback SMB, jumbo frames up to 9 KB (BSD NULL)' },
-  { file: path.join(BENCH_PCAPS, 'zeek_http_bro_org.pcap'), copies: 1, why: 'HTTP' },
   { file: path.join(FIXTURE_PCAPS, 'sv_vlan8021q_syn_retransmit.pcap'), copies: 2, why: '802.1Q VLAN' },
   { file: path.join(FIXTURE_PCAPS, 'zeek_vlan_collisions_same_5tuple.pcap'), copies: 1, why: 'VLAN and QinQ, same 5-tuple' },
   { file: path.join(FIXTURE_PCAPS, 'zeek_qinq_8021ad_http.pcap'), copies: 1, why: 'QinQ' },
@@ -249,6 +242,7 @@ export const MIX_PARTS: readonly MixPart[] = [
   { file: path.join(FIXTURE_PCAPS, 'zeek_tcp_snaplen96_truncated.pcap'), copies: 1, why: 'bulk TCP, headers only (snaplen 96)' },
   { file: path.join(FIXTURE_PCAPS, 'sv_linux_sll_log4shell_exploit.pcap'), copies: 1, why: 'Log4Shell (Linux cooked v1)' },
   { file: path.join(FIXTURE_PCAPS, 'sv_rawip_dlt101_tcp_tls.pcap'), copies: 1, why: 'TLS (raw IP)' },
+  { file: path.join(FIXTURE_PCAPS, 'own', 'vigil_loopback_app_mix.pcap'), copies: 4, why: 'DNS, HTTP keep-alive, TLS from several stacks, SSH' },
   { file: path.join(FIXTURE_PCAPS, 'sv_linktype_ipv4_228_dnp3_flood.pcap'), copies: 1, why: 'DNP3 flood (raw IPv4)' },
 ];
 /** Replicas of the unit in {@link mixedInput}'s default: about 1.2 M packets. */

@@ -1,7 +1,7 @@
 /**
  * The application layer against tshark, an independent dissector, per flow on every fixture capture (the shared
  * captures, FoxIO's JA4 captures and the captures we made ourselves): the first ClientHello's SNI (TLS and QUIC), the
- * first DNS question, the first HTTP request's Host and URI, JA3, and both SSH banners. tshark runs here (the CI
+ * first DNS question, the first HTTP request's Host and URI, JA3, both SSH banners, and every TCP/UDP flow's Community ID (tshark's `communityid`). tshark runs here (the CI
  * installs it), so a new fixture is compared without recording anything.
  *
  * Each tshark packet is matched to the Vigil flow of the same (outer VLAN, protocol, endpoints) whose lifetime holds the packet's
@@ -32,7 +32,7 @@ function captures(): string[] {
   return out.sort();
 }
 
-type Field = 'tls.sni' | 'tls.ja3' | 'dns.query' | 'http.host' | 'http.uri' | 'ssh.client' | 'ssh.server';
+type Field = 'tls.sni' | 'tls.ja3' | 'dns.query' | 'http.host' | 'http.uri' | 'ssh.client' | 'ssh.server' | 'communityId';
 
 const TSHARK_FIELDS = [
   'frame.number',
@@ -56,6 +56,7 @@ const TSHARK_FIELDS = [
   'http.host',
   'http.request.uri',
   'ssh.protocol',
+  'communityid',
 ] as const;
 
 interface Packet {
@@ -70,11 +71,14 @@ interface Packet {
   values: Partial<Record<Field, string>>;
 }
 
-/** The packets of `file` that carry one of the compared fields, as tshark dissects them. */
-function tsharkPackets(file: string): Packet[] {
-  const args = ['-r', file, '-n', '-T', 'fields', '-E', 'separator=\t', '-E', 'occurrence=f', '-E', 'quote=n'];
+/**
+ * The packets of `file` that carry one of the compared fields, as tshark dissects them; with `communityIds`, every TCP
+ * and UDP packet with only its Community ID (tshark's `communityid` protocol, seed 0).
+ */
+function tsharkPackets(file: string, communityIds = false): Packet[] {
+  const args = ['-r', file, '-n', '-T', 'fields', '-E', 'separator=\t', '-E', 'occurrence=f', '-E', 'quote=n', '--enable-protocol', 'communityid'];
   for (const f of TSHARK_FIELDS) args.push('-e', f);
-  args.push('-Y', 'tls.handshake.type == 1 or dns.qry.name or http.request or ssh.protocol');
+  args.push('-Y', communityIds ? 'tcp or udp' : 'tls.handshake.type == 1 or dns.qry.name or http.request or ssh.protocol');
   const out = execFileSync('tshark', args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
   const packets: Packet[] = [];
   for (const line of out.split('\n')) {
@@ -86,16 +90,18 @@ function tsharkPackets(file: string): Packet[] {
     if (!tcp && !udp) continue;
     const v4 = get('ip.src') !== '';
     const values: Partial<Record<Field, string>> = {};
-    if (get('tls.handshake.type') === '1') {
+    if (communityIds) {
+      if (get('communityid') !== '') values.communityId = get('communityid');
+    } else if (get('tls.handshake.type') === '1') {
       values['tls.sni'] = get('tls.handshake.extensions_server_name');
       if (get('tls.handshake.ja3') !== '') values['tls.ja3'] = get('tls.handshake.ja3');
     }
-    if (get('dns.qry.name') !== '') values['dns.query'] = get('dns.qry.name');
-    if (get('http.request') !== '') {
+    if (!communityIds && get('dns.qry.name') !== '') values['dns.query'] = get('dns.qry.name');
+    if (!communityIds && get('http.request') !== '') {
       values['http.host'] = get('http.host');
       values['http.uri'] = get('http.request.uri');
     }
-    if (get('ssh.protocol') !== '') values['ssh.client'] = get('ssh.protocol'); // direction decided per flow below
+    if (!communityIds && get('ssh.protocol') !== '') values['ssh.client'] = get('ssh.protocol'); // direction decided per flow below
     packets.push({
       frame: Number(get('frame.number')),
       vlan: Number(get('vlan.id') || 0),
@@ -135,6 +141,8 @@ function vigilValue(f: FlowRecord, field: Field): string {
       return f.ssh?.client ?? '';
     case 'ssh.server':
       return f.ssh?.server ?? '';
+    case 'communityId':
+      return f.communityId ?? '';
   }
 }
 
@@ -172,7 +180,7 @@ describe('native: application layer vs tshark, per flow', function () {
       }
       // The first tshark value of each (flow, field).
       const firstValue = new Map<FlowRecord, Map<Field, string>>();
-      for (const p of tsharkPackets(file)) {
+      for (const p of [...tsharkPackets(file), ...tsharkPackets(file, true)]) {
         const candidates = byKey.get(endpointsKey(p.vlan, p.proto, p.src, p.sport, p.dst, p.dport)) ?? [];
         const flow = candidates.find((f) => p.timeMs >= f.firstSeenMs - 0.001 && p.timeMs <= f.lastSeenMs + 0.001);
         if (flow === undefined) continue; // a packet Vigil's decoder refused (counted in its decode errors)
@@ -203,7 +211,7 @@ describe('native: application layer vs tshark, per flow', function () {
   it('compares every kind of field on real traffic', () => {
     const summary = Object.fromEntries([...totals].map(([field, t]) => [field, `${t.agreed}/${t.compared}`]));
     // The fixtures hold each kind of message: a comparison of nothing must not pass.
-    for (const field of ['tls.sni', 'tls.ja3', 'dns.query', 'http.host', 'http.uri', 'ssh.client', 'ssh.server'] as Field[]) {
+    for (const field of ['tls.sni', 'tls.ja3', 'dns.query', 'http.host', 'http.uri', 'ssh.client', 'ssh.server', 'communityId'] as Field[]) {
       expect(totals.get(field)?.compared ?? 0, `${field} compared (${JSON.stringify(summary)})`).to.be.at.least(5);
     }
   });

@@ -438,53 +438,8 @@ describe('QuicInitialReader (native/app/quic.h)', () => {
       expect(randomOf(server.handshake)).to.equal('c9ec0076bac64f28dd2171d853dd9d2324a7c8bbb1c616079cd4c9e8e1934118');
     });
 
-    it('zeek_quic_multi_initial_pq_ipv6.pcap: a 2242-byte post-quantum ClientHello over 3 Initials (frames 1-3)', () => {
-      const client = parse(
-        udpDatagrams('zeek_quic_multi_initial_pq_ipv6.pcap')
-          .filter((d) => d.srcPort === 45945)
-          .map((d) => d.payload),
-      );
-      expect(client.statuses.slice(0, 3)).to.deep.equal(['quic_need_more', 'quic_need_more', 'quic_ok']);
-      expect(client.handshakeLength).to.equal(2242 + 4);
-      expect(sniOf(client.handshake)).to.equal('googleads.g.doubleclick.net');
-      expect(randomOf(client.handshake)).to.equal('0c068c35a50c0bfddf7c963af8e293002c76e192e5714362f9fada5091aa0cd8');
-      // the X25519Kyber768Draft00 key share (group 0x11ec, 1216 bytes): tls.handshake.extensions_key_share_group 4588
-      expect(toHex(client.handshake)).to.include('11ec04c0');
-    });
-
-    it('zeek_quic_multi_initial_pq_ipv6.pcap: server Initials carrying only ACKs (frames 7, 9) decrypt but complete nothing', () => {
-      const all = udpDatagrams('zeek_quic_multi_initial_pq_ipv6.pcap');
-      const odcid = parse(all.filter((d) => d.srcPort === 45945).map((d) => d.payload)).odcid ?? undefined;
-      const server = parse(
-        all.filter((d) => d.srcPort === 443).map((d) => d.payload),
-        true,
-        odcid,
-      );
-      expect(server.statuses).to.deep.equal(['quic_need_more', 'quic_need_more']);
-      expect(server.handshake).to.equal(null);
-    });
-
-    it('zeek_quic_v2_echo_ipv4.pcap: QUIC v2 ClientHello (frame 1, sent 3 times) and ServerHello (frame 4)', () => {
-      const all = udpDatagrams('zeek_quic_v2_echo_ipv4.pcap');
-      const client = parse(all.filter((d) => d.srcPort === 49320).map((d) => d.payload));
-      expect(client.statuses[0]).to.equal('quic_ok');
-      expect(client.version).to.equal(V2);
-      expect(client.handshakeLength).to.equal(273 + 4);
-      expect(sniOf(client.handshake)).to.equal('localhost');
-      expect(randomOf(client.handshake)).to.equal('084e72fde16d8569dd81ab2c8c0de7266b3c0cd87464252fdefc03ba26af0a2a');
-      const server = parse(
-        all.filter((d) => d.srcPort === 443).map((d) => d.payload),
-        true,
-        client.odcid ?? undefined,
-      );
-      expect(server.statuses[0]).to.equal('quic_ok');
-      expect(server.version).to.equal(V2);
-      expect(server.handshakeLength).to.equal(86 + 4);
-      expect(randomOf(server.handshake)).to.equal('2dde8272ea31770e5010189a7cd30315990f0478eeb855c14597a8b666ef3b67');
-    });
-
     it('every prefix of every captured Initial datagram gives a status', () => {
-      for (const file of ['zeek_quic_chromium_ipv6.pcap', 'zeek_quic_multi_initial_pq_ipv6.pcap', 'zeek_quic_v2_echo_ipv4.pcap']) {
+      for (const file of ['zeek_quic_chromium_ipv6.pcap']) {
         const initials = udpDatagrams(file).filter((d) => d.payload.length > 0 && (d.payload[0] & 0x80) !== 0);
         for (const d of initials.slice(0, 4)) {
           for (let n = 0; n <= d.payload.length; n++) expect(STATUSES).to.include(parse([d.payload.subarray(0, n)], false).status);
