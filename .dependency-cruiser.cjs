@@ -14,7 +14,7 @@
  */
 
 /** Our own code: a path that resolves into the repository's TypeScript (binding.d.ts is the addon's raw surface). */
-const OURS = ['^src/', '^test/', '^bench/', '^binding\\.d\\.ts$'];
+const OURS = ['^src/', '^test/', '^bench/', '^eval/', '^binding\\.d\\.ts$'];
 // Package paths match anywhere in the resolved path: a symlinked node_modules (a worktree sharing one) resolves to
 // `../<elsewhere>/node_modules/...`, and the rules must hold there too.
 /** Koa and its middleware: only the HTTP edge (http/, the two APIs, cli) may know about them. */
@@ -38,14 +38,14 @@ module.exports = {
         'A cycle means neither module can be understood, tested or moved without the other, and ESM evaluates one of ' +
         'them half-initialised. Break it by moving the shared piece down a layer.',
       severity: 'error',
-      from: { path: '^(src|test|bench)/' },
+      from: { path: '^(src|test|bench|eval)/' },
       to: { circular: true },
     },
     {
       name: 'not-to-unresolvable',
       comment: 'An import that resolves to nothing is a broken path (usually left behind by a move).',
       severity: 'error',
-      from: { path: '^(src|test|bench)/' },
+      from: { path: '^(src|test|bench|eval)/' },
       to: { couldNotResolve: true },
     },
 
@@ -279,10 +279,10 @@ module.exports = {
     // ---- tests and benchmarks -------------------------------------------------------------------------------------
     {
       name: 'src-not-to-test-or-bench',
-      comment: 'Shipped code never depends on test or benchmark code (it is not in the package and not reviewed as such).',
+      comment: 'Shipped code never depends on test, benchmark or evaluation code (it is not in the package and not reviewed as such).',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^(test|bench)/' },
+      to: { path: '^(test|bench|eval)/' },
     },
     {
       name: 'test-not-to-bench',
@@ -299,6 +299,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^bench/' },
       to: { path: '^test/', pathNot: '^test/(helpers|fixtures)/' },
+    },
+    {
+      name: 'eval-not-to-test-or-bench',
+      comment:
+        'The evaluation (eval/) replays its own captures through the shipped runtime; depending on a test or a ' +
+        'benchmark would let a change there silently change the figures it reports.',
+      severity: 'error',
+      from: { path: '^eval/' },
+      to: { path: '^(test|bench)/' },
     },
   ],
   options: {

@@ -1,4 +1,4 @@
-// eslint parses the TypeScript of src, test and bench. The import direction of the layers (STYLE.md §2) is checked by
+// eslint parses the TypeScript of src, test, bench and eval. The import direction of the layers (STYLE.md §2) is checked by
 // dependency-cruiser (.dependency-cruiser.cjs, `npm run lint:deps`), which sees the whole graph, type-only imports and
 // cycles; flat-config `no-restricted-imports` blocks replace one another for a file that several of them match, so
 // they cannot express layers. What stays here is a rule about a string rather than an import.
@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 export default [
   { ignores: ['node_modules/**', 'build/**', 'build-*/**', 'dist/**', '.cache/**', 'coverage/**'] },
   {
-    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'eval/**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { sourceType: 'module' } },
     plugins: { '@typescript-eslint': tseslint.plugin },
   },
