@@ -39,10 +39,8 @@ describe('eval: the capture manifest (eval/manifest.json)', () => {
     expect(manifest.captures.reduce((n, c) => n + c.size, 0)).to.be.at.most(LIMITS.maxTotalBytes);
   });
 
-  it('every listed file is in the captures directory with the size and sha256 the manifest gives', async function () {
-    this.timeout(60_000);
-    expect(await fileProblems(manifest, capturesDir())).to.deep.equal([]);
-  });
+  // The capture files are not in the repository (data fetched from other repositories is not committed): `npm run eval`
+  // checks every file against the manifest's size and sha256 before it replays anything (fileProblems, tested below).
 
   it('ground truth becomes the verdict input unchanged', () => {
     const c = manifest.captures.find((x) => x.file === 'sgr_arp_spoofing.pcap')!;
