@@ -3,7 +3,8 @@
  * calls `app.callback()` / `app.listen()`. Middleware order: problem+json errors and 404s -> helmet headers (computed
  * once; with CORS's when any origin is allowed) -> Host check (DNS rebinding) -> CORS -> rate limit (per client IP, one
  * shared in-memory store) -> access control (pairing token; web pages of unlisted origins are not trusted from
- * loopback) -> JSON body -> routes.
+ * loopback, the dashboard's own page proves itself with its page key) -> JSON body -> routes. The dashboard's page,
+ * its bundle and `/api/pairing` never get CORS headers (docs/dashboard.md).
  */
 import { readFileSync } from 'node:fs';
 import cors from '@koa/cors';
@@ -30,6 +31,11 @@ import * as healthRoutes from './routes/health.routes.js';
 import * as monitoringRoutes from './routes/monitoring.routes.js';
 import * as statsRoutes from './routes/stats.routes.js';
 import * as threatsRoutes from './routes/threats.routes.js';
+import * as flowsRoutes from './routes/flows.routes.js';
+import * as pageRoutes from './routes/page.routes.js';
+import { DASHBOARD_DIR, DashboardPage } from './services/dashboard-page.service.js';
+import { FlowsService } from './services/flows.service.js';
+import { pageKeyFor } from './services/pairing.service.js';
 import { AlertsService } from './services/alerts.service.js';
 import type { Clock } from '../clock.js';
 import type { EventStreamService } from './services/event-stream.service.js';
@@ -38,6 +44,11 @@ import { MlStatsService } from './services/ml-stats.service.js';
 import type { MonitoringService } from '../sensor/monitoring.js';
 import type { StatsService } from './services/stats.service.js';
 import { ThreatsService } from './services/threats.service.js';
+
+/** Paths that carry a credential (the page key, the pairing token) and so never get CORS headers. */
+function isPagePath(p: string): boolean {
+  return p === '/' || p === '/api/pairing' || p.startsWith('/dashboard/');
+}
 
 /** Exact body of a rate-limited response. */
 export const RATE_LIMIT_MESSAGE = 'Too many requests from this IP';
@@ -65,6 +76,10 @@ export interface DesktopDeps {
   startedAtMs: number;
   /** The rate limiter's store; pass one to share counters between app instances. Default: a new Map. */
   rateLimitDb?: Map<string, unknown>;
+  /** The dashboard bundle's directory. Default `dist/dashboard` of this checkout (built by `npm run build:js`). */
+  dashboardDir?: string;
+  /** The URL a phone should use (the pairing view's QR code). Default: the URL the page was loaded from. */
+  pairingUrl?: string;
   /** SSE keep-alive interval, ms. Default 15000. */
   heartbeatMs?: number;
   log?: (message: string, err: unknown) => void;
@@ -74,6 +89,7 @@ export interface DesktopDeps {
 export function createDesktopApp(deps: DesktopDeps): Koa {
   const app = new Koa();
   const trusted = new Set(deps.config.trustedProxies);
+  const pageKey = pageKeyFor(deps.pairingToken);
   const routeDeps: RouteDeps = {
     health: new HealthService({
       store: deps.store,
@@ -87,6 +103,10 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     }),
     stats: deps.stats,
     alerts: new AlertsService(deps.store, deps.events, deps.clock),
+    flows: new FlowsService(deps.store),
+    page: new DashboardPage(deps.dashboardDir ?? DASHBOARD_DIR, pageKey),
+    pairingToken: deps.pairingToken,
+    pairingUrl: deps.pairingUrl,
     threats: new ThreatsService(deps.store, deps.firewall),
     monitoring: deps.monitoring,
     firewall: deps.firewall,
@@ -105,7 +125,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   });
 
   const router = new Router();
-  for (const routes of [healthRoutes, statsRoutes, alertsRoutes, threatsRoutes, monitoringRoutes, firewallRoutes, eventsRoutes]) {
+  for (const routes of [healthRoutes, statsRoutes, alertsRoutes, threatsRoutes, monitoringRoutes, firewallRoutes, eventsRoutes, flowsRoutes, pageRoutes]) {
     routes.register(router, routeDeps);
   }
 
@@ -146,11 +166,11 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     // recorded once and set with helmet's, and only preflights (OPTIONS) run @koa/cors itself.
     app.use(securityHeaders({}, recordedHeaders(corsMiddleware)));
     app.use(hosts);
-    app.use((ctx, next) => (ctx.method === 'OPTIONS' ? corsMiddleware(ctx, next) : next()));
+    app.use((ctx, next) => (ctx.method === 'OPTIONS' && !isPagePath(ctx.path) ? corsMiddleware(ctx, next) : next()));
   } else {
     app.use(securityHeaders());
     app.use(hosts);
-    app.use(corsMiddleware);
+    app.use((ctx, next) => (isPagePath(ctx.path) ? next() : corsMiddleware(ctx, next)));
   }
   app.use(
     rateLimit({
@@ -162,7 +182,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     }),
   );
   const trustedOrigins = new Set(deps.config.corsOrigins.filter((o) => o !== '*').map((o) => o.toLowerCase()));
-  app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted, trustedOrigins }));
+  app.use(accessControl({ policy: deps.config.tokenPolicy, token: deps.pairingToken, trustedProxies: trusted, trustedOrigins, pageKey }));
   app.use(jsonBody({ limit: 16 * 1024 }));
   app.use(router.routes());
   app.use(allowedMethods(router));

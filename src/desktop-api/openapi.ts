@@ -13,7 +13,9 @@ import { alertDeletedSchema, alertListSchema, alertSchema } from './schemas/aler
 import { problemSchema } from './schemas/common.schema.js';
 import { blockBody, blockedEntrySchema, blockedListSchema, unblockBody } from './schemas/firewall.schema.js';
 import { healthSchema, monitoringStateSchema } from './schemas/health.schema.js';
-import { monitoringStartBody } from './schemas/monitoring.schema.js';
+import { flowListSchema, flowSchema } from './schemas/flow.schema.js';
+import { interfaceListSchema, monitoringStartBody } from './schemas/monitoring.schema.js';
+import { pairingSchema } from './schemas/pairing.schema.js';
 import { dashboardStatsSchema, trafficStatsSchema } from './schemas/stats.schema.js';
 import { mlStatsSchema, threatListSchema, threatSchema } from './schemas/threat.schema.js';
 
@@ -33,6 +35,10 @@ export const RESPONSE_COMPONENTS = {
   BlockedEntry: blockedEntrySchema,
   BlockedList: blockedListSchema,
   Unblocked: blockedEntrySchema.extend({ unblocked: z.literal(true) }),
+  Flow: flowSchema,
+  FlowList: flowListSchema,
+  InterfaceList: interfaceListSchema,
+  Pairing: pairingSchema,
 } as const satisfies Record<string, ZodType>;
 
 /** Request body schemas by component name. */
@@ -129,6 +135,39 @@ export const ROUTES: readonly RouteDoc[] = [
     problems: [400, 409, 503],
   },
   { method: 'post', path: '/api/monitoring/stop', summary: 'Stop capture (idempotent)', status: 200, response: 'MonitoringState', problems: [] },
+  {
+    method: 'get',
+    path: '/api/monitoring/interfaces',
+    summary: 'Capture devices a client may name in /api/monitoring/start',
+    status: 200,
+    response: 'InterfaceList',
+    problems: [503],
+  },
+  {
+    method: 'get',
+    path: '/api/flows',
+    summary: 'Stored flow summaries, newest first (finished flows and snapshots of active ones)',
+    description:
+      'Flow summaries are kept for VIGIL_FLOW_RETENTION_HOURS and at most VIGIL_FLOW_RETENTION_MAX rows. A flow still open is stored as snapshots (`state: active`), each a row of its own with the same `flowId`.',
+    status: 200,
+    response: 'FlowList',
+    problems: [400],
+    params: [
+      { name: 'limit', in: 'query', description: '1..500, default 50', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+      { name: 'before', in: 'query', description: 'Cursor: only rows with a smaller id (use nextBefore)', schema: { type: 'integer', minimum: 1 } },
+      { name: 'ip', in: 'query', description: 'Flows with this address at either end', schema: { type: 'string' } },
+      { name: 'name', in: 'query', description: 'Flows whose server name contains this text (case-insensitive)', schema: { type: 'string', maxLength: 255 } },
+      { name: 'app', in: 'query', description: 'Flows with this application label (tls, dns, http, ...)', schema: { type: 'string', maxLength: 64 } },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/api/pairing',
+    summary: 'The pairing link for the mobile app (URL, token, QR payload); never sent with CORS headers',
+    status: 200,
+    response: 'Pairing',
+    problems: [],
+  },
   {
     method: 'post',
     path: '/api/firewall/block',

@@ -9,7 +9,7 @@ import { AppError, ConflictError, ServiceUnavailableError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { CaptureSource, FlowOptions, FlowTimeSpan, Sensor, SensorStats } from '../native/types.js';
 import type { Clock } from '../clock.js';
-import { emptySensorStats, listInterfaces } from '../native/capture.js';
+import { emptySensorStats, listInterfaces, type CaptureInterface } from '../native/capture.js';
 import { addSensorStats } from './sensor-totals.js';
 
 /** Dependencies of {@link MonitoringService}. */
@@ -126,6 +126,14 @@ export class MonitoringService {
       this.lastError = err.message;
       this.publish();
     });
+  }
+
+  /**
+   * The devices a client may name in `start({interface})`, as libpcap lists them (name, description, addresses, flags).
+   * Throws `ServiceUnavailableError` when the capture core is not built.
+   */
+  interfaces(): CaptureInterface[] {
+    return listInterfaces();
   }
 
   /** Current state (the body of the monitoring routes and `capture` in health). */

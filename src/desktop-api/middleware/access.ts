@@ -7,6 +7,13 @@
  * a web page makes carries its page's Origin (or at least `Sec-Fetch-Site: cross-site|same-site`), and any page in the
  * desktop's browser runs on loopback too: such a request is trusted only when its origin is listed in
  * VIGIL_CORS_ORIGINS (the `*` default lists none), otherwise it needs the pairing token like a LAN client.
+ *
+ * The dashboard (`GET /`, served by this server) is such a page too, and it proves it is ours with the page key, which
+ * only its HTML carries: `Authorization: Bearer <page key>` from loopback, from the page's own origin (no
+ * `Sec-Fetch-Site` other than `same-origin`), is trusted like a local program. The HTML itself is served to what may
+ * have the data anyway (loopback programs, token holders) and to top-level navigations from loopback: another site
+ * may open the page but cannot read it (no CORS headers on it), frame it (`frame-ancestors 'none'`) or script it
+ * (Cross-Origin-Opener-Policy), and the Host check keeps rebound names out. See docs/dashboard.md.
  */
 import type { Context, Middleware, Next } from 'koa';
 import { isIP } from 'node:net';
@@ -18,6 +25,10 @@ import { tokenMatches } from '../services/pairing.service.js';
 
 /** Paths that need no token. */
 const OPEN_PATHS = new Set(['/api/health']);
+/** The dashboard's bundle: the same for everyone, and it holds no secret (the page key is in the HTML only). */
+const OPEN_PREFIX = '/dashboard/';
+/** The dashboard's HTML shell (it carries the page key). */
+const PAGE_PATH = '/';
 
 /** 401 with a `WWW-Authenticate` challenge (problemMiddleware copies `headers` onto the response). */
 class TokenRequiredError extends UnauthorizedError {
@@ -54,6 +65,14 @@ export interface AccessOptions {
   trustedProxies: ReadonlySet<string>;
   /** Origins (lower case) whose pages are trusted from loopback: the explicitly listed CORS origins. */
   trustedOrigins: ReadonlySet<string>;
+  /** The dashboard page's key (`pageKeyFor(token)`); none: no page key is accepted. */
+  pageKey?: string;
+}
+
+/** A top-level navigation (address bar, bookmark, link) of a browser: its response is shown, never read by a script. */
+function isNavigation(ctx: Context): boolean {
+  const h = ctx.req.headers;
+  return h['sec-fetch-mode'] === 'navigate' && h['sec-fetch-dest'] === 'document';
 }
 
 /** The origin of the web page that made the request (`''` when only Sec-Fetch-Site tells it came from one), or null. */
@@ -62,6 +81,12 @@ function webOrigin(ctx: Context): string | null {
   if (origin !== undefined) return origin;
   const site = ctx.req.headers['sec-fetch-site'];
   return site === 'cross-site' || site === 'same-site' ? '' : null;
+}
+
+/** A request the page's own origin made (or one without fetch metadata, which browsers always send). */
+function isOwnPage(ctx: Context): boolean {
+  const site = ctx.req.headers['sec-fetch-site'];
+  return site === undefined || site === 'same-origin';
 }
 
 /**
@@ -75,10 +100,13 @@ export function accessControl(options: AccessOptions): Middleware {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const hasValidToken = m !== null && tokenMatches(m[1], options.token);
     ctx.state.actor = hasValidToken ? 'token' : 'loopback';
-    if (OPEN_PATHS.has(ctx.path) || options.policy === 'never') return next();
+    if (OPEN_PATHS.has(ctx.path) || ctx.path.startsWith(OPEN_PREFIX) || options.policy === 'never') return next();
     if (hasValidToken) return next();
     const page = webOrigin(ctx);
-    if (options.policy === 'auto' && isLoopback(ip) && (page === null || options.trustedOrigins.has(page.toLowerCase()))) return next();
+    const local = options.policy === 'auto' && isLoopback(ip);
+    if (local && (page === null || options.trustedOrigins.has(page.toLowerCase()))) return next();
+    if (local && ctx.path === PAGE_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD') && isNavigation(ctx)) return next();
+    if (local && m !== null && options.pageKey !== undefined && isOwnPage(ctx) && tokenMatches(m[1], options.pageKey)) return next();
     if (header === '') {
       const who =
         options.policy === 'auto' && isLoopback(ip) && page !== null

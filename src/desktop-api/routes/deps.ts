@@ -1,7 +1,9 @@
 /** What every route file receives: the services of the desktop API (built by app.ts from its dependencies). */
 import type { FirewallService } from '../../firewall/types.js';
 import type { AlertsService } from '../services/alerts.service.js';
+import type { DashboardPage } from '../services/dashboard-page.service.js';
 import type { EventStreamService } from '../services/event-stream.service.js';
+import type { FlowsService } from '../services/flows.service.js';
 import type { HealthService } from '../services/health.service.js';
 import type { MlStatsService } from '../services/ml-stats.service.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
@@ -17,6 +19,12 @@ export interface RouteDeps {
   firewall: FirewallService;
   mlStats: MlStatsService;
   eventStream: EventStreamService;
+  flows: FlowsService;
+  /** The dashboard's HTML shell and bundle. */
+  page: DashboardPage;
+  /** The pairing token and the URL a phone should use (the pairing view); default URL: the page's own. */
+  pairingToken: string;
+  pairingUrl: string | undefined;
   /** The OpenAPI document served at /api/openapi.json. */
   openapi: unknown;
   /** Interval of SSE keep-alive comments, ms. */

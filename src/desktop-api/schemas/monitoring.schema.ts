@@ -16,3 +16,18 @@ export const monitoringStartBody = z.strictObject({
 });
 
 export type MonitoringStartBody = z.infer<typeof monitoringStartBody>;
+
+/** One capture device (`GET /api/monitoring/interfaces`), as libpcap lists it. */
+export const captureInterfaceSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  addresses: z.array(z.string()),
+  loopback: z.boolean(),
+  up: z.boolean(),
+  running: z.boolean(),
+  wireless: z.boolean(),
+});
+
+export const interfaceListSchema = z.object({ interfaces: z.array(captureInterfaceSchema) });
+
+export type InterfaceList = z.infer<typeof interfaceListSchema>;

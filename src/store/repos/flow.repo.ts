@@ -1,5 +1,6 @@
 /** Recent flow summaries: written in batches (one transaction per batch), pruned by age and count. */
 import type SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
 import { sqliteHandleOf, type Db, type Store } from '../database.js';
 import type { FlowRow, NewFlow } from '../tables/flow.table.js';
 
@@ -104,4 +105,46 @@ export async function countFlows(db: Db): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(n);
+}
+
+/** Filters of {@link listFlows}; each one given narrows the list. */
+export interface FlowQuery {
+  /** Rows to return (the caller bounds it). */
+  limit: number;
+  /** Only rows with a smaller id (the cursor of the previous page). */
+  before?: number;
+  /** Flows with this address at either end (as stored: normalised text). */
+  ip?: string;
+  /** Flows whose server name contains this text (case-insensitive; names are stored as the client sent them). */
+  name?: string;
+  /** Flows with this application label. */
+  app?: string;
+}
+
+/** Escapes `%`, `_` and the escape character itself for a LIKE pattern with `escape '\'`. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Stored flow summaries matching `q`, newest first (64-bit columns as numbers, as {@link listRecentFlows}). */
+export async function listFlows(db: Db, q: FlowQuery): Promise<FlowRow[]> {
+  let query = db.selectFrom('flows').selectAll().orderBy('id', 'desc').limit(q.limit);
+  if (q.before !== undefined) query = query.where('id', '<', q.before);
+  if (q.ip !== undefined) {
+    const ip = q.ip;
+    query = query.where((eb) => eb.or([eb('src_ip', '=', ip), eb('dst_ip', '=', ip)]));
+  }
+  if (q.name !== undefined) {
+    const pattern = `%${likeLiteral(q.name.toLowerCase())}%`;
+    query = query.where((eb) => eb(eb.fn('lower', ['server_name']), 'like', sql<string>`${pattern} escape '\\'`));
+  }
+  if (q.app !== undefined) query = query.where('app', '=', q.app);
+  const rows = await query.execute();
+  return rows.map((r) => ({
+    ...r,
+    packets: Number(r.packets),
+    bytes: Number(r.bytes),
+    duration_us: Number(r.duration_us),
+    stored_at_ms: Number(r.stored_at_ms),
+  }));
 }

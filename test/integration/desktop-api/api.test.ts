@@ -111,6 +111,71 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     expect(await countFlows(ctx.store)).to.equal(ctx.pipeline.counters.flows);
   });
 
+  it('GET /api/flows pages the stored flow summaries newest first, filtered by address, name and application', async () => {
+    type F = {
+      flows: Array<{ id: number; srcIp: string; dstIp: string; dstPort: number; protocol: number; state: string; bytes: number }>;
+      nextBefore: number | null;
+    };
+    const r = await ctx.request('GET', '/api/flows?limit=20');
+    mark('get', '/api/flows');
+    expect(r.status).to.equal(200);
+    const first = documented<F>('FlowList', r.body);
+    expect(first.flows).to.have.length(20);
+    const ids = first.flows.map((f) => f.id);
+    expect(ids).to.deep.equal([...ids].sort((a, b) => b - a));
+    expect(first.nextBefore).to.equal(ids[19]);
+    const next = documented<F>('FlowList', (await ctx.request('GET', `/api/flows?limit=20&before=${first.nextBefore}`)).body);
+    expect(next.flows[0].id).to.be.lessThan(ids[19]);
+    expect(first.flows.every((f) => f.protocol === 6)).to.equal(true);
+    // Every flow of the scan is between the scanner and the scanned host; no flow involves a third address.
+    const byIp = documented<F>('FlowList', (await ctx.request('GET', '/api/flows?limit=500&ip=64.13.134.52')).body);
+    expect(byIp.flows.length).to.equal(Math.min(500, await countFlows(ctx.store)));
+    expect(byIp.flows.every((f) => f.srcIp === '64.13.134.52' || f.dstIp === '64.13.134.52')).to.equal(true);
+    const none = documented<F>('FlowList', (await ctx.request('GET', '/api/flows?ip=198.51.100.1')).body);
+    expect(none).to.deep.equal({ flows: [], nextBefore: null });
+    // The scan's flows have no server name; a name filter matching nothing returns nothing, LIKE wildcards are literal.
+    expect(documented<F>('FlowList', (await ctx.request('GET', '/api/flows?name=%25')).body).flows).to.have.length(0);
+    expect(documented<F>('FlowList', (await ctx.request('GET', '/api/flows?app=no-such-app')).body).flows).to.have.length(0);
+  });
+
+  it('GET /api/flows refuses a bad limit, address or label with a problem naming the field', async () => {
+    for (const [q, field] of [
+      ['limit=0', 'limit'],
+      ['limit=501', 'limit'],
+      ['ip=not-an-ip', 'ip'],
+      ['app=a%20b', 'app'],
+      ['before=-1', 'before'],
+      ['colour=red', 'query'],
+    ]) {
+      const r = await ctx.request<{ code: string; errors: Array<{ path: string }> }>('GET', `/api/flows?${q}`);
+      expect(r.status, q).to.equal(400);
+      expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      expect(r.body.code).to.equal('validation_failed');
+      expect(r.body.errors.map((e) => e.path)).to.include(field);
+    }
+  });
+
+  it('GET /api/monitoring/interfaces lists the capture devices libpcap sees', async () => {
+    const r = await ctx.request('GET', '/api/monitoring/interfaces');
+    mark('get', '/api/monitoring/interfaces');
+    expect(r.status).to.equal(200);
+    const list = documented<{ interfaces: Array<{ name: string; loopback: boolean }> }>('InterfaceList', r.body);
+    expect(list.interfaces.map((i) => i.name)).to.include('lo');
+    expect(list.interfaces.find((i) => i.name === 'lo')!.loopback).to.equal(true);
+  });
+
+  it('GET /api/pairing gives the pairing link, with no CORS header', async () => {
+    const r = await ctx.request('GET', '/api/pairing');
+    mark('get', '/api/pairing');
+    expect(r.status).to.equal(200);
+    const p = documented<{ url: string; token: string; link: string }>('Pairing', r.body);
+    expect(p.token).to.equal(ctx.token);
+    expect(p.url).to.equal(ctx.url);
+    expect(p.link).to.equal(`vigil://pair?url=${encodeURIComponent(ctx.url)}&token=${encodeURIComponent(ctx.token)}`);
+    expect([...r.headers.keys()].filter((k) => k.startsWith('access-control-'))).to.deep.equal([]);
+    expect(r.headers.get('cache-control')).to.equal('no-store');
+  });
+
   it('GET /api/alerts returns the port-scan alert raised by detection', async () => {
     const r = await ctx.request('GET', '/api/alerts');
     mark('get', '/api/alerts');

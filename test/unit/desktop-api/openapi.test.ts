@@ -8,7 +8,7 @@ describe('desktop-api/openapi', () => {
     expect(committed).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument(API_VERSION))));
   });
 
-  it('documents the 13 REST endpoints, the event stream and the document itself', () => {
+  it('documents the 16 REST endpoints, the event stream and the document itself', () => {
     const doc = buildOpenApiDocument(API_VERSION) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).to.equal('3.1.0');
     const ops = Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
@@ -26,6 +26,9 @@ describe('desktop-api/openapi', () => {
       'POST /api/firewall/block',
       'POST /api/firewall/unblock',
       'GET /api/firewall/blocked',
+      'GET /api/monitoring/interfaces',
+      'GET /api/flows',
+      'GET /api/pairing',
       'GET /api/events',
       'GET /api/openapi.json',
     ]);
