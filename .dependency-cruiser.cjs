@@ -276,6 +276,47 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
 
+    // ---- the dashboard page (browser code) ------------------------------------------------------------------------
+    {
+      name: 'web-is-browser-code',
+      comment:
+        'web/ is the dashboard page, bundled for the browser: it may import its own files and the browser libraries it ' +
+        'is built with (uPlot, d3-geo, topojson-client, world-atlas, qrcode); anything else of npm would be bundled ' +
+        'into the page unseen.',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: {
+        path: '(^|/)node_modules/',
+        pathNot: [
+          '(^|/)node_modules/(uplot|d3-geo|d3-array|topojson-client|world-atlas|qrcode|@types/(d3-geo|topojson-client|topojson-specification|qrcode))/',
+        ],
+      },
+    },
+    {
+      name: 'web-takes-api-types-only',
+      comment:
+        "The page reads the API's bodies with the API's own types (derived from the zod schemas), so a body is " +
+        "defined once; it imports them as types only (the bundle carries none of the server's code), and only from " +
+        'the schemas and domain/.',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^(src|test|bench)/', pathNot: '^src/(desktop-api/schemas|domain)/' },
+    },
+    {
+      name: 'web-imports-no-server-values',
+      comment: 'A value import of src/ would bundle server code (zod, node:net) into the page: types only.',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^src/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'server-not-to-web',
+      comment: "The server serves the built page (dist/dashboard); it never imports the page's sources.",
+      severity: 'error',
+      from: { path: '^(src|bench)/' },
+      to: { path: '^web/' },
+    },
+
     // ---- tests and benchmarks -------------------------------------------------------------------------------------
     {
       name: 'src-not-to-test-or-bench',

@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 export default [
   { ignores: ['node_modules/**', 'build/**', 'build-*/**', 'dist/**', '.cache/**', 'coverage/**'] },
   {
-    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'eval/**/*.ts'],
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'eval/**/*.ts', 'web/**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { sourceType: 'module' } },
     plugins: { '@typescript-eslint': tseslint.plugin },
   },

@@ -43,3 +43,5 @@ await build({
   plugins: [keepModuleUrls],
 });
 await writeFile(path.join(outdir, '.stamp'), `${new Date().toISOString()}\n`);
+// The dashboard page, after the CLI (the rm above cleared dist/).
+await (await import('./build-dashboard.mjs')).buildDashboard();

@@ -23,3 +23,6 @@ export const blockedEntrySchema = z.object({
 });
 
 export const blockedListSchema = z.object({ blocked: z.array(blockedEntrySchema), total: z.number().int().min(0) });
+
+export type BlockedEntry = z.infer<typeof blockedEntrySchema>;
+export type BlockedList = z.infer<typeof blockedListSchema>;

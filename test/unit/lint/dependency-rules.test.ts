@@ -34,12 +34,12 @@ interface Found {
   to: string;
 }
 
-/** Cruises `src`, `test` and `bench` of `dir` with the project's rule set; returns the violations found. */
+/** Cruises `src`, `test`, `bench` and `web` of `dir` with the project's rule set; returns the violations found. */
 async function violations(dir: string): Promise<Found[]> {
   const options = await extractDepcruiseOptions(path.join(ROOT, '.dependency-cruiser.cjs'));
   // The temp tree has no tsconfig; NodeNext `.js` -> `.ts` resolution needs none.
   delete options.tsConfig;
-  const roots = ['src', 'test', 'bench'].filter((folder) => existsSync(path.join(dir, folder)));
+  const roots = ['src', 'test', 'bench', 'web'].filter((folder) => existsSync(path.join(dir, folder)));
   const { output } = await cruise(roots, { ...options, baseDir: dir, validate: true });
   const result = output as ICruiseResult;
   return result.summary.violations.map((v) => ({ rule: v.rule.name, from: v.from, to: v.to }));
@@ -81,6 +81,11 @@ const TREES = {
     'src/http/bad.ts': "import { value } from '../store/database.js';\nexport const bad = value;\n",
     'src/bad.ts': "import { value } from '../test/unit/some.test.js';\nexport const bad = value;\n",
     'bench/bad.bench.ts': "import { value } from '../test/unit/some.test.js';\nexport const bad = value;\n",
+    'src/desktop-api/page.ts': "import { view } from '../../web/dashboard/view.js';\nexport const bad = view;\n",
+    'web/dashboard/view.ts': 'export const view = 1;\n',
+    'web/dashboard/server.ts': "import { value } from '../../src/desktop-api/schemas/health.schema.js';\nexport const bad = value;\n",
+    'web/dashboard/store.ts': "import type { Db } from '../../src/store/database.js';\nexport type Bad = Db;\n",
+    'web/dashboard/koa.ts': "import Koa from 'koa';\nexport const bad = Koa;\n",
     'src/detect/ping.ts': "import { pong } from './pong.js';\nexport const ping = (): number => pong() + 1;\n",
     'src/detect/pong.ts': "import { ping } from './ping.js';\nexport const pong = (): number => ping() - 1;\n",
   },
@@ -108,6 +113,9 @@ const TREES = {
     'src/domain/alert.ts': "import { z } from 'zod';\nexport const alert = z;\n",
     'src/errors.ts': 'export class AppError extends Error {}\n',
     'bench/detect.bench.ts': "import { helper } from '../test/helpers/helper.js';\nexport const bench = helper;\n",
+    'web/dashboard/main.ts':
+      "import type { Health } from '../../src/desktop-api/schemas/health.schema.js';\nexport const show = (h: Health): number => h.up;\n",
+    'src/desktop-api/schemas/health.schema.ts': "import { z } from 'zod';\nexport interface Health { up: number }\nexport const schema = z;\n",
     'test/helpers/helper.ts': "import { detect } from '../../src/detect/engine.js';\nexport const helper = detect;\n",
   },
 } satisfies Record<string, Record<string, string>>;
@@ -138,6 +146,10 @@ describe('.dependency-cruiser.cjs', function () {
         { rule: 'http-is-glue-only', from: 'src/http/bad.ts', to: 'src/store/database.ts' },
         { rule: 'src-not-to-test-or-bench', from: 'src/bad.ts', to: 'test/unit/some.test.ts' },
         { rule: 'bench-only-to-test-helpers', from: 'bench/bad.bench.ts', to: 'test/unit/some.test.ts' },
+        { rule: 'server-not-to-web', from: 'src/desktop-api/page.ts', to: 'web/dashboard/view.ts' },
+        { rule: 'web-imports-no-server-values', from: 'web/dashboard/server.ts', to: 'src/desktop-api/schemas/health.schema.ts' },
+        { rule: 'web-takes-api-types-only', from: 'web/dashboard/store.ts', to: 'src/store/database.ts' },
+        { rule: 'web-is-browser-code', from: 'web/dashboard/koa.ts', to: 'node_modules/koa/index.js' },
         // A cycle is one violation, reported at its first module.
         { rule: 'no-circular', from: 'src/detect/ping.ts', to: 'src/detect/pong.ts' },
       ].sort(byFrom),

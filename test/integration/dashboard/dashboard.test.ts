@@ -1,0 +1,235 @@
+/**
+ * The dashboard in a real browser (chromium through playwright-core) against the real desktop server: port 0, a real
+ * SQLite file, the real sensor replaying the nmap SYN port scan through the addon and detection raising its alert.
+ * The scan's addresses are private, so the map's threat is seeded through the store (203.0.113.77, Berlin), the way
+ * the API tests seed a located threat. The firewall is the record-only `none` backend.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { buildDashboard } from '../../../scripts/build-dashboard.mjs';
+import { upsertThreat } from '../../../src/store/repos/threat.repo.js';
+import { createTestContext, pcap, rawRequest, type TestContext } from '../desktop-api/context.js';
+import { launchBrowser, recordedPage, type RecordedPage } from './browser.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+const SHOTS = path.join(ROOT, '.cache', 'dashboard-screenshots');
+const THREAT = '203.0.113.77';
+
+interface AlertBody {
+  id: number;
+  title: string;
+  acknowledged: boolean;
+}
+
+async function seedThreat(ctx: TestContext): Promise<void> {
+  const now = new Date().toISOString();
+  await upsertThreat(ctx.store, {
+    ip: THREAT,
+    severity: 'critical',
+    score: 0.97,
+    category: 'brute_force',
+    alerts: 3,
+    first_seen: now,
+    last_seen: now,
+    country: 'Germany',
+    country_code: 'DE',
+    city: 'Berlin',
+    latitude: 52.52,
+    longitude: 13.405,
+    updated_at: now,
+  });
+}
+
+describe('dashboard in chromium (port scan replayed, real desktop server)', function () {
+  this.timeout(120_000);
+  let ctx: TestContext;
+  let browser: Browser;
+  const pages: RecordedPage[] = [];
+
+  async function open(hash = '', options: { clock?: boolean } = {}): Promise<RecordedPage> {
+    const rec = await recordedPage(browser, options);
+    pages.push(rec);
+    await rec.page.goto(`${ctx.url}/${hash}`);
+    return rec;
+  }
+
+  let manifest: { js: string; css: string };
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    manifest = await buildDashboard();
+    ctx = await createTestContext({ env: { VIGIL_CAPTURE_FILE: pcap('ndpi_nmap_syn_portscan.pcap') } });
+    await ctx.replayToEnd();
+    await ctx.liveStats.tick();
+    await seedThreat(ctx);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await ctx?.close();
+  });
+
+  it('the bundle (map data included) is at most 300 KB gzipped, and the page references only it', async () => {
+    const dir = path.join(ROOT, 'dist', 'dashboard');
+    const gz = gzipSync(Buffer.concat([readFileSync(path.join(dir, manifest.js)), readFileSync(path.join(dir, manifest.css))])).length;
+    expect(gz).to.be.below(300 * 1024);
+    const html = (await rawRequest(`${ctx.url}/`)).text;
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(refs).to.deep.equal(['data:,', `/dashboard/${manifest.css}`, `/dashboard/${manifest.js}`]);
+    const js = await rawRequest(`${ctx.url}/dashboard/${manifest.js}`);
+    expect(js.status).to.equal(200);
+    expect(js.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
+    expect((await rawRequest(`${ctx.url}/dashboard/other.js`)).status).to.equal(404);
+  });
+
+  it('GET / is the page: strict CSP, never framed, no CORS header, refused under a foreign Host', async () => {
+    const r = await rawRequest(`${ctx.url}/`, { headers: { 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document', 'Sec-Fetch-Site': 'none' } });
+    expect(r.status).to.equal(200);
+    expect(r.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+    const csp = r.headers.get('content-security-policy') ?? '';
+    expect(csp).to.include("script-src 'self'").and.include("frame-ancestors 'none'").and.include("default-src 'none'");
+    expect(csp).not.to.include('unsafe-inline');
+    expect(r.text).not.to.match(/<script>|<script [^>]*>[^<]/); // no inline script
+    expect([...r.headers.keys()].filter((k) => k.startsWith('access-control-'))).to.deep.equal([]);
+    // A cross-site navigation still shows the page (another site cannot read it); a cross-site fetch gets nothing.
+    const crossNav = await rawRequest(`${ctx.url}/`, {
+      headers: { 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(crossNav.status).to.equal(200);
+    expect([...crossNav.headers.keys()].filter((k) => k.startsWith('access-control-'))).to.deep.equal([]);
+    const crossFetch = await rawRequest<{ code: string }>(`${ctx.url}/`, {
+      headers: { 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' },
+    });
+    expect(crossFetch.status).to.equal(401);
+    expect(crossFetch.body.code).to.equal('token_required');
+    const rebound = await rawRequest<{ code: string }>(`${ctx.url}/`, { headers: { Host: 'evil.example' } });
+    expect(rebound.status).to.equal(403);
+    expect(rebound.body.code).to.equal('host_not_allowed');
+  });
+
+  it('the page key works from the page itself only: another origin with it is refused', async () => {
+    const html = (await rawRequest(`${ctx.url}/`)).text;
+    const key = /name="vigil-page-key" content="([^"]+)"/.exec(html)?.[1] ?? '';
+    expect(key).to.have.length(43);
+    expect(key).not.to.equal(ctx.token);
+    const own = await rawRequest(`${ctx.url}/api/alerts/999999/acknowledge`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Sec-Fetch-Site': 'same-origin', Origin: ctx.url },
+    });
+    expect(own.status).to.equal(404); // past access control: the alert does not exist
+    const noKey = await rawRequest<{ code: string }>(`${ctx.url}/api/alerts/999999/acknowledge`, {
+      method: 'POST',
+      headers: { 'Sec-Fetch-Site': 'same-origin', Origin: ctx.url },
+    });
+    expect(noKey.status).to.equal(401);
+    expect(noKey.body.code).to.equal('token_required');
+    const foreign = await rawRequest<{ code: string }>(`${ctx.url}/api/alerts`, {
+      headers: { Authorization: `Bearer ${key}`, 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' },
+    });
+    expect(foreign.status).to.equal(401);
+    expect(foreign.body.code).to.equal('invalid_token');
+  });
+
+  it("loads in at most 10 requests and shows the newest alert's title and the counters", async () => {
+    const newest = (await ctx.request<{ alerts: AlertBody[] }>('GET', '/api/alerts?limit=1')).body.alerts[0];
+    expect(newest.title).to.be.a('string').and.not.equal('');
+    const rec = await recordedPage(browser);
+    pages.push(rec);
+    const { page } = rec;
+    const t0 = Date.now();
+    await page.goto(`${ctx.url}/`);
+    await page.locator('.counter').first().waitFor();
+    const firstRenderMs = Date.now() - t0;
+    expect(firstRenderMs).to.be.below(1000);
+    await page.locator('.newest-alerts .alert-title').first().waitFor();
+    expect(await page.locator('.newest-alerts .alert-title').first().textContent()).to.equal(newest.title);
+    await page.locator('.counter dd').first().waitFor();
+    expect(await page.locator('.counter', { hasText: 'Packets' }).first().locator('dd').textContent()).to.equal('2,011');
+    await page.locator('table.top caption', { hasText: 'Top talkers' }).waitFor();
+    expect(await page.locator('table.top', { hasText: 'Top talkers' }).textContent()).to.include('64.13.134.52');
+    await page.locator('#interface option').nth(1).waitFor({ state: 'attached' });
+    await page.waitForTimeout(1000); // anything late would be counted too
+    expect(rec.requests.length, rec.requests.join('\n')).to.be.at.most(10);
+    expect(rec.requests).to.include('GET /api/events');
+    expect(await page.getByRole('button', { name: 'Start capture' }).isEnabled()).to.equal(true);
+    expect(await page.getByRole('button', { name: 'Stop capture' }).isDisabled()).to.equal(true);
+  });
+
+  it('shows the threat on the map at its location and opens its detail on click', async () => {
+    const { page } = await open('#map');
+    const marker = page.locator(`circle.threat-marker[data-ip="${THREAT}"]`);
+    await marker.waitFor();
+    expect(await marker.getAttribute('class')).to.include('sev-critical');
+    expect(Number(await marker.getAttribute('r'))).to.equal(13); // the largest size: critical
+    // Berlin (52.52 N, 13.4 E) is right of the centre meridian and in the upper third of the map.
+    const cx = Number(await marker.getAttribute('cx'));
+    const cy = Number(await marker.getAttribute('cy'));
+    expect(cx).to.be.within(480, 560);
+    expect(cy).to.be.within(80, 170);
+    expect(await page.locator('[data-marker="local"]').count()).to.equal(1);
+    await marker.click();
+    await page.getByRole('heading', { name: `Threat ${THREAT}` }).waitFor();
+    expect(await page.locator('#view-map .detail').textContent()).to.include('Berlin, Germany');
+    await page.screenshot({ path: path.join(SHOTS, 'map.png'), fullPage: true });
+  });
+
+  it('acknowledges an alert through the page, and the API agrees', async () => {
+    const newest = (await ctx.request<{ alerts: AlertBody[] }>('GET', '/api/alerts?limit=1&acknowledged=false')).body.alerts[0];
+    expect(newest.acknowledged).to.equal(false);
+    const { page } = await open('#alerts');
+    await page.getByRole('button', { name: `Details of alert ${newest.id}` }).click();
+    await page.getByRole('heading', { name: newest.title }).waitFor();
+    await page.getByRole('button', { name: 'Acknowledge' }).click();
+    await page.locator(`tr.acked[data-alert-id="${newest.id}"]`).waitFor();
+    expect(await page.getByRole('button', { name: 'Acknowledge' }).isDisabled()).to.equal(true);
+    const api = await ctx.request<AlertBody & { acknowledgedAt: string }>('GET', `/api/alerts/${newest.id}`);
+    expect(api.body.acknowledged).to.equal(true);
+    expect(api.body.acknowledgedAt).to.be.a('string');
+    await page.screenshot({ path: path.join(SHOTS, 'alerts.png'), fullPage: true });
+  });
+
+  it('blocks from the threats view for a chosen duration; /api/firewall/blocked lists it; a refusal shows the detail', async () => {
+    const { page } = await open('#threats');
+    const row = page.locator(`tr[data-threat-ip="${THREAT}"]`);
+    await row.waitFor();
+    await row.getByRole('combobox', { name: `Block duration for ${THREAT}` }).selectOption('86400');
+    const before = Date.now();
+    await row.getByRole('button', { name: `Block ${THREAT}` }).click();
+    await page.locator(`tr[data-blocked-ip="${THREAT}"]`).waitFor();
+    const blocked = await ctx.request<{ blocked: Array<{ ip: string; expiresAt: string | null }> }>('GET', '/api/firewall/blocked');
+    const entry = blocked.body.blocked.find((b) => b.ip === THREAT);
+    expect(entry, JSON.stringify(blocked.body)).to.not.equal(undefined);
+    expect(Date.parse(entry!.expiresAt!) - before).to.be.within(86_000_000, 86_500_000);
+    await row.getByRole('button', { name: `Unblock ${THREAT}` }).waitFor();
+    // A refusal: a prefix broader than /8 is refused by the API, and the page shows its problem detail.
+    const refused = await ctx.request<{ detail: string }>('POST', '/api/firewall/block', { body: { ip: '10.0.0.0/4', reason: 'blocked from the dashboard' } });
+    expect(refused.status).to.equal(400);
+    await page.getByRole('textbox', { name: 'Address or prefix to block' }).fill('10.0.0.0/4');
+    await page.locator('#view-threats > .row').getByRole('button', { name: 'Block' }).click();
+    const shown = page.locator('#view-threats > p.error');
+    await shown.filter({ hasText: refused.body.detail }).waitFor();
+    // Chromium logs every 4xx response as a console error: this one was asked for.
+    const rec = pages[pages.length - 1];
+    const expected = rec.errors.findIndex((e) => /status of 400/.test(e));
+    expect(expected).to.be.at.least(0);
+    rec.errors.splice(expected, 1);
+    await page.screenshot({ path: path.join(SHOTS, 'threats.png'), fullPage: true });
+  });
+
+  it('lists connections from GET /api/flows and shows the pairing QR code', async () => {
+    const { page } = await open('#connections');
+    await page.locator('#view-connections tbody tr').nth(5).waitFor();
+    expect(await page.locator('#view-connections tbody').textContent()).to.include('64.13.134.52');
+    await page.getByRole('tab', { name: 'Pairing' }).click();
+    await page.getByRole('img', { name: 'Pairing QR code' }).waitFor();
+    expect(await page.locator('#view-pairing .token').textContent()).to.equal(ctx.token);
+  });
+
+  it('no page logged a console error', () => {
+    expect(pages.length).to.be.greaterThan(4);
+    expect(pages.flatMap((p) => p.errors)).to.deep.equal([]);
+  });
+});
