@@ -79,7 +79,7 @@ export interface DesktopDeps {
   /** The dashboard bundle's directory. Default `dist/dashboard` of this checkout (built by `npm run build:js`). */
   dashboardDir?: string;
   /** The URL a phone should use (the pairing view's QR code). Default: the URL the page was loaded from. */
-  pairingUrl?: string;
+  pairingUrl?: () => string;
   /** SSE keep-alive interval, ms. Default 15000. */
   heartbeatMs?: number;
   log?: (message: string, err: unknown) => void;

@@ -28,6 +28,7 @@ import type { Env } from '../../config/env.js';
 import { whenListening } from '../listening.js';
 import { shutdownSignal } from '../shutdown-signal.js';
 import { terminalLines } from '../terminal-text.js';
+import { reachableHost } from './pair.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The bundled sample capture (see samples/README.md). */
@@ -136,6 +137,11 @@ export async function startDesktop(
       pairingToken,
       version: packageVersion(),
       startedAtMs,
+      pairingUrl: () => {
+        const host = reachableHost(config);
+        const port = (server.address() as AddressInfo | null)?.port ?? config.port;
+        return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      },
       log: (m, e) => log(`${m}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     });
     const server = app.listen(config.port, config.host);
@@ -182,7 +188,10 @@ export async function run(args: string[]): Promise<number> {
   const shutdown = shutdownSignal((signal) => process.stderr.write(`vigil: ${signal}, shutting down\n`));
   try {
     const running = await startDesktop();
-    if (!shutdown.requested) process.stdout.write(`vigil: desktop API listening on ${running.url}\n`);
+    if (!shutdown.requested) {
+      process.stdout.write(`vigil: desktop API listening on ${running.url}\n`);
+      process.stdout.write(`vigil: dashboard at ${running.url}/ (open it in a browser on this machine)\n`);
+    }
     await shutdown.received;
     await running.close();
     return 0;

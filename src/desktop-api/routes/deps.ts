@@ -24,7 +24,7 @@ export interface RouteDeps {
   page: DashboardPage;
   /** The pairing token and the URL a phone should use (the pairing view); default URL: the page's own. */
   pairingToken: string;
-  pairingUrl: string | undefined;
+  pairingUrl: (() => string) | undefined;
   /** The OpenAPI document served at /api/openapi.json. */
   openapi: unknown;
   /** Interval of SSE keep-alive comments, ms. */

@@ -37,6 +37,6 @@ export function register(router: Router, deps: RouteDeps): void {
   router.get('/api/pairing', (ctx) => {
     withoutCors(ctx);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = pairingLink(deps.pairingUrl ?? `${ctx.protocol}://${ctx.host}`, deps.pairingToken);
+    ctx.body = pairingLink(deps.pairingUrl?.() ?? `${ctx.protocol}://${ctx.host}`, deps.pairingToken);
   });
 }

@@ -154,7 +154,7 @@ describe('desktop API problem responses', () => {
 
   it('unknown route: 404 route_not_found; wrong method: 405', async () => {
     expectProblem(await ctx.request<Problem>('GET', '/api/nothing-here'), 404, 'route_not_found', '/api/nothing-here');
-    expectProblem(await ctx.request<Problem>('GET', '/'), 404, 'route_not_found', '/');
+    expectProblem(await ctx.request<Problem>('GET', '/index.html'), 404, 'route_not_found', '/index.html'); // `/` is the dashboard
     const r = await ctx.request<Problem>('PUT', '/api/alerts');
     expectProblem(r, 405, 'method_not_allowed', '/api/alerts');
   });

@@ -49,8 +49,12 @@ describe('vigil start with zero configuration', function () {
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
     try {
+      let printed = '';
+      proc.stdout.on('data', (d: Buffer) => (printed += d.toString()));
       const url = await listeningUrl(proc, () => stderr);
       expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(printed).to.include(`vigil: dashboard at ${url}/ (open it in a browser on this machine)`);
       const health = (await (await fetch(`${url}/api/health`)).json()) as {
         status: string;
         capture: { running: boolean; source: string; sample: boolean; file: string; fallbackReason: string };
