@@ -231,6 +231,10 @@ export declare namespace Binding {
     targetIp: string;
     requests: number;
     replies: number;
+    /** Runs of consecutive requests for the same target IP, gratuitous ones aside (N for a sender sweeping N addresses). */
+    targetRuns: number;
+    /** Messages whose sender IP equals their target IP (gratuitous ARP). */
+    gratuitous: number;
     /** First and last message time: whole seconds since the epoch and nanoseconds within the second. */
     firstSec: number;
     firstNsec: number;
@@ -352,6 +356,8 @@ export declare namespace Binding {
     targetIp: string;
     requests: number;
     replies: number;
+    targetRuns: number;
+    gratuitous: number;
     firstNs: bigint;
     lastNs: bigint;
   }

@@ -196,6 +196,12 @@ void ArpTable::Add(const ArpMessage& m, int64_t ts_ns) {
     t.LruAppend(i);
   }
   ArpBinding& b = t.slots[i].b;
+  const bool gratuitous = std::memcmp(m.sender_ip, m.target_ip, 4) == 0;
+  if (gratuitous) ++b.gratuitous;
+  if (m.op == 1 && !gratuitous && (b.target_runs == 0 || std::memcmp(b.run_target_ip, m.target_ip, 4) != 0)) {
+    ++b.target_runs;
+    std::memcpy(b.run_target_ip, m.target_ip, 4);
+  }
   std::memcpy(b.target_ip, m.target_ip, 4);
   if (m.op == 1) ++b.requests;
   if (m.op == 2) ++b.replies;

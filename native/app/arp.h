@@ -28,6 +28,13 @@ struct ArpBinding {
   uint8_t target_ip[4];  // of the latest message
   uint64_t requests = 0;
   uint64_t replies = 0;
+  // Runs of consecutive requests for the same target IP, gratuitous ones aside: 1 for a host that keeps asking for one
+  // address, N for a sender sweeping N addresses (what an ARP scan leaves; one compare per request, no per-target
+  // state).
+  uint64_t target_runs = 0;
+  uint8_t run_target_ip[4] = {};  // target of the current run
+  // Messages whose sender IP equals their target IP (gratuitous ARP: announcements, or unsolicited claims).
+  uint64_t gratuitous = 0;
   int64_t first_ns = 0;
   int64_t last_ns = 0;
 };

@@ -109,6 +109,8 @@ Napi::Object BindingObject(Napi::Env env, const ArpBinding& b) {
   o.Set("targetIp", Ipv4Text(b.target_ip));
   o.Set("requests", static_cast<double>(b.requests));
   o.Set("replies", static_cast<double>(b.replies));
+  o.Set("targetRuns", static_cast<double>(b.target_runs));
+  o.Set("gratuitous", static_cast<double>(b.gratuitous));
   o.Set("firstNs", Napi::BigInt::New(env, b.first_ns));
   o.Set("lastNs", Napi::BigInt::New(env, b.last_ns));
   return o;

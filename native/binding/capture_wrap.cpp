@@ -54,8 +54,8 @@ std::string Ipv4Text(const uint8_t* a) {
   return text;
 }
 
-// One ARP binding as JS sees it (`{senderMac, senderIp, targetIp, requests, replies, first/last Sec/Nsec}`: times as
-// whole seconds and nanoseconds like the flow batch's, JS formats them).
+// One ARP binding as JS sees it (`{senderMac, senderIp, targetIp, requests, replies, targetRuns, gratuitous, first/last
+// Sec/Nsec}`: times as whole seconds and nanoseconds like the flow batch's, JS formats them).
 Napi::Object ArpToObject(Napi::Env env, const ArpBinding& b) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("senderMac", MacText(b.sender_mac));
@@ -63,6 +63,8 @@ Napi::Object ArpToObject(Napi::Env env, const ArpBinding& b) {
   o.Set("targetIp", Ipv4Text(b.target_ip));
   o.Set("requests", Napi::Number::New(env, static_cast<double>(b.requests)));
   o.Set("replies", Napi::Number::New(env, static_cast<double>(b.replies)));
+  o.Set("targetRuns", Napi::Number::New(env, static_cast<double>(b.target_runs)));
+  o.Set("gratuitous", Napi::Number::New(env, static_cast<double>(b.gratuitous)));
   o.Set("firstSec", Napi::Number::New(env, static_cast<double>(b.first_ns / 1000000000LL)));
   o.Set("firstNsec", Napi::Number::New(env, static_cast<double>(b.first_ns % 1000000000LL)));
   o.Set("lastSec", Napi::Number::New(env, static_cast<double>(b.last_ns / 1000000000LL)));

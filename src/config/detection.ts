@@ -2,9 +2,11 @@
  * Detection settings (ML scoring, behavioural detectors, alert aggregation, auto-block), read once from the
  * environment into a frozen object. Every threshold has a documented default; `VIGIL_DETECT_*` overrides it.
  */
+import { isIPv4 } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bool, int, num, oneOf, str, type Env } from './env.js';
+import { ConfigError } from '../errors.js';
+import { bool, int, list, num, oneOf, str, type Env } from './env.js';
 
 /** Repository root (two levels above src/config). */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -95,17 +97,88 @@ export interface BruteForceConfig {
   maxAttemptBytes: number;
 }
 
-/** Beaconing: regular connections from one host to the same destination. */
+/** Beaconing: regular connections from one host to one server (by name, else by address and port). */
 export interface BeaconConfig {
-  /** Window, seconds (`VIGIL_DETECT_BEACON_WINDOW_SEC`, default 3600). */
+  /** Window, seconds (`VIGIL_DETECT_BEACON_WINDOW_SEC`, default 86400, RITA's day): intervals of hours fit. */
   windowSec: number;
-  /** Connections needed (`VIGIL_DETECT_BEACON_MIN_CONNECTIONS`, default 6). */
+  /** Connections needed (`VIGIL_DETECT_BEACON_MIN_CONNECTIONS`, default 8). */
   minConnections: number;
-  /** Shortest mean interval, seconds (`VIGIL_DETECT_BEACON_MIN_INTERVAL_SEC`, default 5). */
+  /** Shortest median interval, seconds (`VIGIL_DETECT_BEACON_MIN_INTERVAL_SEC`, default 1). */
   minIntervalSec: number;
-  /** Coefficient of variation of the intervals at most this (`VIGIL_DETECT_BEACON_MAX_JITTER`, default 0.1). */
+  /**
+   * Largest median absolute deviation of the intervals over their median (`VIGIL_DETECT_BEACON_MAX_JITTER`, default
+   * 0.2); the interquartile range may be twice that. Sleep jitter of +-30% gives 0.15.
+   */
   maxJitter: number;
+  /** RITA data-size score from which a beacon is `medium` rather than `low` (`VIGIL_DETECT_BEACON_MIN_SIZE_SCORE`, default 0.7). */
+  minSizeScore: number;
+  /** Application labels (recognised by content) periodic by design, never series (`VIGIL_DETECT_BEACON_ALLOW_APPS`, replaces the default). */
+  allowApps: string[];
+  /** Server names (and their subdomains) periodic by design: the defaults plus `VIGIL_DETECT_BEACON_ALLOW_NAMES`. */
+  allowNames: string[];
 }
+
+/** Applications that are periodic by design: name resolution, time, address configuration, discovery. */
+export const DEFAULT_BEACON_ALLOW_APPS = Object.freeze(['dns', 'mdns', 'llmnr', 'ntp', 'dhcp', 'dhcpv6', 'netbios', 'ssdp']);
+
+/**
+ * Server names that operating systems and browsers poll by design: captive-portal and connectivity checks (Android,
+ * ChromeOS, Windows NCSI, Apple, Firefox, GNOME, Ubuntu), push channels' keep-alives (Apple APNs, Firebase Cloud
+ * Messaging, Windows Push Notification Services) and time servers reached over HTTPS.
+ */
+export const DEFAULT_BEACON_ALLOW_NAMES = Object.freeze([
+  'connectivitycheck.gstatic.com',
+  'connectivitycheck.android.com',
+  'clients3.google.com',
+  'www.msftconnecttest.com',
+  'www.msftncsi.com',
+  'captive.apple.com',
+  'detectportal.firefox.com',
+  'nmcheck.gnome.org',
+  'connectivity-check.ubuntu.com',
+  'push.apple.com',
+  'mtalk.google.com',
+  'notify.windows.com',
+  'time.windows.com',
+  'time.apple.com',
+]);
+
+/** ARP: spoofing (one IP claimed by two MACs) and sweeps (one sender asking for many addresses). */
+export interface ArpConfig {
+  /** A MAC's claim to an IP counts as current this long after its last message, seconds (`VIGIL_DETECT_ARP_WINDOW_SEC`, default 600). */
+  windowSec: number;
+  /** Sweep window, seconds (`VIGIL_DETECT_ARP_SWEEP_WINDOW_SEC`, default 30, as Slips' ARP scan). */
+  sweepWindowSec: number;
+  /** Addresses one sender asks for within the sweep window (`VIGIL_DETECT_ARP_SWEEP_MIN_TARGETS`, default 16). */
+  sweepMinTargets: number;
+  /** Gateway IPv4 addresses: claims on them are one severity higher (`VIGIL_DETECT_ARP_GATEWAYS`, comma-separated, default none). */
+  gateways: string[];
+}
+
+/** DNS tunnelling: per (client, registered domain), names and query shapes no ordinary lookup has. */
+export interface DnsTunnelConfig {
+  /** Window, seconds (`VIGIL_DETECT_DNS_TUNNEL_WINDOW_SEC`, default 600). */
+  windowSec: number;
+  /** Unique subdomains under one domain from one client within the window (`VIGIL_DETECT_DNS_TUNNEL_MIN_NAMES`, default 30). */
+  minUniqueNames: number;
+  /** Queries on one client port (one UDP flow) (`VIGIL_DETECT_DNS_TUNNEL_MIN_FLOW_QUERIES`, default 20). */
+  minQueriesPerFlow: number;
+  /** Mean query payload, bytes (`VIGIL_DETECT_DNS_TUNNEL_MIN_QUERY_BYTES`, default 70: names of about 50 characters). */
+  minQueryBytes: number;
+  /** Mean Shannon entropy of the subdomains, bits per character (`VIGIL_DETECT_DNS_TUNNEL_MIN_ENTROPY`, default 3.5). */
+  minEntropy: number;
+  /** Share of queries of type NULL, TXT, MX, CNAME or private use (`VIGIL_DETECT_DNS_TUNNEL_MIN_QTYPE_SHARE`, default 0.5). */
+  minTunnelQtypeShare: number;
+  /** Domains (and their subdomains) never judged (`VIGIL_DETECT_DNS_TUNNEL_ALLOW`, comma-separated; replaces the default list of lookup-by-DNS services). */
+  allow: string[];
+}
+
+/**
+ * Services that look names up by DNS by design (file and URL reputation queries carry hashes in the name):
+ * McAfee GTI (`mcafee.com`, also ignored by Zeek package jbaggs/anomalous-dns) and Sophos Live Protection
+ * (`sophosxl.net`).
+ */
+export const DEFAULT_DNS_TUNNEL_ALLOW = Object.freeze(['mcafee.com', 'sophosxl.net']);
 
 /** Auto-block settings. */
 export interface AutoBlockConfig {
@@ -128,7 +201,17 @@ export interface DetectionConfig {
   flood: FloodConfig;
   bruteForce: BruteForceConfig;
   beacon: BeaconConfig;
+  arp: ArpConfig;
+  dnsTunnel: DnsTunnelConfig;
   autoBlock: AutoBlockConfig;
+}
+
+/** A comma-separated list of IPv4 addresses; throws ConfigError naming the variable on anything else. */
+function ipv4List(env: Env, name: string): string[] {
+  const ips = list(env, name, []);
+  const bad = ips.find((ip) => !isIPv4(ip));
+  if (bad !== undefined) throw new ConfigError(name, `expected IPv4 addresses, got "${bad}"`);
+  return ips;
 }
 
 function deepFreeze<T extends object>(o: T): Readonly<T> {
@@ -175,10 +258,28 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       maxAttemptBytes: int(env, 'VIGIL_DETECT_BRUTE_MAX_ATTEMPT_BYTES', 32768, 1, 1e12),
     },
     beacon: {
-      windowSec: int(env, 'VIGIL_DETECT_BEACON_WINDOW_SEC', 3600, 10, 7 * 86400),
-      minConnections: int(env, 'VIGIL_DETECT_BEACON_MIN_CONNECTIONS', 6, 3, 1_000_000),
-      minIntervalSec: num(env, 'VIGIL_DETECT_BEACON_MIN_INTERVAL_SEC', 5, 0, 86400),
-      maxJitter: num(env, 'VIGIL_DETECT_BEACON_MAX_JITTER', 0.1, 0, 1),
+      windowSec: int(env, 'VIGIL_DETECT_BEACON_WINDOW_SEC', 86400, 10, 7 * 86400),
+      minConnections: int(env, 'VIGIL_DETECT_BEACON_MIN_CONNECTIONS', 8, 4, 1_000_000),
+      minIntervalSec: num(env, 'VIGIL_DETECT_BEACON_MIN_INTERVAL_SEC', 1, 0, 86400),
+      maxJitter: num(env, 'VIGIL_DETECT_BEACON_MAX_JITTER', 0.2, 0, 1),
+      minSizeScore: num(env, 'VIGIL_DETECT_BEACON_MIN_SIZE_SCORE', 0.7, 0, 1),
+      allowApps: list(env, 'VIGIL_DETECT_BEACON_ALLOW_APPS', [...DEFAULT_BEACON_ALLOW_APPS]),
+      allowNames: [...DEFAULT_BEACON_ALLOW_NAMES, ...list(env, 'VIGIL_DETECT_BEACON_ALLOW_NAMES', [])],
+    },
+    arp: {
+      windowSec: int(env, 'VIGIL_DETECT_ARP_WINDOW_SEC', 600, 1, 7 * 86400),
+      sweepWindowSec: int(env, 'VIGIL_DETECT_ARP_SWEEP_WINDOW_SEC', 30, 1, 86400),
+      sweepMinTargets: int(env, 'VIGIL_DETECT_ARP_SWEEP_MIN_TARGETS', 16, 2, 1_000_000),
+      gateways: ipv4List(env, 'VIGIL_DETECT_ARP_GATEWAYS'),
+    },
+    dnsTunnel: {
+      windowSec: int(env, 'VIGIL_DETECT_DNS_TUNNEL_WINDOW_SEC', 600, 10, 7 * 86400),
+      minUniqueNames: int(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_NAMES', 30, 2, 1_000_000),
+      minQueriesPerFlow: int(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_FLOW_QUERIES', 20, 2, 1_000_000),
+      minQueryBytes: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_QUERY_BYTES', 70, 0, 65535),
+      minEntropy: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_ENTROPY', 3.5, 0, 8),
+      minTunnelQtypeShare: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_QTYPE_SHARE', 0.5, 0, 1),
+      allow: list(env, 'VIGIL_DETECT_DNS_TUNNEL_ALLOW', [...DEFAULT_DNS_TUNNEL_ALLOW]),
     },
     autoBlock: {
       level: oneOf(env, 'VIGIL_AUTOBLOCK', ['off', 'critical', 'high'] as const, 'off'),

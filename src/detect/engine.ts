@@ -14,14 +14,18 @@ import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
 import { loadFlowModel, type FlowModel } from '../ml/model.js';
 import { emptyMlStats, FlowScorer } from '../ml/scorer.js';
+import type { ArpBinding } from '../native/capture.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import type { Store } from '../store/database.js';
 import { AlertAggregator, type RecordedAlert } from './alert-aggregator.js';
+import { ArpDetector } from './detectors/arp.js';
 import { BeaconDetector } from './detectors/beacon.js';
 import { BlockedIpDetector } from './detectors/blocked-ip.js';
+import { DnsTunnelDetector } from './detectors/dns-tunnel.js';
 import { BruteForceDetector } from './detectors/brute-force.js';
 import { PacketFloodDetector, SynFloodDetector } from './detectors/flood.js';
 import { PortScanDetector } from './detectors/port-scan.js';
+import { WebAttackDetector } from './detectors/web-attack.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
@@ -55,6 +59,8 @@ export interface DetectionEngineDeps {
 export interface VigilDetectionEngine extends DetectionEngine {
   /** Scores, detects and stores one batch; resolves to the alerts it created or updated. */
   process(flows: FlowRecord[]): Promise<RecordedAlert[]>;
+  /** Judges and stores one batch of ARP bindings; resolves to the alerts it created or updated. */
+  processArp(bindings: readonly ArpBinding[]): Promise<RecordedAlert[]>;
   readonly model: FlowModel | null;
   /** Flows handed to `ingest`/`process` so far. */
   readonly flowsIngested: number;
@@ -93,7 +99,10 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new PacketFloodDetector(config.flood, config.maxTracked),
     new BruteForceDetector(config.bruteForce, config.maxTracked),
     new BeaconDetector(config.beacon, config.maxTracked),
+    new DnsTunnelDetector(config.dnsTunnel, config.maxTracked),
+    new WebAttackDetector(config.maxTracked),
   ];
+  const arp = new ArpDetector(config.arp, config.maxTracked);
   const firewall = deps.firewall ?? null;
   if (firewall) detectors.push(new BlockedIpDetector((ip) => firewall.isBlocked(ip)));
   const alerts = new AlertAggregator({
@@ -137,20 +146,34 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     return alerts.record(findings);
   }
 
+  async function processArp(bindings: readonly ArpBinding[]): Promise<RecordedAlert[]> {
+    if (closed) throw new RangeError('DetectionEngine is closed');
+    if (bindings.length === 0) return [];
+    return alerts.record(arp.observeArp(bindings));
+  }
+
+  /** Runs `work`, tracked so that close() waits for it. */
+  async function track(work: Promise<RecordedAlert[]>): Promise<void> {
+    pending.add(work);
+    try {
+      await work;
+    } finally {
+      pending.delete(work);
+    }
+  }
+
   return {
     model,
     get flowsIngested() {
       return ingested;
     },
     process,
-    async ingest(flows: FlowRecord[]): Promise<void> {
-      const work = process(flows);
-      pending.add(work);
-      try {
-        await work;
-      } finally {
-        pending.delete(work);
-      }
+    processArp,
+    ingest(flows: FlowRecord[]): Promise<void> {
+      return track(process(flows));
+    },
+    ingestArp(bindings: readonly ArpBinding[]): Promise<void> {
+      return track(processArp(bindings));
     },
     skip(flowCount: number): void {
       scorer?.skip(flowCount);

@@ -30,6 +30,10 @@ export interface ArpBinding {
   targetIp: string;
   requests: number;
   replies: number;
+  /** Runs of consecutive requests for the same target IP, gratuitous ones aside: 1 for a host asking for one address, N for a sweep of N. */
+  targetRuns: number;
+  /** Messages whose sender IP equals their target IP (gratuitous ARP: announcements, or unsolicited claims). */
+  gratuitous: number;
   firstSeen: string;
   lastSeen: string;
 }
@@ -211,6 +215,8 @@ class NativeSensor implements CaptureSensor {
           targetIp: r.targetIp,
           requests: r.requests,
           replies: r.replies,
+          targetRuns: r.targetRuns,
+          gratuitous: r.gratuitous,
           firstSeen: isoTimestamp(r.firstSec + offsetSec, r.firstNsec, this.#tsDigits),
           lastSeen: isoTimestamp(r.lastSec + offsetSec, r.lastNsec, this.#tsDigits),
         }));

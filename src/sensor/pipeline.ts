@@ -4,10 +4,12 @@
  * when storage/detection fall behind, at most `maxQueuedBatches` wait and further batches are dropped, so memory stays
  * bounded and the capture thread is never blocked. Never silently: a dropped batch's flows are counted here
  * (`droppedFlows`) and reported to detection (`skip`), whose ML stats count them as `skipped`; live statistics still
- * see them.
+ * see them. ARP bindings (the sensor's `arp` event; layer 2 has no flows) go to `detection.ingestArp` in the same
+ * queue, in arrival order; they are never dropped (at most one batch per flush of the capture core, each at most the
+ * core's ARP table).
  */
 import type { DetectionEngine } from '../detect/types.js';
-import { emitsColumnFlows } from '../native/capture.js';
+import { emitsColumnFlows, type ArpBinding } from '../native/capture.js';
 import type { FlowRecord, Sensor } from '../native/types.js';
 import type { Store } from '../store/database.js';
 import { insertFlowBatch, pruneFlows, type FlowRetention } from '../store/repos/flow.repo.js';
@@ -18,7 +20,7 @@ export interface PipelineDeps {
   sensor: Pick<Sensor, 'on' | 'off'>;
   store: Store;
   /** Null when detection is not running. `skip` is told the size of every batch dropped (see the module comment). */
-  detection: (Pick<DetectionEngine, 'ingest'> & Partial<Pick<DetectionEngine, 'skip'>>) | null;
+  detection: (Pick<DetectionEngine, 'ingest'> & Partial<Pick<DetectionEngine, 'skip' | 'ingestArp'>>) | null;
   /** Called synchronously with every batch (live statistics). */
   onFlows?: (flows: readonly FlowRecord[]) => void;
   /** Epoch ms now. */
@@ -74,10 +76,13 @@ export function toFlowRow(f: FlowRecord, storedAtMs: number): NewFlow {
 export class SensorPipeline {
   readonly counters: PipelineCounters = { batches: 0, flows: 0, storedFlows: 0, droppedBatches: 0, droppedFlows: 0, errors: 0 };
   private readonly deps: PipelineDeps;
-  private readonly queue: FlowRecord[][] = [];
+  /** Flow batches, and ARP batches wrapped as `{ arp }`, in arrival order. */
+  private readonly queue: Array<FlowRecord[] | { arp: readonly ArpBinding[] }> = [];
+  private queuedFlowBatches = 0;
   private draining: Promise<void> | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
   private readonly listener = (flows: FlowRecord[]): void => this.accept(flows);
+  private readonly arpListener = (bindings: ArpBinding[]): void => this.acceptArp(bindings);
   private idleWaiters: Array<() => void> = [];
 
   constructor(deps: PipelineDeps) {
@@ -88,8 +93,10 @@ export class SensorPipeline {
   start(): void {
     // The capture core's column-backed records when the sensor has them (no per-flow decoding; nothing here keeps a
     // record beyond its batch), else plain records.
-    if (emitsColumnFlows(this.deps.sensor)) this.deps.sensor.on('columnFlows', this.listener);
-    else this.deps.sensor.on('flows', this.listener);
+    if (emitsColumnFlows(this.deps.sensor)) {
+      this.deps.sensor.on('columnFlows', this.listener);
+      this.deps.sensor.on('arp', this.arpListener);
+    } else this.deps.sensor.on('flows', this.listener);
     this.pruneTimer = setInterval(() => {
       this.prune().catch((err: unknown) => this.deps.log?.('flow retention failed', err));
     }, this.deps.pruneIntervalMs ?? 60_000);
@@ -98,8 +105,10 @@ export class SensorPipeline {
 
   /** Unsubscribes and waits until the queued batches are stored and scored. */
   async stop(): Promise<void> {
-    if (emitsColumnFlows(this.deps.sensor)) this.deps.sensor.off('columnFlows', this.listener);
-    else this.deps.sensor.off('flows', this.listener);
+    if (emitsColumnFlows(this.deps.sensor)) {
+      this.deps.sensor.off('columnFlows', this.listener);
+      this.deps.sensor.off('arp', this.arpListener);
+    } else this.deps.sensor.off('flows', this.listener);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.pruneTimer = null;
     await this.idle();
@@ -128,19 +137,37 @@ export class SensorPipeline {
       this.counters.errors++;
       this.deps.log?.('flow statistics failed', err);
     }
-    if (this.queue.length >= (this.deps.maxQueuedBatches ?? 64)) {
+    if (this.queuedFlowBatches >= (this.deps.maxQueuedBatches ?? 64)) {
       this.counters.droppedBatches++;
       this.counters.droppedFlows += flows.length;
       this.deps.detection?.skip?.(flows.length);
       return;
     }
     this.queue.push(flows);
+    this.queuedFlowBatches++;
+    this.draining ??= this.drain();
+  }
+
+  /** Entry point of the sensor's ARP bindings: queued behind the flow batches before them, for detection only. */
+  acceptArp(bindings: readonly ArpBinding[]): void {
+    if (bindings.length === 0 || !this.deps.detection?.ingestArp) return;
+    this.queue.push({ arp: bindings });
     this.draining ??= this.drain();
   }
 
   private async drain(): Promise<void> {
     try {
       for (let batch = this.queue.shift(); batch !== undefined; batch = this.queue.shift()) {
+        if (!Array.isArray(batch)) {
+          try {
+            await this.deps.detection?.ingestArp?.(batch.arp);
+          } catch (err) {
+            this.counters.errors++;
+            this.deps.log?.('ARP detection failed', err);
+          }
+          continue;
+        }
+        this.queuedFlowBatches--;
         try {
           this.counters.storedFlows += await insertFlowBatch(
             this.deps.store,

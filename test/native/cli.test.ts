@@ -125,6 +125,8 @@ describe('vigil replay', function () {
       targetIp: '192.168.199.132',
       requests: 11,
       replies: 0,
+      targetRuns: 4,
+      gratuitous: 0,
       firstSeen: '2016-10-16T08:10:26.613220Z',
       lastSeen: '2016-10-16T08:11:40.965529Z',
     });

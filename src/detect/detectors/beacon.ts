@@ -1,175 +1,332 @@
 /**
- * Beaconing detector: a host opening connections to the same destination service at regular intervals (malware
- * calling home). Regular = the intervals between connection starts have a coefficient of variation <= `maxJitter`
- * and a mean of at least `minIntervalSec`. Infrastructure that is periodic by design (DNS, NTP, mDNS, SSDP, NetBIOS,
- * DHCP) and multicast/broadcast destinations are not considered.
+ * Beaconing detector: a host opening connections at regular intervals to one server (malware calling home). A series
+ * is kept per (source, server name) for flows that name their server (TLS/QUIC SNI, HTTP Host, the name the client
+ * resolved), so a domain behind rotating CDN addresses stays one series, and per (source, destination address, port,
+ * protocol) for flows without a name.
+ *
+ * Timing follows RITA's beacon analysis (activecm/rita `analysis/beacons.go`), made robust for a few connections:
+ * the median interval, the median absolute deviation (MAD) of the intervals over their median (RITA's MAD score is
+ * one minus it), the interquartile range over the median, and Bowley's quartile skewness once there are enough
+ * intervals to trust it. Sleep jitter of 30% (intervals uniform within +-30%: MAD 15%, IQR 30% of the median) passes;
+ * exponential (Poisson, human-driven) spacing (MAD about 70% of the median) does not. Data-size regularity is RITA's
+ * data-size score (mean of 1 - |Bowley skewness| and the MAD score of the connections' bytes); it sets the severity.
+ *
+ * Services that are periodic by design are an allowlist of application labels recognised by content (DNS, NTP,
+ * DHCP, mDNS...) and of server names (connectivity checks, push channels, time servers), extendable through the
+ * environment, instead of whole ports: a port only stands in when the application layer is off. Multicast and
+ * broadcast destinations are never series.
  */
 import type { BeaconConfig } from '../../config/detection.js';
 import { flowColumns } from '../../native/flow-batch.js';
-import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
+import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
-import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
-import { KeyTable, type Keyed } from '../lru-map.js';
+import { ruleScore, type Detector, type Finding } from '../finding.js';
+import { KeyTable, type Keyed, type TableKey } from '../lru-map.js';
+import { normaliseName } from '../server-names.js';
 import { addressesOfPairKey, addressPairKey, isGroupAddressAt } from './address.js';
+import { LOGIN_PORTS } from './brute-force.js';
 
-const PERIODIC_BY_DESIGN = new Set([53, 67, 68, 123, 137, 138, 1900, 5353, 5355]);
+/** Ports standing in for the allowlisted applications when the application layer is off (no label at all). */
+const PERIODIC_PORTS_WITHOUT_APP_LAYER = new Set([53, 67, 68, 123, 137, 138, 546, 547, 1900, 5353, 5355]);
+
+const CONTENT = APP_BY.indexOf('content');
+
+/**
+ * Login protocols (by content or port guess): regular runs of connections to them are password guessing, which the
+ * brute-force detector judges; a beacon alert there would name the wrong attack (Zeek's FTP brute-force capture
+ * makes one every 2 s).
+ */
+const LOGIN_APPS: ReadonlySet<number> = new Set(
+  ['ftp', 'ssh', 'telnet', 'smtp', 'pop3', 'imap', 'ldap', 'smb', 'rdp', 'mysql', 'postgresql', 'redis'].map((a) => APP_NAMES.indexOf(a)),
+);
 
 interface BeaconState extends Keyed {
-  /**
-   * Connection starts (epoch ms), sorted; null while the series has fewer than {@link INLINE} (they are in the
-   * detector's `early` array then: most series never get a third start, and fewer cannot make a finding).
-   */
+  /** The first connection's start (ms) and bytes while the series has one; `starts` is null until the second. */
+  t0: number;
+  b0: number;
+  /** Connection starts (epoch ms), sorted, and the bytes of each, aligned; null while the series has one. */
   starts: number[] | null;
-  /** Starts kept in `early` while `starts` is null. */
-  held: number;
+  sizes: number[] | null;
   unreported: number;
-  /** The first flow's source port. */
   srcPort: number;
   dstPort: number;
   protocol: number;
+  /** Name series: the server name and the destination addresses seen (newest last, at most 4); null for address series. */
+  name: string | null;
+  dsts: string[] | null;
 }
 
 const MAX_STARTS = 64;
+/** Bowley skewness is judged from this many intervals on (fewer make its quartiles too noisy). */
+const MIN_INTERVALS_FOR_SKEW = 9;
+/** Largest |Bowley skewness| of the intervals accepted. */
+const MAX_SKEW = 0.5;
 
-/** Starts a series keeps in the detector's `early` array before it gets its own (fewer than minConnections allows). */
-const INLINE = 2;
+/** Quartiles of sorted `s` (at least one value): Q2 the median, Q1/Q3 the medians of the halves below and above it. */
+export function quartiles(s: readonly number[]): [number, number, number] {
+  const med = (lo: number, hi: number): number => {
+    const len = hi - lo;
+    const m = lo + (len >> 1);
+    return len % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+  };
+  const n = s.length;
+  if (n === 1) return [s[0] as number, s[0] as number, s[0] as number];
+  const half = n >> 1;
+  return [med(0, half), med(0, n), med(n % 2 === 1 ? half + 1 : half, n)];
+}
 
-/**
- * Mean (s) and coefficient of variation of the intervals between `starts` (sorted, ms; at least two): the numbers
- * `coefficientOfVariation` gives for the array of intervals (same operations in the same order), without the array.
- */
-function intervalStats(starts: readonly number[]): { mean: number; jitter: number } {
-  const count = starts.length - 1;
-  const interval = (i: number): number => ((starts[i] as number) - (starts[i - 1] as number)) / 1000;
-  let sum = 0;
-  for (let i = 1; i <= count; i++) sum += interval(i);
-  const mean = sum / count;
-  if (mean === 0) return { mean, jitter: 0 };
-  let squares = 0;
-  for (let i = 1; i <= count; i++) squares += (interval(i) - mean) ** 2;
-  return { mean, jitter: Math.sqrt(squares / count) / mean };
+/** Bowley (quartile) skewness of sorted `s`: (Q3 + Q1 - 2 Q2) / (Q3 - Q1); 0 when the median is a quartile. */
+export function bowleySkewness(s: readonly number[]): number {
+  const [q1, q2, q3] = quartiles(s);
+  return q3 > q1 && q2 !== q1 && q2 !== q3 ? (q1 + q3 - 2 * q2) / (q3 - q1) : 0;
+}
+
+/** Median absolute deviation about the median of sorted `s`. */
+export function medianAbsoluteDeviation(s: readonly number[]): number {
+  const median = quartiles(s)[1];
+  return quartiles(s.map((x) => Math.abs(x - median)).sort((a, b) => a - b))[1];
+}
+
+/** What the timing and size tests measured for a series. */
+export interface BeaconStats {
+  /** Median interval between connection starts, seconds. */
+  medianSec: number;
+  /** MAD of the intervals over their median (RITA's MAD score is 1 - this). */
+  jitter: number;
+  /** Interquartile range of the intervals over their median. */
+  spread: number;
+  /** Bowley skewness of the intervals. */
+  skew: number;
+  /** RITA's timestamp score: mean of 1 - |skew| and the MAD score. */
+  timingScore: number;
+  /** RITA's data-size score of the connections' bytes. */
+  sizeScore: number;
+  /** Median bytes per connection. */
+  medianBytes: number;
+}
+
+/** RITA's statistical score of sorted values: mean of 1 - |Bowley skewness| and the MAD score (`madDefault` below a median of 1). */
+function ritaScore(s: readonly number[], madDefault: number): number {
+  const median = quartiles(s)[1];
+  let mad = madDefault;
+  if (median >= 1) mad = Math.max(0, (median - medianAbsoluteDeviation(s)) / median);
+  return Math.round(((1 - Math.abs(bowleySkewness(s)) + mad) / 2) * 1000) / 1000;
+}
+
+/** The timing and size measures of a series: `starts` sorted (ms, at least 3), `sizes` aligned bytes. */
+export function beaconStats(starts: readonly number[], sizes: readonly number[]): BeaconStats {
+  const intervals: number[] = [];
+  for (let i = 1; i < starts.length; i++) {
+    const d = ((starts[i] as number) - (starts[i - 1] as number)) / 1000;
+    if (d > 0) intervals.push(d);
+  }
+  intervals.sort((a, b) => a - b);
+  const bytes = [...sizes].sort((a, b) => a - b);
+  if (intervals.length === 0)
+    return { medianSec: 0, jitter: 0, spread: 0, skew: 0, timingScore: 0, sizeScore: ritaScore(bytes, 0), medianBytes: quartiles(bytes)[1] };
+  const [q1, median, q3] = quartiles(intervals);
+  const jitter = median > 0 ? medianAbsoluteDeviation(intervals) / median : 1;
+  const round = (x: number): number => Math.round(x * 1000) / 1000;
+  return {
+    medianSec: round(median),
+    jitter: round(jitter),
+    spread: round(median > 0 ? (q3 - q1) / median : 1),
+    skew: round(bowleySkewness(intervals)),
+    timingScore: round((1 - Math.abs(bowleySkewness(intervals)) + Math.max(0, 1 - jitter)) / 2),
+    sizeScore: ritaScore(bytes, 0),
+    medianBytes: quartiles(bytes)[1],
+  };
+}
+
+/** True when `stats` of `intervals` intervals pass the timing tests of `config`. */
+export function isRegular(stats: BeaconStats, intervals: number, config: BeaconConfig): boolean {
+  if (stats.medianSec < config.minIntervalSec) return false;
+  if (stats.jitter > config.maxJitter || stats.spread > 2 * config.maxJitter) return false;
+  return intervals < MIN_INTERVALS_FOR_SKEW || Math.abs(stats.skew) <= MAX_SKEW;
+}
+
+/** True when `name` or one of its parent domains is in `names`. */
+function allowedName(name: string, names: ReadonlySet<string>): boolean {
+  for (let at = -1; ;) {
+    if (names.has(at < 0 ? name : name.slice(at + 1))) return true;
+    at = name.indexOf('.', at + 1);
+    if (at < 0) return false;
+  }
 }
 
 export class BeaconDetector implements Detector {
   readonly name = 'beaconing';
-  /** By (source, destination, port, protocol) key (address.ts `addressPairKey`). */
-  private readonly series = new KeyTable<BeaconState>();
-  /** The first {@link INLINE} starts of the series in slot `s` at `INLINE * s` (sorted), while it has no array. */
-  private early = new Float64Array(0);
+  /** By (source, destination, port, protocol) key (address.ts `addressPairKey`): flows without a server name. */
+  private readonly byAddress = new KeyTable<BeaconState>();
+  /** By (source, server name). */
+  private readonly byName = new KeyTable<BeaconState>();
+  private readonly nameKey: TableKey = { a: 0, b: 0, text: null };
+  private readonly allowApps: ReadonlySet<number>;
+  /** Allowlisted names (a leading `*.` or `.` dropped): a name matches itself or a parent domain. */
+  private readonly allowNames: ReadonlySet<string>;
 
   constructor(
     private readonly config: BeaconConfig,
     private readonly maxTracked: number,
-  ) {}
+  ) {
+    this.allowApps = new Set(config.allowApps.map((a) => APP_NAMES.indexOf(a)).filter((i) => i > 0));
+    this.allowNames = new Set(config.allowNames.map((n) => n.toLowerCase().replace(/^\*?\./, '')));
+  }
 
   observe(flows: readonly FlowRecord[]): Finding[] {
-    this.series.begin();
+    this.byAddress.begin();
+    this.byName.begin();
     const c = flowColumns(flows);
     const { cols, n } = c;
     for (let i = 0; i < n; i++) {
       const protocol = cols[C.protocol * n + i] as number;
       if (cols[C.endReason * n + i] === SNAPSHOT_REASON || (protocol !== 6 && protocol !== 17)) continue;
       const dstPort = cols[C.dstPort * n + i] as number;
-      if (PERIODIC_BY_DESIGN.has(dstPort) || isGroupAddressAt(c, n + i)) continue;
-      const key = addressPairKey(c, i, n + i, dstPort, protocol);
+      const app = cols[C.app * n + i] as number;
+      if (app > 0) {
+        if ((cols[C.appBy * n + i] === CONTENT && this.allowApps.has(app)) || LOGIN_APPS.has(app)) continue;
+      } else if (PERIODIC_PORTS_WITHOUT_APP_LAYER.has(dstPort) || LOGIN_PORTS.has(dstPort)) continue; // no label: the application layer is off
+      if (isGroupAddressAt(c, n + i)) continue;
       const t = c.firstSeenMs(i);
-      let state = this.series.use(key);
-      if (!state) {
-        state = this.series.add(key, {
-          slot: -1,
-          batch: 0,
-          starts: null,
-          held: 0,
-          unreported: 0,
-          srcPort: cols[C.srcPort * n + i] as number,
-          dstPort,
-          protocol,
-        });
-        this.keepEarly(state, t);
-      } else if (state.starts === null && state.held < INLINE) {
-        this.keepEarly(state, t);
-      } else {
-        // Kept sorted: flows arrive in end order, so a start can be earlier than the last one (insert it in place).
-        let starts = state.starts;
-        if (starts === null) {
-          // Exact size (a push() onto an array of 0 or 1 elements reserves 17 slots).
-          const e = this.early;
-          const o = INLINE * state.slot;
-          starts = state.starts = [e[o] as number, e[o + 1] as number];
+      const bytes = cols[C.bytes * n + i] as number;
+      const name = (cols[C.serverNameSource * n + i] as number) > 0 ? normaliseName((flows[i] as FlowRecord).serverName) : null;
+      let state: BeaconState | undefined;
+      if (name !== null) {
+        if (allowedName(name, this.allowNames)) continue;
+        const key = this.nameKey;
+        key.text = `\u0003${c.ip(i)}\u0000${name}`;
+        state = this.byName.use(key);
+        if (!state) {
+          state = this.byName.add(key, this.newState(t, bytes, cols[C.srcPort * n + i] as number, dstPort, protocol, name));
+          state.dsts = [c.ip(n + i)];
+          state.unreported++;
+          continue;
         }
-        let at = starts.length;
-        while (at > 0 && (starts[at - 1] as number) > t) at--;
-        if (at === starts.length) starts.push(t);
-        else starts.splice(at, 0, t);
-        if (starts.length > MAX_STARTS) starts.splice(0, starts.length - MAX_STARTS);
+        const dst = c.ip(n + i);
+        const dsts = state.dsts as string[];
+        const at = dsts.indexOf(dst);
+        if (at !== dsts.length - 1) {
+          if (at >= 0) dsts.splice(at, 1);
+          dsts.push(dst);
+          if (dsts.length > 4) dsts.shift();
+        }
+      } else {
+        const key = addressPairKey(c, i, n + i, dstPort, protocol);
+        state = this.byAddress.use(key);
+        if (!state) {
+          state = this.byAddress.add(key, this.newState(t, bytes, cols[C.srcPort * n + i] as number, dstPort, protocol, null));
+          state.unreported++;
+          continue;
+        }
       }
+      this.addStart(state, t, bytes);
       state.unreported++;
     }
-    this.series.cap(this.maxTracked);
+    this.byAddress.cap(this.maxTracked);
+    this.byName.cap(this.maxTracked);
     const out: Finding[] = [];
-    const windowMs = this.config.windowSec * 1000;
-    for (const state of this.series.live()) {
-      // Fewer than INLINE + 1 starts (no array) are fewer than minConnections (at least 3).
-      const starts = state.starts;
-      if (starts === null || starts.length < this.config.minConnections) continue;
-      const latest = starts[starts.length - 1] as number;
-      // Sorted: the starts before the window are a prefix.
-      let before = 0;
-      while ((starts[before] as number) < latest - windowMs) before++;
-      if (before > 0) starts.splice(0, before);
-      state.unreported = Math.min(state.unreported, starts.length);
-      if (starts.length < this.config.minConnections || state.unreported === 0) continue;
-      const { mean, jitter } = intervalStats(starts);
-      if (mean < this.config.minIntervalSec || jitter > this.config.maxJitter) continue;
-      const fresh = state.unreported;
-      state.unreported = 0;
-      const [srcIp, dstIp] = addressesOfPairKey(this.series.keyOf(state));
-      const f: FlowIdentity = { srcIp, srcPort: state.srcPort, dstIp, dstPort: state.dstPort, protocol: state.protocol };
-      out.push({
-        category: 'beaconing',
-        source: 'rule',
-        severity: 'medium',
-        score: ruleScore(starts.length, this.config.minConnections),
-        srcIp: f.srcIp,
-        srcPort: null,
-        dstIp: f.dstIp,
-        dstPort: f.dstPort,
-        protocol: f.protocol,
-        target: `${f.dstIp}:${f.dstPort}/${f.protocol}`,
-        threatIp: f.dstIp,
-        title: `Periodic connections from ${f.srcIp} to ${f.dstIp}:${f.dstPort}`,
-        description: `${starts.length} connections every ${mean.toFixed(1)} s (jitter ${(jitter * 100).toFixed(1)}%) from ${f.srcIp} to ${f.dstIp}:${f.dstPort}: possible command-and-control beaconing.`,
-        count: fresh,
-        firstSeenMs: starts[starts.length - fresh] as number,
-        lastSeenMs: latest,
-        details: {
-          detector: 'beaconing',
-          connections: starts.length,
-          meanIntervalSec: Math.round(mean * 1000) / 1000,
-          jitter: Math.round(jitter * 1000) / 1000,
-          windowSec: this.config.windowSec,
-          countUnit: 'connections',
-        },
-      });
+    for (const table of [this.byAddress, this.byName]) {
+      for (const state of table.live()) {
+        const f = this.judge(table, state);
+        if (f) out.push(f);
+      }
     }
     return out;
   }
 
-  /** Adds start `t` to the starts of `state` kept in `early` (sorted, a later equal start after the earlier). */
-  private keepEarly(state: BeaconState, t: number): void {
-    const o = INLINE * state.slot;
-    if (this.early.length < o + INLINE) {
-      const grown = new Float64Array(Math.max(INLINE * 64, 2 * (o + INLINE)));
-      grown.set(this.early);
-      this.early = grown;
+  private newState(t: number, bytes: number, srcPort: number, dstPort: number, protocol: number, name: string | null): BeaconState {
+    return { slot: -1, batch: 0, t0: t, b0: bytes, starts: null, sizes: null, unreported: 0, srcPort, dstPort, protocol, name, dsts: null };
+  }
+
+  /** Adds a start (kept sorted: flows arrive in end order, so a start can be earlier than the last one). */
+  private addStart(state: BeaconState, t: number, bytes: number): void {
+    let starts = state.starts;
+    let sizes = state.sizes as number[];
+    if (starts === null) {
+      // Exact size (a push() onto an array of 0 or 1 elements reserves 17 slots).
+      starts = state.starts = state.t0 <= t ? [state.t0, t] : [t, state.t0];
+      sizes = state.sizes = state.t0 <= t ? [state.b0, bytes] : [bytes, state.b0];
+      return;
     }
-    const e = this.early;
-    let at = state.held;
-    while (at > 0 && (e[o + at - 1] as number) > t) {
-      e[o + at] = e[o + at - 1] as number;
-      at--;
+    let at = starts.length;
+    while (at > 0 && (starts[at - 1] as number) > t) at--;
+    if (at === starts.length) {
+      starts.push(t);
+      sizes.push(bytes);
+    } else {
+      starts.splice(at, 0, t);
+      sizes.splice(at, 0, bytes);
     }
-    e[o + at] = t;
-    state.held++;
+    if (starts.length > MAX_STARTS) {
+      starts.splice(0, starts.length - MAX_STARTS);
+      sizes.splice(0, sizes.length - MAX_STARTS);
+    }
+  }
+
+  private judge(table: KeyTable<BeaconState>, state: BeaconState): Finding | null {
+    const starts = state.starts;
+    const sizes = state.sizes;
+    if (starts === null || sizes === null || starts.length < this.config.minConnections) return null;
+    const latest = starts[starts.length - 1] as number;
+    // Sorted: the starts before the window are a prefix.
+    let before = 0;
+    while ((starts[before] as number) < latest - this.config.windowSec * 1000) before++;
+    if (before > 0) {
+      starts.splice(0, before);
+      sizes.splice(0, before);
+    }
+    state.unreported = Math.min(state.unreported, starts.length);
+    if (starts.length < this.config.minConnections || state.unreported === 0) return null;
+    const stats = beaconStats(starts, sizes);
+    if (!isRegular(stats, starts.length - 1, this.config)) return null;
+    const fresh = state.unreported;
+    state.unreported = 0;
+    let srcIp: string;
+    let dstIp: string;
+    if (state.name !== null) {
+      const text = table.keyOf(state).text as string;
+      srcIp = text.slice(1, text.indexOf('\u0000'));
+      dstIp = (state.dsts as string[])[(state.dsts as string[]).length - 1] as string;
+    } else [srcIp, dstIp] = addressesOfPairKey(table.keyOf(state));
+    const regularSizes = stats.sizeScore >= this.config.minSizeScore;
+    const server = state.name ?? `${dstIp}:${state.dstPort}`;
+    return {
+      category: 'beaconing',
+      source: 'rule',
+      severity: regularSizes ? 'medium' : 'low',
+      score: ruleScore(starts.length, this.config.minConnections),
+      srcIp,
+      srcPort: null,
+      dstIp,
+      dstPort: state.dstPort,
+      protocol: state.protocol,
+      target: state.name ?? `${dstIp}:${state.dstPort}/${state.protocol}`,
+      threatIp: dstIp,
+      title: `Periodic connections from ${srcIp} to ${server}`,
+      description:
+        `${starts.length} connections every ${stats.medianSec} s (jitter ${(stats.jitter * 100).toFixed(1)}%) from ${srcIp} to ${server}` +
+        `${regularSizes ? `, about ${stats.medianBytes} bytes each` : ''}: possible command-and-control beaconing.`,
+      count: fresh,
+      firstSeenMs: starts[starts.length - fresh] as number,
+      lastSeenMs: latest,
+      details: {
+        detector: 'beaconing',
+        series: state.name !== null ? 'server_name' : 'address',
+        serverName: state.name,
+        addresses: state.dsts ?? [dstIp],
+        connections: starts.length,
+        medianIntervalSec: stats.medianSec,
+        // The last intervals (s), newest last: the evidence to judge by eye.
+        intervalsSec: starts.slice(-11).flatMap((t, i, a) => (i === 0 ? [] : [Math.round((t - (a[i - 1] as number)) / 10) / 100])),
+        jitter: stats.jitter,
+        spread: stats.spread,
+        skew: stats.skew,
+        timingScore: stats.timingScore,
+        sizeScore: stats.sizeScore,
+        medianBytes: stats.medianBytes,
+        windowSec: this.config.windowSec,
+        countUnit: 'connections',
+      },
+    };
   }
 }

@@ -4,10 +4,19 @@
  * `maxDurationSec`, stayed small (`maxAttemptBytes`) and balanced (the responder sent at most `maxReplyRatio` times
  * what the initiator sent); "alike" = the byte totals vary little (coefficient of variation <= `maxSizeCv`). This
  * separates scripted guessing from a browser opening parallel downloads or a client retrying a failing TLS handshake.
+ *
+ * Two pieces of application-layer evidence (issue 15):
+ * - a login protocol recognised by content (SSH, FTP, Telnet, mail, LDAP, SMB, RDP, databases) makes any port a
+ *   login service, so SSH on port 902 is judged as SSH on 22 is;
+ * - SSH client banners of libraries that attack tools are built on (libssh: hydra; libssh2: nmap's ssh-brute, medusa;
+ *   paramiko: patator; Ruby Net::SSH: Metasploit; Go's x/crypto: many scanning bots) count as evidence: as the ET OPEN
+ *   rules "ET SCAN LibSSH Based Frequent SSH Connections Likely BruteForce Attack" do, frequent connections with such a
+ *   banner are guessing, whatever their sizes (nmap's ssh-brute mixes full dialogues with early resets, which no
+ *   single size-variation test over all attempts accepts).
  */
 import type { BruteForceConfig } from '../../config/detection.js';
 import { flowColumns } from '../../native/flow-batch.js';
-import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
+import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressesOfPairKey, addressPairKey } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
@@ -23,10 +32,44 @@ export const LOGIN_PORTS: ReadonlySet<number> = new Set([
   21, 22, 23, 25, 110, 143, 389, 445, 465, 587, 636, 993, 995, 1433, 1521, 3306, 3389, 5432, 5900, 5985, 5986, 6379, 27017,
 ]);
 
-/** Numbers per attempt in {@link ServiceState.attempts}: start and end time (epoch ms), payload bytes both ways. */
-const STRIDE = 3;
+/**
+ * Numbers per attempt in {@link ServiceState.attempts}: start and end time (epoch ms), payload bytes both ways, flags
+ * ({@link TOOL}, {@link LOGIN_APP}).
+ */
+const STRIDE = 4;
 const END = 1;
 const BYTES = 2;
+const FLAGS = 3;
+/** Flag: the client's SSH banner is an attack tool's library. */
+const TOOL = 1;
+/** Flag: a login protocol recognised by content. */
+const LOGIN_APP = 2;
+
+/** SSH client identification strings of the libraries brute-force tools use (see the module comment). */
+export const ATTACK_TOOL_SSH_CLIENTS: readonly RegExp[] = Object.freeze([
+  /^SSH-2\.0-libssh(?:2)?[_-]/i,
+  /^SSH-2\.0-paramiko[_-]/i,
+  /^SSH-2\.0-Ruby\/Net::SSH/i,
+  /^SSH-2\.0-Go$/,
+  /^SSH-2\.0-(?:Nmap|Ncrack|hydra|medusa)/i,
+]);
+
+/** Login protocols by their `app` label (recognised by content): any port carrying one is a login service. */
+const LOGIN_APPS: ReadonlySet<number> = new Set(
+  ['ssh', 'ftp', 'telnet', 'smtp', 'pop3', 'imap', 'ldap', 'smb', 'rdp', 'mysql', 'postgresql', 'redis'].map((a) => APP_NAMES.indexOf(a)),
+);
+const SSH_APP = APP_NAMES.indexOf('ssh');
+/**
+ * Login protocols whose server side talks far more than the client (FTP, SMTP, POP3, IMAP: banners, help and error
+ * texts), by their label (content, or the IANA port guess when the content was not recognised): their attempts may
+ * reply up to {@link TALKATIVE_FACTOR} times `maxReplyRatio` (Zeek's FTP brute-force capture replies 5.5 times the
+ * client's bytes).
+ */
+const TALKATIVE_APPS: ReadonlySet<number> = new Set(['ftp', 'smtp', 'pop3', 'imap'].map((a) => APP_NAMES.indexOf(a)));
+const TALKATIVE_FACTOR = 3;
+const CONTENT = APP_BY.indexOf('content');
+/** Client banners an alert shows. */
+const MAX_BANNERS = 3;
 
 interface ServiceState extends Keyed {
   /**
@@ -40,6 +83,8 @@ interface ServiceState extends Keyed {
    */
   reported: number;
   port: number;
+  /** Distinct SSH client banners seen (at most {@link MAX_BANNERS}); null until one is. */
+  banners: string[] | null;
 }
 
 /**
@@ -85,18 +130,28 @@ export class BruteForceDetector implements Detector {
       if (fwd === 0 || bwd === 0) continue;
       if ((cols[C.durationUs * n + i] as number) > maxDurationUs) continue;
       if (fwd + bwd > this.config.maxAttemptBytes) continue;
-      if (bwd > fwd * this.config.maxReplyRatio) continue;
+      const app = cols[C.app * n + i] as number;
+      let flags = app > 0 && cols[C.appBy * n + i] === CONTENT && LOGIN_APPS.has(app) ? LOGIN_APP : 0;
+      // Text protocols whose servers greet and answer at length (FTP, SMTP, POP3, IMAP banners and error texts).
+      const ratio = TALKATIVE_APPS.has(app) ? this.config.maxReplyRatio * TALKATIVE_FACTOR : this.config.maxReplyRatio;
+      if (bwd > fwd * ratio) continue;
       const port = cols[C.dstPort * n + i] as number;
       const key = addressPairKey(c, i, n + i, port);
       const t = c.firstSeenMs(i);
       const end = c.lastSeenMs(i);
-      const state = this.services.use(key);
+      // Only SSH flows have their banner text decoded.
+      const banner = app === SSH_APP ? ((flows[i] as FlowRecord).ssh?.client ?? null) : null;
+      if (banner !== null && ATTACK_TOOL_SSH_CLIENTS.some((p) => p.test(banner))) flags |= TOOL;
+      let state = this.services.use(key);
       // Exact-size arrays for the first two attempts (as event-window.ts `appended` does).
-      if (!state) this.services.add(key, { slot: -1, batch: 0, attempts: [t, end, fwd + bwd], reported: 0, port });
+      if (!state) state = this.services.add(key, { slot: -1, batch: 0, attempts: [t, end, fwd + bwd, flags], reported: 0, port, banners: null });
       else if (state.attempts.length === STRIDE) {
         const a = state.attempts;
-        state.attempts = [a[0] as number, a[END] as number, a[BYTES] as number, t, end, fwd + bwd];
-      } else state.attempts.push(t, end, fwd + bwd);
+        state.attempts = [a[0] as number, a[END] as number, a[BYTES] as number, a[FLAGS] as number, t, end, fwd + bwd, flags];
+      } else state.attempts.push(t, end, fwd + bwd, flags);
+      if (banner !== null && !(state.banners ?? []).includes(banner) && (state.banners?.length ?? 0) < MAX_BANNERS) {
+        state.banners = [...(state.banners ?? []), banner.slice(0, 100)];
+      }
     }
     this.services.cap(this.maxTracked);
     const out: Finding[] = [];
@@ -114,6 +169,7 @@ export class BruteForceDetector implements Detector {
           attempts[kept] = attempts[j] as number;
           attempts[kept + END] = attempts[j + END] as number;
           attempts[kept + BYTES] = attempts[j + BYTES] as number;
+          attempts[kept + FLAGS] = attempts[j + FLAGS] as number;
           kept += STRIDE;
         }
       }
@@ -122,7 +178,17 @@ export class BruteForceDetector implements Detector {
       const n = kept / STRIDE;
       if (n < this.config.minAttempts) continue;
       const cv = strideCv(attempts, BYTES, STRIDE, n);
-      if (cv > this.config.maxSizeCv) continue;
+      let toolAttempts = 0;
+      let loginApp = false;
+      for (let j = FLAGS; j < kept; j += STRIDE) {
+        const f = attempts[j] as number;
+        if (f & TOOL) toolAttempts++;
+        if (f & LOGIN_APP) loginApp = true;
+      }
+      // Alike sizes, or an attack tool's banner on enough of them (then sizes may differ: see the module comment).
+      const byTool = toolAttempts >= this.config.minAttempts;
+      if (cv > this.config.maxSizeCv && !byTool) continue;
+      const login = LOGIN_PORTS.has(state.port) || loginApp;
       if (reported === n) continue;
       const fresh = n - reported;
       state.reported = n;
@@ -136,13 +202,7 @@ export class BruteForceDetector implements Detector {
       out.push({
         category: 'brute_force',
         source: 'rule',
-        severity: LOGIN_PORTS.has(state.port)
-          ? n >= this.config.minAttempts * 10
-            ? 'critical'
-            : 'high'
-          : n >= this.config.minAttempts * 10
-            ? 'high'
-            : 'medium',
+        severity: login ? (n >= this.config.minAttempts * 10 ? 'critical' : 'high') : n >= this.config.minAttempts * 10 ? 'high' : 'medium',
         score: ruleScore(n, this.config.minAttempts),
         srcIp: src,
         srcPort: null,
@@ -152,7 +212,9 @@ export class BruteForceDetector implements Detector {
         target: `${dst}:${state.port}/6`,
         threatIp: src,
         title: `Brute force against ${dst}:${state.port} from ${src}`,
-        description: `${src} made ${n} short, alike connections to ${dst}:${state.port} within ${this.config.windowSec} s (size variation ${cv.toFixed(2)}).`,
+        description: byTool
+          ? `${src} made ${n} short connections to ${dst}:${state.port} within ${this.config.windowSec} s, ${toolAttempts} with the SSH client banner of an attack tool's library (${(state.banners ?? []).join(', ')}).`
+          : `${src} made ${n} short, alike connections to ${dst}:${state.port} within ${this.config.windowSec} s (size variation ${cv.toFixed(2)}).`,
         count: fresh,
         firstSeenMs: first,
         lastSeenMs: last,
@@ -162,7 +224,8 @@ export class BruteForceDetector implements Detector {
           sizeCv: Math.round(cv * 1000) / 1000,
           windowSec: this.config.windowSec,
           threshold: this.config.minAttempts,
-          loginService: LOGIN_PORTS.has(state.port),
+          loginService: login,
+          ...(state.banners !== null ? { clientBanners: state.banners, toolBannerAttempts: toolAttempts } : {}),
           countUnit: 'connections',
         },
       });

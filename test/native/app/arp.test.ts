@@ -103,7 +103,9 @@ describe('ArpTable (native/app/arp.cpp)', () => {
     const r = addon._arpTableTest(64, [...packets, { drain: 1000 }]);
     expect(r.statuses).to.deep.equal(packets.map(() => 'arp_ok'));
     expect(r).to.include({ evictions: 0, size: 7 });
-    // Per (sender IP, sender MAC), in order of first appearance, from the tshark fields above (frame numbers noted).
+    // Per (sender IP, sender MAC), in order of first appearance, from the tshark fields above (frame numbers noted);
+    // targetRuns counts the changes of arp.dst.proto_ipv4 between a binding's consecutive requests (arp.opcode 1) that
+    // are not gratuitous (plus its first), gratuitous the frames whose arp.src.proto_ipv4 equals arp.dst.proto_ipv4.
     const expected: Binding.ArpBindingRecord[] = [
       // ARP probes (RFC 5227) carry sender IP 0.0.0.0: frames 14..62
       {
@@ -112,6 +114,8 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         targetIp: '192.168.199.133',
         requests: 6,
         replies: 0,
+        targetRuns: 2,
+        gratuitous: 0,
         firstNs: 1476605302067418000n,
         lastNs: 1476605331567172000n,
       },
@@ -122,6 +126,8 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         targetIp: '169.254.145.153',
         requests: 1,
         replies: 0,
+        targetRuns: 0,
+        gratuitous: 1,
         firstNs: 1476605305067479000n,
         lastNs: 1476605305067479000n,
       },
@@ -132,6 +138,8 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         targetIp: '192.168.199.1',
         requests: 26,
         replies: 2,
+        targetRuns: 7,
+        gratuitous: 1,
         firstNs: 1476605330822719000n,
         lastNs: 1476605926566334000n,
       },
@@ -142,6 +150,8 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         targetIp: '192.168.199.133',
         requests: 0,
         replies: 29,
+        targetRuns: 0,
+        gratuitous: 0,
         firstNs: 1476605330822737000n,
         lastNs: 1476605926566366000n,
       },
@@ -152,6 +162,8 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         targetIp: '192.168.199.132',
         requests: 11,
         replies: 0,
+        targetRuns: 4,
+        gratuitous: 0,
         firstNs: 1476605426613220000n,
         lastNs: 1476605500965529000n,
       },
@@ -162,6 +174,8 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         targetIp: '192.168.199.133',
         requests: 11,
         replies: 3,
+        targetRuns: 4,
+        gratuitous: 2,
         firstNs: 1476605427665300000n,
         lastNs: 1476605886462166000n,
       },
@@ -172,6 +186,8 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         targetIp: '169.254.195.103',
         requests: 1,
         replies: 0,
+        targetRuns: 0,
+        gratuitous: 1,
         firstNs: 1476605474965581000n,
         lastNs: 1476605474965581000n,
       },
@@ -191,7 +207,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
       { drain: 10 },
     ]);
     expect(r.drains.map((d) => d.map((b) => b.senderIp))).to.deep.equal([['192.168.199.133'], ['192.168.199.1'], [], ['192.168.199.133']]);
-    expect(r.drains[3][0]).to.include({ requests: 2, replies: 0, firstNs: 10n, lastNs: 30n });
+    expect(r.drains[3][0]).to.include({ requests: 2, replies: 0, targetRuns: 1, gratuitous: 0, firstNs: 10n, lastNs: 30n });
     expect(r.size).to.equal(2);
   });
 
@@ -204,6 +220,22 @@ describe('ArpTable (native/app/arp.cpp)', () => {
       ['00:50:56:c0:00:01', 1],
       ['00:0c:29:03:df:ad', 2],
     ]);
+  });
+
+  it('counts a sweep of N addresses as N target runs, and repeats, replies and announcements as none', () => {
+    // frame 48's sender asking for 192.168.199.2..21, then for .21 again, then announcing itself (gratuitous).
+    const ask = (last: number): Buffer => Buffer.concat([REQUEST.subarray(0, 24), Buffer.from([192, 168, 199, last])]);
+    const announce = Buffer.concat([REQUEST.subarray(0, 24), Buffer.from([192, 168, 199, 133])]);
+    const steps: Binding.ArpTableStep[] = [];
+    for (let last = 2; last <= 21; last++) steps.push({ arp: ask(last), tsNs: BigInt(last) });
+    steps.push({ arp: ask(21), tsNs: 30n }, { arp: announce, tsNs: 31n }, { arp: ask(21), tsNs: 32n }, { drain: 10 });
+    const r = addon._arpTableTest(8, steps);
+    expect(r.drains[0]).to.have.length(1);
+    expect(r.drains[0]![0]).to.include({ senderIp: '192.168.199.133', requests: 23, targetRuns: 20, gratuitous: 1 });
+    // The gateway answering two askers in turn: replies start no runs.
+    const toOther = hex('0001 0800 06 04 0002  005056c00001 c0a8c701  000c2903dfad c0a8c784');
+    const g = addon._arpTableTest(8, [{ arp: REPLY, tsNs: 1n }, { arp: toOther, tsNs: 2n }, { arp: REPLY, tsNs: 3n }, { drain: 10 }]);
+    expect(g.drains[0]![0]).to.include({ replies: 3, targetRuns: 0 });
   });
 
   it('evicts the least recently seen binding when full, counts it, and drops its undrained changes', () => {

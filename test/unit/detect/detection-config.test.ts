@@ -10,7 +10,24 @@ describe('config/detection: loadDetectionConfig()', () => {
     expect(c.synFlood).to.deep.equal({ windowSec: 10, minSyn: 500 });
     expect(c.flood).to.deep.equal({ windowSec: 10, minPackets: 2000, maxReplyRatio: 0.05 });
     expect(c.bruteForce).to.deep.equal({ windowSec: 120, minAttempts: 8, maxDurationSec: 30, maxSizeCv: 0.3, maxReplyRatio: 4, maxAttemptBytes: 32768 });
-    expect(c.beacon).to.deep.equal({ windowSec: 3600, minConnections: 6, minIntervalSec: 5, maxJitter: 0.1 });
+    expect(c.beacon).to.deep.include({ windowSec: 86400, minConnections: 8, minIntervalSec: 1, maxJitter: 0.2, minSizeScore: 0.7 });
+    expect(c.beacon.allowApps).to.deep.equal(['dns', 'mdns', 'llmnr', 'ntp', 'dhcp', 'dhcpv6', 'netbios', 'ssdp']);
+    expect(c.beacon.allowNames).to.include.members(['www.msftconnecttest.com', 'push.apple.com']);
+    // Configured names add to the defaults.
+    expect(loadDetectionConfig({ VIGIL_DETECT_BEACON_ALLOW_NAMES: 'backup.example.com' }).beacon.allowNames).to.include.members([
+      'backup.example.com',
+      'captive.apple.com',
+    ]);
+    expect(c.arp).to.deep.equal({ windowSec: 600, sweepWindowSec: 30, sweepMinTargets: 16, gateways: [] });
+    expect(c.dnsTunnel).to.deep.equal({
+      windowSec: 600,
+      minUniqueNames: 30,
+      minQueriesPerFlow: 20,
+      minQueryBytes: 70,
+      minEntropy: 3.5,
+      minTunnelQtypeShare: 0.5,
+      allow: ['mcafee.com', 'sophosxl.net'],
+    });
     expect(c.autoBlock).to.deep.equal({ level: 'off', durationSec: 3600 });
     expect(c.alertWindowSec).to.equal(600);
     expect(Object.isFrozen(c) && Object.isFrozen(c.portScan)).to.equal(true);
@@ -23,5 +40,7 @@ describe('config/detection: loadDetectionConfig()', () => {
     expect(c.ml.enabled).to.equal(false);
     expect(() => loadDetectionConfig({ VIGIL_AUTOBLOCK: 'always' })).to.throw(ConfigError, /VIGIL_AUTOBLOCK/);
     expect(() => loadDetectionConfig({ VIGIL_DETECT_SCAN_MIN_UNANSWERED: '2' })).to.throw(ConfigError, /VIGIL_DETECT_SCAN_MIN_UNANSWERED/);
+    expect(loadDetectionConfig({ VIGIL_DETECT_ARP_GATEWAYS: ' 192.168.1.1, 10.0.0.1 ' }).arp.gateways).to.deep.equal(['192.168.1.1', '10.0.0.1']);
+    expect(() => loadDetectionConfig({ VIGIL_DETECT_ARP_GATEWAYS: '192.168.1.1,router' })).to.throw(ConfigError, /VIGIL_DETECT_ARP_GATEWAYS.*router/);
   });
 });

@@ -315,7 +315,7 @@ describe('detect/detectors', () => {
       expect(Array.from({ length: 8 }, (_, i) => dns.observe([call(i, 0, 53)])).flat()).to.deep.equal([]);
     });
     it('sorts starts that arrive out of order, in a slot freed by an evicted series', () => {
-      const d = new BeaconDetector(config.beacon, 10);
+      const d = new BeaconDetector({ ...config.beacon, minConnections: 6 }, 10);
       // Twelve other series (and a thirteenth later start of each): two are evicted, their slots are reused.
       const others = (k: number) =>
         Array.from({ length: 12 }, (_, j) => makeFlow({ srcIp: '10.0.0.9', dstIp: `198.51.100.${j}`, dstPort: 8443, firstSeenMs: T0 - 1000 * j - k }));
@@ -324,7 +324,7 @@ describe('detect/detectors', () => {
       expect(out).to.deep.equal([]);
       const [f] = d.observe([call(3)]);
       expect(f).to.deep.include({ srcIp: '10.0.0.5', dstIp: '203.0.113.7', dstPort: 8443, count: 6, firstSeenMs: T0, lastSeenMs: T0 + 5 * 60_000 });
-      expect(f?.details).to.deep.include({ connections: 6, meanIntervalSec: 60, jitter: 0 });
+      expect(f?.details).to.deep.include({ connections: 6, medianIntervalSec: 60, jitter: 0, intervalsSec: [60, 60, 60, 60, 60] });
     });
   });
 

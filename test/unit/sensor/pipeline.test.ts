@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { createSensor } from '../../../src/native/capture.js';
+import { createSensor, type ArpBinding } from '../../../src/native/capture.js';
 import type { FlowRecord, SensorStats } from '../../../src/native/types.js';
 import { SensorPipeline, toFlowRow } from '../../../src/sensor/pipeline.js';
 import { makeFlow } from '../detect/flow-factory.js';
@@ -40,6 +40,37 @@ describe('SensorPipeline (src/sensor/pipeline.ts)', function () {
     expect(p.counters).to.include({ droppedBatches: 0, errors: 0, storedFlows: s.flows });
     const [newest] = await listRecentFlows(store, 1);
     expect(newest.packets).to.be.greaterThan(0);
+  });
+
+  it("hands the sensor's ARP bindings to detection.ingestArp, queued in order with the flow batches", async () => {
+    const sensor = createSensor();
+    const order: string[] = [];
+    const latest = new Map<string, ArpBinding>();
+    const p = new SensorPipeline({
+      sensor,
+      store,
+      detection: {
+        ingest: async () => void order.push('flows'),
+        ingestArp: async (bindings) => {
+          order.push('arp');
+          for (const b of bindings) latest.set(`${b.senderIp} ${b.senderMac}`, b);
+        },
+      },
+      now: () => Date.now(),
+      retention: { maxAgeMs: 3_600_000, maxRows: 100_000 },
+    });
+    p.start();
+    const end = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
+    await sensor.start({ kind: 'file', path: path.join(FIXTURES, 'pcaps', 'sv_eth_lan_dns_icmp_icmpv6_smb.pcap'), speed: 0 }, { snapshotIntervalSec: 0 });
+    await end;
+    await p.stop();
+    // The capture's seven (IP, MAC) bindings (test/native/app/arp.test.ts), with their final totals.
+    expect(latest.size).to.equal(7);
+    expect(latest.get('192.168.199.133 00:0c:29:61:f5:5f')).to.include({ requests: 26, replies: 2, targetRuns: 7 });
+    expect(latest.get('192.168.199.1 00:50:56:c0:00:01')).to.include({ requests: 0, replies: 29 });
+    expect(order).to.include('arp');
+    expect(order).to.include('flows');
+    expect(p.counters).to.include({ droppedBatches: 0, errors: 0 });
   });
 
   it('when detection falls behind, batches beyond the queue bound are dropped and counted (stats still see them)', async () => {

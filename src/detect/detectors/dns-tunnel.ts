@@ -1,0 +1,275 @@
+/**
+ * DNS tunnelling and exfiltration detector (`dns_tunnel`): per (client, registered domain) over a window, the names a
+ * client asks for under one domain and how it asks. Data moved through DNS has to be written into query names (long,
+ * high-entropy labels, a new name per message) and read from answers (TXT, NULL, CNAME, MX records), at a rate no
+ * ordinary lookup needs.
+ *
+ * Evidence comes from port 53 flows' `dns` fields (the first question) and counters: a stub resolver picks a new
+ * source port per query (RFC 5452), so each ordinary lookup is a flow of one query and one answer, while tunnel
+ * clients that keep one socket (iodine, dnscat2 in the public captures) make one long flow whose packets are the
+ * queries; for those, the first question stands for the flow's queries (its qtype and name), and the payload per
+ * packet measures them.
+ *
+ * Signals (thresholds and sources in docs/detection.md):
+ * - volume: `many_names` (unique subdomains under the domain, as Zeek package jbaggs/anomalous-dns
+ *   `an-dns-domain.zeek` counts them) or `one_flow_many_queries` (queries on one client port);
+ * - encoding: `long_names` (mean query payload, as `an-dns-oversized.zeek`'s oversized query), `high_entropy` (mean
+ *   Shannon entropy of the subdomains), `tunnel_qtypes` (NULL, which `an-dns-query_type.zeek` blacklists for iodine,
+ *   and TXT, MX, CNAME, private-use types, which dnscat2 uses), `tool_tag` (dnscat2's `dnscat.` prefix).
+ * A finding needs a volume signal and an encoding signal; three or more signals make it `high`.
+ */
+import { parse } from 'tldts';
+import type { DnsTunnelConfig } from '../../config/detection.js';
+import { flowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C } from '../../native/flow-columns.js';
+import type { FlowRecord } from '../../native/flow-record.js';
+import { isGlobalAddress } from '../../net/classify.js';
+import { ruleScore, type Detector, type Finding } from '../finding.js';
+
+/** Query types that carry data in tunnels: CNAME 5, NULL 10, MX 15, TXT 16, and the private-use range (RFC 6895). */
+function isTunnelQtype(qtype: number): boolean {
+  return qtype === 5 || qtype === 10 || qtype === 15 || qtype === 16 || qtype >= 65280;
+}
+
+/** Unique subdomains a group keeps (its count saturates there: far beyond any threshold). */
+const MAX_NAMES = 1024;
+/** Example names a finding shows. */
+const EXAMPLES = 3;
+/** Long flows a group follows (their packets are added as they grow). */
+const MAX_FLOWS = 16;
+
+interface Group {
+  startMs: number;
+  lastMs: number;
+  queries: number;
+  queryBytes: number;
+  answerBytes: number;
+  tunnelQtypeQueries: number;
+  names: Set<string>;
+  /** Sum of subdomain lengths and entropies over `names`. */
+  nameLength: number;
+  entropy: number;
+  maxQueriesPerFlow: number;
+  /** Cumulative fwd packets and payload seen per flow (`id@firstSeenMs`), for flows of more than one query. */
+  flows: Map<string, [number, number, number]>;
+  qtypes: Map<number, number>;
+  servers: string[];
+  examples: string[];
+  toolTag: boolean;
+  /** Queries already reported in this window. */
+  reported: number;
+}
+
+const counts = new Int32Array(256);
+
+/** Shannon entropy (bits per character) of `s`; characters above 255 share one bucket. */
+export function shannonEntropy(s: string): number {
+  if (s.length === 0) return 0;
+  counts.fill(0);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    counts[c < 256 ? c : 255]++;
+  }
+  let h = 0;
+  for (let i = 0; i < 256; i++) {
+    const n = counts[i] as number;
+    if (n === 0) continue;
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/**
+ * The domain a query name is grouped under and its subdomain: the registered domain (public-suffix aware, private
+ * suffixes such as duckdns.org included); for a suffix nobody registered, the tldts guess when its last label looks
+ * like a TLD (letters only, such as `.lan` or `.sea`), else `@<server>` (names straight to one server, as dnscat2
+ * without a domain sends them). Null for reverse lookups and names without a domain.
+ */
+export function dnsGroup(name: string, server: string): { domain: string; subdomain: string } | null {
+  const q = name.toLowerCase().replace(/\.$/, '');
+  if (q.endsWith('.in-addr.arpa') || q.endsWith('.ip6.arpa')) return null;
+  const p = parse(q, { allowPrivateDomains: true });
+  if (p.domain === null || p.isIp) return null;
+  const known = p.isIcann === true || p.isPrivate === true;
+  if (known || /^[a-z]{2,10}$/.test(p.publicSuffix ?? '')) return { domain: p.domain, subdomain: p.subdomain ?? '' };
+  const labels = q.split('.');
+  return { domain: `@${server}`, subdomain: labels.slice(0, -1).join('.') };
+}
+
+export class DnsTunnelDetector implements Detector {
+  readonly name = 'dns_tunnel';
+  /** By `client|domain`, least recently used first. */
+  private readonly groups = new Map<string, Group>();
+  private readonly allow: readonly string[];
+
+  constructor(
+    private readonly config: DnsTunnelConfig,
+    private readonly maxTracked: number,
+  ) {
+    this.allow = config.allow.map((d) => d.toLowerCase().replace(/^\.+|\.+$/g, ''));
+  }
+
+  private allowed(domain: string): boolean {
+    return this.allow.some((a) => domain === a || domain.endsWith(`.${a}`));
+  }
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    const touched = new Set<string>();
+    // Numeric columns first: only port 53 flows with a parsed question have their texts decoded.
+    const { cols, n } = flowColumns(flows);
+    for (let i = 0; i < n; i++) {
+      const protocol = cols[C.protocol * n + i] as number;
+      if (cols[C.dstPort * n + i] !== 53 || (protocol !== 17 && protocol !== 6) || !((cols[C.dnsQtype * n + i] as number) >= 0)) continue;
+      const f = flows[i] as FlowRecord;
+      const dns = f.dns;
+      if (!dns || dns.query === '') continue;
+      const g = dnsGroup(dns.query, f.dstIp);
+      if (g === null || this.allowed(g.domain)) continue;
+      const key = `${f.srcIp}|${g.domain}`;
+      const group = this.group(key, f.firstSeenMs);
+      this.add(group, f, g.subdomain, dns.query, dns.qtype);
+      touched.add(key);
+    }
+    while (this.groups.size > this.maxTracked) this.groups.delete(this.groups.keys().next().value as string);
+    const out: Finding[] = [];
+    for (const key of touched) {
+      const group = this.groups.get(key);
+      if (!group) continue;
+      const finding = this.judge(key, group);
+      if (finding) out.push(finding);
+    }
+    return out;
+  }
+
+  /** The group of `key`, new (or restarted when its window has passed). */
+  private group(key: string, t: number): Group {
+    let g = this.groups.get(key);
+    if (g !== undefined) {
+      this.groups.delete(key); // re-inserted: most recent last
+      if (t - g.startMs > this.config.windowSec * 1000) g = undefined;
+    }
+    if (g === undefined) {
+      g = {
+        startMs: t,
+        lastMs: t,
+        queries: 0,
+        queryBytes: 0,
+        answerBytes: 0,
+        tunnelQtypeQueries: 0,
+        names: new Set(),
+        nameLength: 0,
+        entropy: 0,
+        maxQueriesPerFlow: 0,
+        flows: new Map(),
+        qtypes: new Map(),
+        servers: [],
+        examples: [],
+        toolTag: false,
+        reported: 0,
+      };
+    }
+    this.groups.set(key, g);
+    return g;
+  }
+
+  private add(g: Group, f: FlowRecord, subdomain: string, query: string, qtype: number): void {
+    // Queries of this record: one for a one-query flow; for a longer flow, the packets it sent since its last record.
+    let queries = Math.max(1, f.fwdPackets);
+    let queryBytes = f.fwdPayloadBytes;
+    let answerBytes = f.bwdPayloadBytes;
+    if (f.fwdPackets > 1 || f.endReason === 'snapshot') {
+      const id = `${f.id}@${f.firstSeenMs}`;
+      const prev = g.flows.get(id);
+      if (prev !== undefined) {
+        queries = Math.max(0, f.fwdPackets - prev[0]);
+        queryBytes = Math.max(0, f.fwdPayloadBytes - prev[1]);
+        answerBytes = Math.max(0, f.bwdPayloadBytes - prev[2]);
+        g.flows.delete(id);
+      }
+      g.flows.set(id, [f.fwdPackets, f.fwdPayloadBytes, f.bwdPayloadBytes]);
+      if (g.flows.size > MAX_FLOWS) g.flows.delete(g.flows.keys().next().value as string);
+      if (f.protocol === 17) g.maxQueriesPerFlow = Math.max(g.maxQueriesPerFlow, f.fwdPackets);
+    } else g.maxQueriesPerFlow = Math.max(g.maxQueriesPerFlow, 1);
+    if (queries === 0) return;
+    g.queries += queries;
+    g.queryBytes += queryBytes;
+    g.answerBytes += answerBytes;
+    g.lastMs = Math.max(g.lastMs, f.lastSeenMs);
+    if (isTunnelQtype(qtype)) g.tunnelQtypeQueries += queries;
+    g.qtypes.set(qtype, (g.qtypes.get(qtype) ?? 0) + queries);
+    if (!g.servers.includes(f.dstIp) && g.servers.length < 4) g.servers.push(f.dstIp);
+    if (subdomain.split('.', 1)[0] === 'dnscat') g.toolTag = true;
+    if (subdomain !== '' && !g.names.has(subdomain) && g.names.size < MAX_NAMES) {
+      g.names.add(subdomain);
+      const bare = subdomain.replaceAll('.', '');
+      g.nameLength += bare.length;
+      g.entropy += shannonEntropy(bare);
+      if (g.examples.length < EXAMPLES) g.examples.push(query.slice(0, 120));
+    }
+  }
+
+  private judge(key: string, g: Group): Finding | null {
+    const c = this.config;
+    const unique = g.names.size;
+    const meanQueryBytes = g.queries > 0 ? g.queryBytes / g.queries : 0;
+    const meanEntropy = unique > 0 ? g.entropy / unique : 0;
+    const meanNameLength = unique > 0 ? g.nameLength / unique : 0;
+    const tunnelShare = g.queries > 0 ? g.tunnelQtypeQueries / g.queries : 0;
+    const volume: string[] = [];
+    if (unique >= c.minUniqueNames) volume.push('many_names');
+    if (g.maxQueriesPerFlow >= c.minQueriesPerFlow) volume.push('one_flow_many_queries');
+    const encoding: string[] = [];
+    if (meanQueryBytes >= c.minQueryBytes) encoding.push('long_names');
+    if (meanEntropy >= c.minEntropy) encoding.push('high_entropy');
+    if (tunnelShare >= c.minTunnelQtypeShare) encoding.push('tunnel_qtypes');
+    if (g.toolTag) encoding.push('tool_tag');
+    if (volume.length === 0 || encoding.length === 0 || g.queries <= g.reported) return null;
+    const fresh = g.queries - g.reported;
+    g.reported = g.queries;
+    const signals = [...volume, ...encoding];
+    const [client, domain] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
+    const server = g.servers[g.servers.length - 1] as string;
+    const round = (x: number): number => Math.round(x * 100) / 100;
+    const qtypes: Record<string, number> = {};
+    for (const [t, n] of g.qtypes) qtypes[String(t)] = n;
+    return {
+      category: 'dns_tunnel',
+      source: 'rule',
+      severity: signals.length >= 3 ? 'high' : 'medium',
+      score: ruleScore(Math.max(unique / c.minUniqueNames, g.maxQueriesPerFlow / c.minQueriesPerFlow), 1),
+      srcIp: client,
+      srcPort: null,
+      dstIp: server,
+      dstPort: 53,
+      protocol: null,
+      target: domain,
+      // A server on the Internet answering the tunnel is its other end; a local resolver only relays, so then the
+      // client that leaks is the address to look at.
+      threatIp: isGlobalAddress(server) ? server : client,
+      title: `Possible DNS tunnel from ${client} through ${domain}`,
+      description: `${g.queries} queries from ${client} under ${domain} (${unique} unique names, ${round(meanQueryBytes)} bytes per query, signals: ${signals.join(', ')}): data may be moving through DNS.`,
+      count: fresh,
+      firstSeenMs: g.startMs,
+      lastSeenMs: g.lastMs,
+      details: {
+        detector: 'dns_tunnel',
+        domain,
+        signals,
+        queries: g.queries,
+        uniqueNames: unique,
+        maxQueriesPerFlow: g.maxQueriesPerFlow,
+        meanQueryBytes: round(meanQueryBytes),
+        meanAnswerBytes: round(g.queries > 0 ? g.answerBytes / g.queries : 0),
+        meanNameLength: round(meanNameLength),
+        meanEntropy: round(meanEntropy),
+        tunnelQtypeShare: round(tunnelShare),
+        qtypes,
+        servers: g.servers,
+        examples: g.examples,
+        windowSec: c.windowSec,
+        countUnit: 'queries',
+      },
+    };
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * Web attack detector (`web_attack`): cleartext HTTP requests whose URI or User-Agent carries an attack pattern. The
+ * capture core keeps each flow's first request (method, Host, URI, User-Agent: docs/app-layer.md); the URI is
+ * percent-decoded (twice, for double encoding) and `+` read as a space before matching, as WAFs normalise it.
+ *
+ * The rules ({@link WEB_ATTACK_RULES}, listed with their sources in docs/detection.md) are small, hand-written
+ * counterparts of the OWASP Core Rule Set's request rules (930 LFI, 932 RCE, 941 XSS, 942 SQLi, 944 Java, 913
+ * scanners) and of Florian Roth's Log4Shell signatures (Neo23x0/signature-base `yara/expl_log4j_cve_2021_44228.yar`).
+ * One finding per (client, server, port) and batch, carrying the matched rules, counts and example requests.
+ */
+import { flowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
+import type { FlowHttp, FlowRecord } from '../../native/flow-record.js';
+import type { Severity } from '../../domain/alert.js';
+import { severityRank } from '../../domain/alert.js';
+import { ruleScore, type Detector, type Finding } from '../finding.js';
+
+/** Where a rule looks: the decoded URI (path and query) or the User-Agent header. */
+export type WebField = 'uri' | 'userAgent';
+
+export interface WebAttackRule {
+  /** Stable id, listed in docs/detection.md. */
+  id: string;
+  /** The attack family (`sqli`, `xss`, `path_traversal`, `command_injection`, `log4shell`, `shellshock`, `scanner`). */
+  kind: string;
+  fields: readonly WebField[];
+  pattern: RegExp;
+  severity: Severity;
+}
+
+/** The rules, in the order docs/detection.md lists them. Patterns run on lower-cased, decoded text. */
+export const WEB_ATTACK_RULES: readonly WebAttackRule[] = Object.freeze([
+  // SQL injection (CRS REQUEST-942-APPLICATION-ATTACK-SQLI.conf: 942190 UNION, 942130/942180 tautologies after a
+  // quote, 942140/942160 database names and time functions).
+  { id: 'sqli_union_select', kind: 'sqli', fields: ['uri'], pattern: /\bunion\b[\s/*()]+(?:all[\s/*()]+|distinct[\s/*()]+)?select\b/, severity: 'high' },
+  {
+    id: 'sqli_quote_tautology',
+    kind: 'sqli',
+    fields: ['uri'],
+    pattern: /['"`]\s*\)?\s*(?:or|and|xor|\|\||&&)\s+[\w'"`]+\s*(?:=|<|>|\blike\b)/,
+    severity: 'high',
+  },
+  {
+    id: 'sqli_quote_comment',
+    kind: 'sqli',
+    fields: ['uri'],
+    pattern: /['"`]\s*\)?\s*(?:#|--(?:\s|$)|\/\*|;\s*(?:drop|select|insert|update|delete)\b)/,
+    severity: 'medium',
+  },
+  {
+    id: 'sqli_functions',
+    kind: 'sqli',
+    fields: ['uri'],
+    pattern:
+      /\b(?:information_schema|pg_sleep\s*\(|sleep\s*\(\s*\d|benchmark\s*\(|waitfor\s+delay\b|load_file\s*\(|into\s+(?:out|dump)file\b|xp_cmdshell\b)|@@version\b/,
+    severity: 'high',
+  },
+  // Cross-site scripting (CRS REQUEST-941-APPLICATION-ATTACK-XSS.conf: 941110 script tags, 941120 event handlers,
+  // 941170 javascript: URIs).
+  { id: 'xss_script_tag', kind: 'xss', fields: ['uri'], pattern: /<\s*\/?\s*script\b/, severity: 'medium' },
+  {
+    id: 'xss_event_handler',
+    kind: 'xss',
+    fields: ['uri'],
+    pattern: /<\s*(?:img|svg|body|iframe|video|audio|input|details|a)\b[^>]*\bon[a-z]+\s*=/,
+    severity: 'medium',
+  },
+  { id: 'xss_javascript_uri', kind: 'xss', fields: ['uri'], pattern: /(?:=|\(|["'])\s*javascript\s*:/, severity: 'medium' },
+  // Path traversal and local file inclusion (CRS REQUEST-930-APPLICATION-ATTACK-LFI.conf: 930100/930110 ../
+  // sequences, 930120 OS files).
+  { id: 'path_traversal', kind: 'path_traversal', fields: ['uri'], pattern: /(?:\.\.[/\\]){2,}|[/\\]\.\.[/\\].*[/\\]\.\.[/\\]/, severity: 'medium' },
+  {
+    id: 'os_file_access',
+    kind: 'path_traversal',
+    fields: ['uri'],
+    pattern: /\/etc\/(?:passwd|shadow|hosts)\b|[/\\](?:windows|winnt)[/\\](?:win\.ini|system32)|\bboot\.ini\b|\/proc\/self\/environ/,
+    severity: 'high',
+  },
+  // Command injection (CRS REQUEST-932-APPLICATION-ATTACK-RCE.conf: 932100/932105 Unix and 932110 Windows commands
+  // after a separator).
+  {
+    id: 'command_injection',
+    kind: 'command_injection',
+    fields: ['uri', 'userAgent'],
+    pattern:
+      /(?:[;|`&]|\$\(|\|\|)\s*(?:cat|id|whoami|uname|wget|curl|nc|ncat|bash|sh|python[23]?|perl|powershell|cmd(?:\.exe)?|ping|nslookup|busybox|chmod)\b(?:\s|$|[;|&`)])/,
+    severity: 'high',
+  },
+  // Log4Shell, CVE-2021-44228 (CRS REQUEST-944-APPLICATION-ATTACK-JAVA.conf 944150/944151 `${jndi:` and nested
+  // lookups; Neo23x0 EXPL_Log4j_CallBackDomain_IOCs_Dec21_1: `ldap|rmi://host:port/` without the `${`).
+  {
+    id: 'log4shell_lookup',
+    kind: 'log4shell',
+    fields: ['uri', 'userAgent'],
+    pattern: /\$\{\s*(?:jndi|\$\{|(?:lower|upper|env|sys|date|::-)[:}])/,
+    severity: 'critical',
+  },
+  {
+    id: 'log4shell_jndi_url',
+    kind: 'log4shell',
+    fields: ['uri', 'userAgent'],
+    pattern: /\bjndi\s*:\s*(?:ldaps?|rmi|dns|iiop|corba|nds|nis|https?)\s*:\s*\/\//,
+    severity: 'critical',
+  },
+  // Shellshock, CVE-2014-6271 (CRS 932170/932171: a header or argument starting with a function definition).
+  { id: 'shellshock', kind: 'shellshock', fields: ['uri', 'userAgent'], pattern: /\(\s*\)\s*\{\s*[^}]*;\s*\}\s*;/, severity: 'critical' },
+  // Attack tools announcing themselves (CRS REQUEST-913-SCANNER-DETECTION.conf 913100, scanners-user-agents.data).
+  {
+    id: 'scanner_user_agent',
+    kind: 'scanner',
+    fields: ['userAgent'],
+    pattern: /\b(?:sqlmap|nikto|nmap scripting engine|masscan|zgrab|nuclei|dirbuster|gobuster|wpscan|acunetix|w3af|havij|commix|hydra)\b/,
+    severity: 'medium',
+  },
+]);
+
+/**
+ * Per field, a text no rule can match fails this test: one scan instead of a scan per rule for the ordinary request
+ * (every rule needs one of these characters or words; a test checks this against each rule's examples).
+ */
+const CANDIDATE: Record<WebField, RegExp> = {
+  uri: /['"`<;|$\\]|\.\.|\/etc\/|win(?:\.ini|nt|dows)|system32|boot\.ini|\/proc\/|jndi|\(\s*\)|union|information_schema|sleep|benchmark|waitfor|load_file|outfile|xp_cmdshell|@@|javascript|&\s*(?:cat|id|whoami|uname|wget|curl|nc|ncat|bash|sh|python|perl|powershell|cmd|ping|nslookup|busybox|chmod)\b/,
+  userAgent:
+    /[|`]|\$[({]|[;&]\s*(?:cat|id|whoami|uname|wget|curl|nc|ncat|bash|sh|python|perl|powershell|cmd|ping|nslookup|busybox|chmod)\b|jndi|\(\s*\)|sqlmap|nikto|nmap|masscan|zgrab|nuclei|dirbuster|gobuster|wpscan|acunetix|w3af|havij|commix|hydra/,
+};
+
+/** URI text as the rules see it: `+` as a space, percent-decoded twice (where it decodes), lower case. */
+export function normaliseUri(uri: string): string {
+  let s = uri.includes('+') ? uri.replace(/\+/g, ' ') : uri;
+  for (let i = 0; i < 2 && s.includes('%'); i++) {
+    try {
+      s = decodeURIComponent(s);
+    } catch {
+      // Not valid UTF-8 percent-encoding: decode the ASCII escapes only.
+      s = s.replace(/%([0-7][0-9a-f])/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+    }
+  }
+  return s.toLowerCase();
+}
+
+/** The rules a request matches, in rule order (empty when none). */
+export function matchWebAttack(http: Pick<FlowHttp, 'uri' | 'userAgent'>): WebAttackRule[] {
+  const uri = http.uri ? candidate('uri', http.uri) : null;
+  const userAgent = http.userAgent ? candidate('userAgent', http.userAgent) : null;
+  if (uri === null && userAgent === null) return [];
+  const text: Record<WebField, string | null> = { uri, userAgent };
+  return WEB_ATTACK_RULES.filter((r) => r.fields.some((f) => text[f] !== null && r.pattern.test(text[f] as string)));
+}
+
+/**
+ * User-Agent strings repeat across a host's requests: the verdict of the last {@link UA_CACHE} distinct ones is kept
+ * (the normalised text when a rule may match, else null), so the gate runs once per string.
+ */
+const UA_CACHE = 256;
+const uaVerdicts = new Map<string, string | null>();
+
+/** The normalised text of a field when some rule may match it (it passes {@link CANDIDATE}), else null. */
+function candidate(field: WebField, raw: string): string | null {
+  if (field === 'userAgent') {
+    const known = uaVerdicts.get(raw);
+    if (known !== undefined) return known;
+  }
+  const t = normaliseUri(raw);
+  const verdict = CANDIDATE[field].test(t) ? t : null;
+  if (field === 'userAgent') {
+    if (uaVerdicts.size >= UA_CACHE) uaVerdicts.delete(uaVerdicts.keys().next().value as string);
+    uaVerdicts.set(raw, verdict);
+  }
+  return verdict;
+}
+
+interface WebAttackState {
+  requests: number;
+  rules: Map<string, number>;
+  examples: { method: string | null; host: string | null; uri: string | null; userAgent: string | null; rules: string[] }[];
+  severity: Severity;
+  firstMs: number;
+  lastMs: number;
+}
+
+const EXAMPLES = 3;
+const MAX_TEXT = 200;
+
+export class WebAttackDetector implements Detector {
+  readonly name = 'web_attack';
+  /** Per `client|server|port`, least recently seen first. */
+  private readonly states = new Map<string, WebAttackState>();
+
+  constructor(private readonly maxTracked: number) {}
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    const fresh = new Map<string, { count: number; flow: FlowRecord }>();
+    // Numeric columns first: only flows with a parsed HTTP request have their texts decoded.
+    const { cols, n } = flowColumns(flows);
+    for (let i = 0; i < n; i++) {
+      if (!((cols[C.httpRequests * n + i] as number) > 0) || cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
+      const f = flows[i] as FlowRecord;
+      const http = f.http;
+      if (!http) continue;
+      const matched = matchWebAttack(http);
+      if (matched.length === 0) continue;
+      const key = `${f.srcIp}|${f.dstIp}|${f.dstPort}`;
+      let s = this.states.get(key);
+      if (s === undefined) s = { requests: 0, rules: new Map(), examples: [], severity: 'low', firstMs: f.firstSeenMs, lastMs: f.lastSeenMs };
+      else this.states.delete(key);
+      this.states.set(key, s);
+      s.requests++;
+      s.firstMs = Math.min(s.firstMs, f.firstSeenMs);
+      s.lastMs = Math.max(s.lastMs, f.lastSeenMs);
+      for (const r of matched) {
+        s.rules.set(r.id, (s.rules.get(r.id) ?? 0) + 1);
+        if (severityRank(r.severity) > severityRank(s.severity)) s.severity = r.severity;
+      }
+      const ids = matched.map((r) => r.id);
+      if (s.examples.length < EXAMPLES && !s.examples.some((e) => e.uri === http.uri && e.userAgent === http.userAgent)) {
+        const cut = (t: string | null): string | null => (t === null ? null : t.slice(0, MAX_TEXT));
+        s.examples.push({ method: http.method, host: cut(http.host), uri: cut(http.uri), userAgent: cut(http.userAgent), rules: ids });
+      }
+      const entry = fresh.get(key);
+      if (entry) entry.count++;
+      else fresh.set(key, { count: 1, flow: f });
+    }
+    while (this.states.size > this.maxTracked) this.states.delete(this.states.keys().next().value as string);
+    const out: Finding[] = [];
+    for (const [key, { count, flow }] of fresh) {
+      const s = this.states.get(key);
+      if (!s) continue;
+      const kinds = [...new Set(WEB_ATTACK_RULES.filter((r) => s.rules.has(r.id)).map((r) => r.kind))];
+      const target = `${flow.dstIp}:${flow.dstPort}/6`;
+      out.push({
+        category: 'web_attack',
+        source: 'rule',
+        severity: s.severity,
+        score: ruleScore(s.requests, 1),
+        srcIp: flow.srcIp,
+        srcPort: null,
+        dstIp: flow.dstIp,
+        dstPort: flow.dstPort,
+        protocol: 6,
+        target,
+        threatIp: flow.srcIp,
+        title: `Web attack (${kinds.join(', ')}) from ${flow.srcIp} against ${flow.dstIp}:${flow.dstPort}`,
+        description: `${s.requests} HTTP request${s.requests === 1 ? '' : 's'} from ${flow.srcIp} to ${flow.dstIp}:${flow.dstPort} matched ${[...s.rules.keys()].join(', ')}.`,
+        count,
+        firstSeenMs: s.firstMs,
+        lastSeenMs: s.lastMs,
+        details: {
+          detector: 'web_attack',
+          kinds,
+          rules: Object.fromEntries(s.rules),
+          requests: s.requests,
+          examples: s.examples,
+          countUnit: 'requests',
+        },
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,197 @@
+import { expect } from 'chai';
+import { loadDetectionConfig, type ArpConfig } from '../../../../src/config/detection.js';
+import { ArpDetector } from '../../../../src/detect/detectors/arp.js';
+import type { ArpBinding } from '../../../../src/native/capture.js';
+
+const T0 = Date.parse('2026-01-01T10:00:00.000Z');
+const GATEWAY_MAC = '00:50:56:c0:00:01';
+const ATTACKER_MAC = '00:0c:29:03:df:ad';
+
+/** A binding's totals as the sensor's `arp` event gives them; times in seconds after T0. */
+function binding(over: Partial<Omit<ArpBinding, 'firstSeen' | 'lastSeen'>> & { first?: number; last?: number } = {}): ArpBinding {
+  const { first = 0, last = first, ...rest } = over;
+  return {
+    senderMac: GATEWAY_MAC,
+    senderIp: '192.168.1.1',
+    targetIp: '192.168.1.20',
+    requests: 0,
+    replies: 1,
+    targetRuns: 0,
+    gratuitous: 0,
+    firstSeen: new Date(T0 + first * 1000).toISOString(),
+    lastSeen: new Date(T0 + last * 1000).toISOString(),
+    ...rest,
+  };
+}
+
+const config = (over: Partial<ArpConfig> = {}): ArpConfig => ({ ...loadDetectionConfig({}).arp, ...over });
+
+describe('detect/detectors/arp: ArpDetector#observeArp()', () => {
+  it('raises nothing for one MAC per IP, however often it answers', () => {
+    const d = new ArpDetector(config(), 100);
+    expect(d.observeArp([binding({ replies: 1 })])).to.deep.equal([]);
+    expect(
+      d.observeArp([binding({ replies: 40, last: 300 }), binding({ senderIp: '192.168.1.20', senderMac: '00:0c:29:61:f5:5f', requests: 40, replies: 0 })]),
+    ).to.deep.equal([]);
+  });
+
+  it('calls both MACs answering for one IP conflicting replies (high), names the claimant and its own IP', () => {
+    const d = new ArpDetector(config(), 100);
+    d.observeArp([binding({ senderIp: '192.168.1.66', senderMac: ATTACKER_MAC, requests: 1, replies: 0, targetIp: '192.168.1.1' })]);
+    d.observeArp([binding({ replies: 1, first: 1 })]);
+    const [f, ...rest] = d.observeArp([binding({ senderMac: ATTACKER_MAC, replies: 5, first: 5, last: 13 })]);
+    expect(rest).to.deep.equal([]);
+    expect(f).to.deep.include({
+      category: 'arp_spoofing',
+      severity: 'high',
+      srcIp: '192.168.1.66',
+      dstIp: '192.168.1.1',
+      target: '192.168.1.1',
+      threatIp: '192.168.1.66',
+    });
+    expect(f!.details).to.deep.include({
+      kind: 'conflicting_replies',
+      claimantMac: ATTACKER_MAC,
+      claimantIps: ['192.168.1.66'],
+      ownerMac: GATEWAY_MAC,
+      claimantReplies: 5,
+      ownerReplies: 1,
+      gateway: false,
+    });
+    expect(f!.firstSeenMs).to.equal(T0 + 5000);
+    expect(f!.lastSeenMs).to.equal(T0 + 13000);
+  });
+
+  it('is one level higher for a configured gateway, and never makes the claimed address the threat', () => {
+    const d = new ArpDetector(config({ gateways: ['192.168.1.1'] }), 100);
+    d.observeArp([binding({ replies: 1 })]);
+    const [f] = d.observeArp([binding({ senderMac: ATTACKER_MAC, replies: 3, first: 2, last: 6 })]);
+    expect(f).to.deep.include({ severity: 'critical', srcIp: '192.168.1.1', threatIp: '0.0.0.0' });
+    expect(f!.details).to.include({ gateway: true, kind: 'conflicting_replies' });
+  });
+
+  it('calls a second MAC that only asks (no replies) a MAC change (medium)', () => {
+    const d = new ArpDetector(config(), 100);
+    d.observeArp([binding({ senderIp: '192.168.1.30', senderMac: '02:00:00:00:00:01', requests: 2, replies: 0 })]);
+    const [f] = d.observeArp([binding({ senderIp: '192.168.1.30', senderMac: '02:00:00:00:00:02', requests: 1, replies: 0, first: 60 })]);
+    expect(f).to.deep.include({ severity: 'medium' });
+    expect(f!.details).to.include({ kind: 'mac_changed', ownerMac: '02:00:00:00:00:01', claimantMac: '02:00:00:00:00:02' });
+  });
+
+  it('calls gratuitous replies from a newcomer a gratuitous claim when the owner only asked', () => {
+    const d = new ArpDetector(config(), 100);
+    d.observeArp([binding({ requests: 3, replies: 0 })]);
+    const [f] = d.observeArp([binding({ senderMac: ATTACKER_MAC, replies: 2, gratuitous: 2, targetIp: '192.168.1.1', first: 10, last: 12 })]);
+    expect(f).to.deep.include({ severity: 'high' });
+    expect(f!.details).to.include({ kind: 'gratuitous_claim', claimantGratuitous: 2 });
+  });
+
+  it('judges the newcomer when the owner answers again, and reports a claim once per window unless it grows', () => {
+    const d = new ArpDetector(config(), 100);
+    d.observeArp([binding({ replies: 1 })]);
+    expect(d.observeArp([binding({ senderMac: ATTACKER_MAC, requests: 1, replies: 0, first: 5 })])[0]!.details).to.include({ kind: 'mac_changed' });
+    // The same totals again: nothing new.
+    expect(d.observeArp([binding({ senderMac: ATTACKER_MAC, requests: 1, replies: 0, first: 5, last: 6 })])).to.deep.equal([]);
+    // The owner answers again: still the newcomer who is judged.
+    const [again] = d.observeArp([binding({ replies: 2, last: 8 })]);
+    expect(again!.details).to.include({ claimantMac: ATTACKER_MAC, ownerMac: GATEWAY_MAC });
+  });
+
+  it('does not connect claims further apart than the window (a laptop that moved to another network)', () => {
+    const d = new ArpDetector(config({ windowSec: 600 }), 100);
+    d.observeArp([binding({ replies: 4, last: 100 })]);
+    expect(d.observeArp([binding({ senderMac: '02:aa:00:00:00:01', replies: 1, first: 701, last: 701 })])).to.deep.equal([]);
+    // One second less apart and it is a conflict.
+    const e = new ArpDetector(config({ windowSec: 600 }), 100);
+    e.observeArp([binding({ replies: 4, last: 100 })]);
+    expect(e.observeArp([binding({ senderMac: '02:aa:00:00:00:01', replies: 1, first: 700, last: 700 })])).to.have.length(1);
+  });
+
+  it('calls one MAC answering for two IPs a claim on both (ettercap between two hosts), once per window', () => {
+    const d = new ArpDetector(config(), 100);
+    const poison = (ip: string, replies: number, at: number): ArpBinding => binding({ senderIp: ip, senderMac: ATTACKER_MAC, replies, first: 0, last: at });
+    expect(d.observeArp([poison('10.0.0.153', 1, 0)])).to.deep.equal([]);
+    const [f, ...rest] = d.observeArp([poison('10.0.0.157', 1, 0)]);
+    expect(rest).to.deep.equal([]);
+    expect(f).to.deep.include({ category: 'arp_spoofing', severity: 'medium', target: ATTACKER_MAC, srcIp: '10.0.0.153', threatIp: '0.0.0.0' });
+    expect(f!.details).to.deep.include({ kind: 'mac_claims_many_ips', claimedIps: ['10.0.0.153', '10.0.0.157'], claimantIps: [] });
+    expect(d.observeArp([poison('10.0.0.153', 5, 4), poison('10.0.0.157', 5, 4)])).to.deep.equal([]);
+  });
+
+  it('names the claimant by the address it asks from, and is high when a gateway is among the claimed', () => {
+    const d = new ArpDetector(config({ gateways: ['192.168.1.1'] }), 100);
+    d.observeArp([binding({ senderIp: '192.168.1.66', senderMac: ATTACKER_MAC, requests: 2, replies: 0 })]);
+    d.observeArp([binding({ senderIp: '192.168.1.20', senderMac: ATTACKER_MAC, replies: 3 })]);
+    const [f] = d.observeArp([binding({ senderIp: '192.168.1.1', senderMac: ATTACKER_MAC, replies: 3, first: 1 })]);
+    expect(f).to.deep.include({ severity: 'high', srcIp: '192.168.1.66', threatIp: '192.168.1.66' });
+    expect(f!.details).to.deep.include({ gateway: true, claimantIps: ['192.168.1.66'] });
+  });
+
+  it('never names an address the claimant only answers for as its own (poisoning the gateway, then a host)', () => {
+    const d = new ArpDetector(config(), 100);
+    d.observeArp([binding({ replies: 2 }), binding({ senderIp: '192.168.1.20', senderMac: '02:00:00:00:00:20', requests: 1, replies: 1 })]);
+    d.observeArp([binding({ senderMac: ATTACKER_MAC, replies: 4, first: 2, last: 8 })]);
+    const out = d.observeArp([binding({ senderIp: '192.168.1.20', senderMac: ATTACKER_MAC, replies: 4, first: 3, last: 9 })]);
+    const host = out.find((f) => f.target === '192.168.1.20');
+    expect(host).to.deep.include({ srcIp: '192.168.1.20', threatIp: '0.0.0.0' });
+    expect(host!.details).to.deep.include({ claimantIps: [] });
+  });
+
+  it('ignores RFC 5227 probes from 0.0.0.0', () => {
+    const d = new ArpDetector(config({ sweepMinTargets: 2 }), 100);
+    d.observeArp([binding({ senderIp: '0.0.0.0', senderMac: '02:00:00:00:00:01', requests: 3, replies: 0, targetRuns: 3 })]);
+    expect(d.observeArp([binding({ senderIp: '0.0.0.0', senderMac: '02:00:00:00:00:02', requests: 9, replies: 0, targetRuns: 9 })])).to.deep.equal([]);
+  });
+
+  it('calls one sender asking for sweepMinTargets addresses within the window an ARP sweep (port_scan, kind arp_sweep)', () => {
+    const d = new ArpDetector(config({ sweepMinTargets: 16, sweepWindowSec: 30 }), 100);
+    const asks = (runs: number, at: number): ArpBinding =>
+      binding({
+        senderIp: '192.168.1.66',
+        senderMac: ATTACKER_MAC,
+        requests: runs,
+        replies: 0,
+        targetRuns: runs,
+        targetIp: `192.168.1.${runs}`,
+        first: 0,
+        last: at,
+      });
+    expect(d.observeArp([asks(15, 10)])).to.deep.equal([]);
+    const [f] = d.observeArp([asks(16, 11)]);
+    expect(f).to.deep.include({
+      category: 'port_scan',
+      severity: 'medium',
+      srcIp: '192.168.1.66',
+      dstIp: null,
+      target: '*/arp',
+      threatIp: '192.168.1.66',
+      count: 16,
+    });
+    expect(f!.details).to.deep.include({ kind: 'arp_sweep', targets: 16, senderMac: ATTACKER_MAC, lastTarget: '192.168.1.16', threshold: 16 });
+    // More targets: reported again, counting only the new ones.
+    const [g] = d.observeArp([asks(20, 12)]);
+    expect(g).to.deep.include({ count: 4 });
+    expect(g!.details).to.include({ targets: 20 });
+  });
+
+  it('forgets sweep targets older than the window: a host asking slowly is no sweep', () => {
+    const d = new ArpDetector(config({ sweepMinTargets: 16, sweepWindowSec: 30 }), 100);
+    const out = [];
+    for (let i = 1; i <= 40; i++)
+      out.push(...d.observeArp([binding({ senderIp: '192.168.1.20', senderMac: '02:00:00:00:00:20', requests: i, replies: 0, targetRuns: i, last: i * 5 })]));
+    expect(out).to.deep.equal([]);
+  });
+
+  it('a host asking for the same address again and again is no sweep (one run)', () => {
+    const d = new ArpDetector(config({ sweepMinTargets: 2 }), 100);
+    expect(d.observeArp([binding({ senderIp: '192.168.1.20', senderMac: '02:00:00:00:00:20', requests: 500, replies: 0, targetRuns: 1 })])).to.deep.equal([]);
+  });
+
+  it('keeps at most maxTracked IPs (the least recently seen forgotten)', () => {
+    const d = new ArpDetector(config(), 10);
+    d.observeArp([binding({ replies: 1 })]);
+    for (let i = 0; i < 20; i++) d.observeArp([binding({ senderIp: `10.0.0.${i}`, senderMac: '02:00:00:00:00:99', requests: 1, replies: 0 })]);
+    // 192.168.1.1 was forgotten: a second MAC for it is a first claim now.
+    expect(d.observeArp([binding({ senderMac: ATTACKER_MAC, replies: 1, first: 2 })])).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { expect } from 'chai';
+import { loadDetectionConfig, type DnsTunnelConfig } from '../../../../src/config/detection.js';
+import { dnsGroup, DnsTunnelDetector, shannonEntropy } from '../../../../src/detect/detectors/dns-tunnel.js';
+import type { FlowRecord } from '../../../../src/native/flow-record.js';
+import { makeFlow } from '../flow-factory.js';
+
+const T0 = 1_700_000_000_000;
+const config = (over: Partial<DnsTunnelConfig> = {}): DnsTunnelConfig => ({ ...loadDetectionConfig({}).dnsTunnel, ...over });
+
+let port = 30000;
+/** One query and its answer on a fresh client port (what a stub resolver sends). */
+function lookup(query: string, qtype = 1, at = 0, over: Partial<FlowRecord> = {}): FlowRecord {
+  const queryBytes = 12 + query.length + 2 + 4;
+  return makeFlow({
+    srcIp: '10.0.0.2',
+    srcPort: port++,
+    dstIp: '10.0.0.1',
+    dstPort: 53,
+    protocol: 17,
+    firstSeenMs: T0 + at * 1000,
+    durationUs: 20_000,
+    endReason: 'idle',
+    packets: 2,
+    fwdPackets: 1,
+    bwdPackets: 1,
+    fwdPayloadBytes: queryBytes,
+    bwdPayloadBytes: queryBytes + 16,
+    dns: { query, qtype, rcode: 0, answers: [] },
+    ...over,
+  });
+}
+
+/** A hex label of `n` characters, different for every `seed` (SHA-256 of the seed, as a data-carrying label looks). */
+const hex = (seed: number, n = 60): string => createHash('sha256').update(String(seed)).digest('hex').slice(0, n);
+
+describe('detect/detectors/dns-tunnel', () => {
+  describe('shannonEntropy()', () => {
+    it('is 0 for one symbol, 1 for two equally frequent ones, 4 for all hex digits once', () => {
+      expect(shannonEntropy('')).to.equal(0);
+      expect(shannonEntropy('aaaa')).to.equal(0);
+      expect(shannonEntropy('abab')).to.equal(1);
+      expect(shannonEntropy('0123456789abcdef')).to.equal(4);
+    });
+  });
+
+  describe('dnsGroup()', () => {
+    it('groups by registered domain (public and private suffixes), by server for names under no suffix, never reverse lookups', () => {
+      expect(dnsGroup('a.b.www.Example.co.uk.', '10.0.0.1')).to.deep.equal({ domain: 'example.co.uk', subdomain: 'a.b.www' });
+      expect(dnsGroup('x1.mine.duckdns.org', '10.0.0.1')).to.deep.equal({ domain: 'mine.duckdns.org', subdomain: 'x1' });
+      expect(dnsGroup('vaaaakardli.pirate.sea', '10.0.2.20')).to.deep.equal({ domain: 'pirate.sea', subdomain: 'vaaaakardli' });
+      expect(dnsGroup('dnscat.546b03f5.19e4d098dc8c', '192.168.203.167')).to.deep.equal({ domain: '@192.168.203.167', subdomain: 'dnscat.546b03f5' });
+      expect(dnsGroup('1.0.168.192.in-addr.arpa', '10.0.0.1')).to.equal(null);
+      expect(dnsGroup('wpad', '10.0.0.1')).to.equal(null);
+    });
+  });
+
+  describe('DnsTunnelDetector#observe()', () => {
+    it('flags 30 unique long hex names under one domain (TXT) from one client, with the evidence', () => {
+      const d = new DnsTunnelDetector(config(), 100);
+      const flows = Array.from({ length: 30 }, (_, i) => lookup(`${hex(i)}.exfil.example.com`, 16, i));
+      const [f, ...rest] = d.observe(flows);
+      expect(rest).to.deep.equal([]);
+      expect(f).to.deep.include({ category: 'dns_tunnel', severity: 'high', srcIp: '10.0.0.2', dstIp: '10.0.0.1', target: 'example.com', count: 30 });
+      // A local resolver relays: the client is the address to look at.
+      expect(f!.threatIp).to.equal('10.0.0.2');
+      expect(f!.details).to.deep.include({
+        domain: 'example.com',
+        uniqueNames: 30,
+        queries: 30,
+        tunnelQtypeShare: 1,
+        meanNameLength: 65,
+        qtypes: { '16': 30 },
+      });
+      expect(f!.details['signals']).to.deep.equal(['many_names', 'long_names', 'high_entropy', 'tunnel_qtypes']);
+      expect(f!.details['examples']).to.have.length(3);
+    });
+
+    it('needs the volume: 29 unique names are not enough, the 30th is', () => {
+      const d = new DnsTunnelDetector(config(), 100);
+      expect(d.observe(Array.from({ length: 29 }, (_, i) => lookup(`${hex(i)}.exfil.example.com`, 16, i)))).to.deep.equal([]);
+      expect(d.observe([lookup(`${hex(99)}.exfil.example.com`, 16, 40)])).to.have.length(1);
+    });
+
+    it('needs an encoding signal: 100 short A lookups under one CDN domain are browsing', () => {
+      const d = new DnsTunnelDetector(config(), 100);
+      const flows = Array.from({ length: 100 }, (_, i) => lookup(`r${i}---sn-4g5e.googlevideo.com`, 1, i));
+      expect(d.observe(flows)).to.deep.equal([]);
+    });
+
+    it('a public server answering the tunnel is the threat', () => {
+      const d = new DnsTunnelDetector(config(), 100);
+      const [f] = d.observe(Array.from({ length: 30 }, (_, i) => lookup(`${hex(i)}.t.example.net`, 16, i, { dstIp: '8.8.4.4' })));
+      expect(f!.threatIp).to.equal('8.8.4.4');
+    });
+
+    it('counts the queries of one long flow through its snapshots, once each', () => {
+      const d = new DnsTunnelDetector(config({ minQueriesPerFlow: 20 }), 100);
+      const long = (fwdPackets: number, endReason: FlowRecord['endReason']): FlowRecord =>
+        lookup('vaaaakardli.pirate.sea', 10, 0, {
+          id: 777,
+          srcPort: 44639,
+          fwdPackets,
+          bwdPackets: fwdPackets,
+          packets: 2 * fwdPackets,
+          fwdPayloadBytes: 76 * fwdPackets,
+          bwdPayloadBytes: 160 * fwdPackets,
+          endReason,
+        });
+      expect(d.observe([long(10, 'snapshot')])).to.deep.equal([]);
+      const [f] = d.observe([long(25, 'snapshot')]);
+      expect(f!.details).to.deep.include({ queries: 25, maxQueriesPerFlow: 25, meanQueryBytes: 76, uniqueNames: 1 });
+      expect(f!.details['signals']).to.deep.equal(['one_flow_many_queries', 'long_names', 'tunnel_qtypes']);
+      const [g] = d.observe([long(40, 'idle')]);
+      expect(g).to.deep.include({ count: 15 });
+      expect(g!.details).to.include({ queries: 40 });
+    });
+
+    it('never judges allowlisted domains, reverse lookups or other ports', () => {
+      const d = new DnsTunnelDetector(config({ allow: ['example.com'] }), 100);
+      const flows = [
+        ...Array.from({ length: 40 }, (_, i) => lookup(`${hex(i)}.avqs.example.com`, 16, i)),
+        ...Array.from({ length: 40 }, (_, i) => lookup(`${i}.${i}.168.192.in-addr.arpa`, 12, i)),
+        ...Array.from({ length: 40 }, (_, i) => lookup(`${hex(i)}.local-peer.lan`, 16, i, { dstPort: 5353 })),
+      ];
+      expect(d.observe(flows)).to.deep.equal([]);
+    });
+
+    it('starts a new window after windowSec: names spread thinner than 30 per window are no tunnel', () => {
+      const d = new DnsTunnelDetector(config({ windowSec: 600 }), 100);
+      const out = [];
+      for (let i = 0; i < 60; i++) out.push(...d.observe([lookup(`${hex(i)}.slow.example.org`, 16, i * 25)]));
+      expect(out).to.deep.equal([]);
+    });
+
+    it('keeps at most maxTracked groups', () => {
+      const d = new DnsTunnelDetector(config(), 10);
+      d.observe(Array.from({ length: 29 }, (_, i) => lookup(`${hex(i)}.exfil.example.com`, 16, i)));
+      d.observe(Array.from({ length: 20 }, (_, i) => lookup(`x.domain${i}.com`, 1, 30)));
+      // The 29 names were forgotten with their group: one more makes no 30.
+      expect(d.observe([lookup(`${hex(99)}.exfil.example.com`, 16, 31)])).to.deep.equal([]);
+    });
+  });
+});
