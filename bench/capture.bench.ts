@@ -379,6 +379,8 @@ function memoryPerFlow(flowCount: number): Record<string, unknown> {
  */
 async function childMainRaw(file: string): Promise<void> {
   const { loadBinding } = await import('../src/native/load.js');
+  const { loadCaptureCoreConfig } = await import('../src/config/capture-core.js');
+  const core = loadCaptureCoreConfig(); // VIGIL_CAPTURE_APP_LAYER, as vigil replay reads it
   const capture = new (loadBinding().Capture)();
   let batches = 0;
   const rssAtStartKiB = Math.round(process.memoryUsage().rss / 1024);
@@ -387,7 +389,7 @@ async function childMainRaw(file: string): Promise<void> {
   let cpuAtEnd: Record<string, number> = {};
   const t0 = performance.now();
   const stats = await new Promise<Binding.RawStats>((resolve, reject) => {
-    capture.start({ kind: 'file', path: file, snapshotIntervalSec: 0 }, (event, a, err) => {
+    capture.start({ kind: 'file', path: file, snapshotIntervalSec: 0, appLayer: core.appLayer }, (event, a, err) => {
       if (event === 'flows') {
         batches += 1;
         // The capture threads may be gone by the end event: keep the latest reading of each thread (sparse: reading
@@ -435,7 +437,8 @@ async function childMain(file: string): Promise<void> {
   const rssAtStartKiB = Math.round(process.memoryUsage().rss / 1024);
   const ended = new Promise<SensorStats>((resolve) => sensor.on('end', resolve));
   const t0 = performance.now();
-  await sensor.start({ kind: 'file', path: file }, { snapshotIntervalSec: 0 });
+  const { loadCaptureCoreConfig } = await import('../src/config/capture-core.js');
+  await sensor.start({ kind: 'file', path: file }, { snapshotIntervalSec: 0, ...loadCaptureCoreConfig() });
   const stats = await ended;
   const seconds = (performance.now() - t0) / 1000;
   if (failure) throw failure;
