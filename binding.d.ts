@@ -170,6 +170,16 @@ export declare namespace Binding {
     looksLikeDhcp: boolean;
   }
 
+  /** `_mallocPolicy()` result. */
+  interface MallocPolicy {
+    /** True when the addon pinned glibc's mmap and trim thresholds at load. */
+    applied: boolean;
+    /** Why not: 'environment' (MALLOC_* variables or glibc.malloc.* tunables set), 'not_glibc', 'mallopt_failed'. */
+    skipped: 'environment' | 'not_glibc' | 'mallopt_failed' | null;
+    mmapThresholdBytes: number;
+    trimThresholdBytes: number;
+  }
+
   /** One operation of `_dnsCacheTest()`; addresses as text, `ts` in seconds, `ttl` in seconds. */
   type DnsCacheOp =
     { op: 'insert'; client: string; addr: string; name: string; ttl: number; ts: number } | { op: 'lookup'; client: string; addr: string; ts: number };
@@ -433,5 +443,12 @@ export declare namespace Binding {
     _parseDhcp(bytes: Uint8Array): ParsedDhcp;
     /** Test-only: runs insert/lookup operations on a DnsNameCache of the given capacity. */
     _dnsCacheTest(capacity: number, ops: DnsCacheOp[]): DnsCacheTestResult;
+    /** Test-only: what the malloc policy (native/common/malloc_policy.h) did when the addon loaded. */
+    _mallocPolicy(): MallocPolicy;
+    /**
+     * Test-only: on a new thread, mallocs and frees a block of `2 * bytes`, then one of `bytes` (1 byte to 64 MiB);
+     * returns how many bytes the malloc arenas grew by across it, or null without glibc 2.33+.
+     */
+    _mallocChurn(bytes: number): number | null;
   }
 }

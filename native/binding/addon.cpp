@@ -11,6 +11,7 @@ void InitAppTlsWrap(Napi::Env env, Napi::Object exports);      // app_tls_wrap.c
 void InitAppQuicWrap(Napi::Env env, Napi::Object exports);     // app_quic_wrap.cpp: test-only _parseQuic
 void InitAppMiscWrap(Napi::Env env, Napi::Object exports);     // app_misc_wrap.cpp: test-only HTTP/SSH/ARP/Community ID
 void InitAppDnsWrap(Napi::Env env, Napi::Object exports);      // app_dns_wrap.cpp: _parseDns, _parseDhcp, _dnsCacheTest
+void InitMallocWrap(Napi::Env env, Napi::Object exports);      // malloc_wrap.cpp: policy, _mallocPolicy, _mallocChurn
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -21,6 +22,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   vigil::InitAppQuicWrap(env, exports);
   vigil::InitAppMiscWrap(env, exports);
   vigil::InitAppDnsWrap(env, exports);
+  vigil::InitMallocWrap(env, exports);
   return exports;
 }
 
