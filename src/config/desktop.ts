@@ -24,6 +24,7 @@
  * | VIGIL_FLOW_RETENTION_HOURS | 24 | stored flow summaries older than this are deleted |
  * | VIGIL_FLOW_RETENTION_MAX | 100000 | at most this many flow summaries are kept |
  * | VIGIL_EVENTS_MAX_PENDING_BYTES | 1048576 | bytes an event-stream client may leave unread before it is dropped |
+ * | VIGIL_DB_CACHE_KIB | 4096 | most memory (KiB) SQLite's page cache of the store may hold |
  *
  * The firewall (`VIGIL_FIREWALL`, ...) and detection (`VIGIL_DETECT_*`) variables are read by `config/firewall.ts` and
  * `config/detection.ts`.
@@ -100,6 +101,8 @@ export interface DesktopConfig {
    * reading would otherwise make the server keep every later event.
    */
   readonly eventsMaxPendingBytes: number;
+  /** Bound of the store connection's SQLite page cache, KiB (`VIGIL_DB_CACHE_KIB`). */
+  readonly dbCacheKiB: number;
 }
 
 /** Expands a leading `~` to the home directory and resolves to an absolute path. */
@@ -171,5 +174,7 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
     flowRetentionMs: int(env, 'VIGIL_FLOW_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
     flowRetentionMax: int(env, 'VIGIL_FLOW_RETENTION_MAX', 100_000, 100, 100_000_000),
     eventsMaxPendingBytes: int(env, 'VIGIL_EVENTS_MAX_PENDING_BYTES', 1_048_576, 4096, 1_073_741_824),
+    // The store's own default (store/database.ts DEFAULT_CACHE_KIB; config may not import the store).
+    dbCacheKiB: int(env, 'VIGIL_DB_CACHE_KIB', 4096, 64, 4_194_304),
   });
 }

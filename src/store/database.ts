@@ -46,12 +46,22 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** Open read-only (no migrations). */
   readonly?: boolean;
+  /** Most memory (KiB) SQLite's page cache of this connection may hold. Default {@link DEFAULT_CACHE_KIB}. */
+  cacheKiB?: number;
 }
 
 /**
+ * Default page-cache bound of a store connection, KiB. better-sqlite3 builds SQLite with 16 MiB per connection; the
+ * sensor's writes (flows up to their retention cap, alerts) fill it with pages the APIs rarely read again, so it stayed
+ * 16 MiB of resident memory. The APIs' queries walk indexes and the newest rows, which fit in far less; pages beyond
+ * the cache are read again from the OS's file cache (bench/README.md, Soak).
+ */
+export const DEFAULT_CACHE_KIB = 4096;
+
+/**
  * Opens (creating if needed) the SQLite store at `file` (`:memory:` works for tests), applies the pragmas
- * (WAL, synchronous=NORMAL: a crash loses at most the last transactions, never corrupts; foreign keys; busy timeout)
- * and runs every pending migration. A new directory gets mode 0700 and the database files 0600. Throws
+ * (WAL, synchronous=NORMAL: a crash loses at most the last transactions, never corrupts; foreign keys; busy timeout;
+ * the page-cache bound) and runs every pending migration. A new directory gets mode 0700 and the database files 0600. Throws
  * ServiceUnavailableError if a migration fails.
  */
 export async function openStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
@@ -64,6 +74,8 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
     sqlite.pragma('synchronous = NORMAL');
   }
   sqlite.pragma('foreign_keys = ON');
+  // A negative cache_size is a bound in KiB (a positive one would count pages).
+  sqlite.pragma(`cache_size = ${-Math.max(64, Math.trunc(options.cacheKiB ?? DEFAULT_CACHE_KIB))}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   sqliteHandles.set(db, sqlite);
   if (!options.readonly) {

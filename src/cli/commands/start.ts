@@ -88,7 +88,7 @@ export async function startDesktop(
   const startedAtMs = systemClock.now();
   const events = new EventBus();
   tightenDefaultDataDir(config.dataDir, defaultDataDir(), 'vigil', log);
-  const store = await openStore(config.databaseFile);
+  const store = await openStore(config.databaseFile, { cacheKiB: config.dbCacheKiB });
   const cleanups: Array<() => Promise<void> | void> = [() => closeStore(store)];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.splice(0).reverse()) {

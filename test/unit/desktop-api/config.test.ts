@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { loadDesktopConfig } from '../../../src/config/desktop.js';
 import { ConfigError } from '../../../src/errors.js';
+import { DEFAULT_CACHE_KIB } from '../../../src/store/database.js';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
@@ -29,7 +30,9 @@ describe('config/desktop loadDesktopConfig()', () => {
       flowRetentionMs: 24 * 3_600_000,
       flowRetentionMax: 100_000,
       eventsMaxPendingBytes: 1_048_576,
+      dbCacheKiB: DEFAULT_CACHE_KIB,
     });
+    expect(DEFAULT_CACHE_KIB).to.equal(4096);
     expect(c.corsOrigins).to.deep.equal(['*']);
     expect(c.trustedProxies).to.deep.equal([]);
     expect(c.allowedHosts).to.deep.equal([]);
@@ -66,6 +69,7 @@ describe('config/desktop loadDesktopConfig()', () => {
       VIGIL_FLOW_RETENTION_HOURS: '2',
       VIGIL_FLOW_RETENTION_MAX: '5000',
       VIGIL_EVENTS_MAX_PENDING_BYTES: '65536',
+      VIGIL_DB_CACHE_KIB: '2048',
       VIGIL_CAPTURE_APP_LAYER: 'off',
       VIGIL_COMMUNITY_ID_SEED: '123',
     });
@@ -79,6 +83,7 @@ describe('config/desktop loadDesktopConfig()', () => {
       flowRetentionMs: 7_200_000,
       flowRetentionMax: 5000,
       eventsMaxPendingBytes: 65536,
+      dbCacheKiB: 2048,
     });
     expect(c.capture).to.deep.equal({
       mode: 'replay',
@@ -102,6 +107,8 @@ describe('config/desktop loadDesktopConfig()', () => {
       [{ VIGIL_DESKTOP_PORT: '70000' }, 'VIGIL_DESKTOP_PORT'],
       [{ VIGIL_DESKTOP_HOST: 'not a host!' }, 'VIGIL_DESKTOP_HOST'],
       [{ VIGIL_REPLAY_SPEED: 'fast' }, 'VIGIL_REPLAY_SPEED'],
+      [{ VIGIL_DB_CACHE_KIB: '16' }, 'VIGIL_DB_CACHE_KIB'],
+      [{ VIGIL_DB_CACHE_KIB: 'lots' }, 'VIGIL_DB_CACHE_KIB'],
       [{ VIGIL_REPLAY_SPEED: '0' }, 'VIGIL_REPLAY_SPEED'],
       [{ VIGIL_REPLAY_LOOP: 'sometimes' }, 'VIGIL_REPLAY_LOOP'],
       [{ VIGIL_CAPTURE_INTERFACE: '../etc' }, 'VIGIL_CAPTURE_INTERFACE'],

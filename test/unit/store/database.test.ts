@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import { closeStore, openStore } from '../../../src/store/database.js';
+import { DEFAULT_CACHE_KIB, closeStore, openStore, sqliteHandleOf, type Store } from '../../../src/store/database.js';
 import { migrations } from '../../../src/store/migrations/index.js';
 import { tempDir } from '../../helpers/setup.js';
 
@@ -24,6 +24,21 @@ describe('store/database openStore()', () => {
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(again);
     expect(applied.rows.map((r) => r.name)).to.deep.equal(Object.keys(migrations).sort());
     await closeStore(again);
+  });
+
+  it("bounds SQLite's page cache: 4 MiB by default (not better-sqlite3's 16 MiB), or the size asked for", async () => {
+    const dir = tempDir();
+    const cacheKiB = async (db: Store): Promise<number> => (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0].cache_size;
+    const db = await openStore(path.join(dir, 'default.db'));
+    expect(await cacheKiB(db)).to.equal(-4096); // negative: KiB
+    expect(sqliteHandleOf(db)?.pragma('cache_size', { simple: true })).to.equal(-DEFAULT_CACHE_KIB);
+    await closeStore(db);
+    const small = await openStore(path.join(dir, 'small.db'), { cacheKiB: 1024 });
+    expect(await cacheKiB(small)).to.equal(-1024);
+    await closeStore(small);
+    const ro = await openStore(path.join(dir, 'default.db'), { readonly: true, cacheKiB: 512 });
+    expect(await cacheKiB(ro)).to.equal(-512);
+    await closeStore(ro);
   });
 
   it('rejects a bad alert severity at the database level', async () => {
