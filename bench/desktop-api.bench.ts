@@ -9,7 +9,8 @@
  * Each round also measures the stack reference (./stack-reference.ts): the desktop API's middleware alone in front of
  * the bare constant, what the stack itself costs on the machine.
  * Options: --duration SEC per round (default 3), --rounds N (default 5), --connections N (default 50),
- * --alerts N (default 100000), --pcap FILE (default: the bundled sample), --speed X (replay multiplier or max, default 10).
+ * --alerts N (default 100000), --flows N (flow summaries stored before the start, default 0; 100000 is the retention cap
+ * a long-running sensor reaches, whose pages compete with the APIs' for SQLite's page cache), --pcap FILE (default: the bundled sample), --speed X (replay multiplier or max, default 10).
  * Progress goes to stderr; the last stdout line is the JSON result.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +23,9 @@ import { SAMPLE_CAPTURE, startDesktop } from '../src/cli/commands/start.js';
 import { closeStore, openStore } from '../src/store/database.js';
 import { load, median, type LoadResult } from './http-load.js';
 import { helloWorld, stackReferenceApp } from './stack-reference.js';
+import { insertFlowBatch } from '../src/store/repos/flow.repo.js';
 import type { NewAlert } from '../src/store/tables/alert.table.js';
+import type { NewFlow } from '../src/store/tables/flow.table.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,6 +36,7 @@ const DURATION_SEC = Number(arg('duration', '3'));
 const ROUNDS = Number(arg('rounds', '5'));
 const CONNECTIONS = Number(arg('connections', '50'));
 const ALERTS = Number(arg('alerts', '100000'));
+const FLOWS = Number(arg('flows', '0'));
 const PCAP = path.resolve(arg('pcap', SAMPLE_CAPTURE));
 const SPEED = arg('speed', '10');
 const log = (message: string): void => void process.stderr.write(`desktop-api bench: ${message}\n`);
@@ -100,11 +104,46 @@ async function seedAlerts(file: string, n: number): Promise<void> {
   await closeStore(db);
 }
 
+async function seedFlows(file: string, n: number): Promise<void> {
+  const db = await openStore(file);
+  const now = Date.now();
+  for (let i = 0; i < n; i += 1000) {
+    const rows: NewFlow[] = [];
+    for (let j = i; j < Math.min(n, i + 1000); j++) {
+      const t = new Date(now - (n - j) * 10).toISOString();
+      rows.push({
+        flow_id: j,
+        src_ip: `192.168.${(j >> 8) & 255}.${j & 255}`,
+        src_port: 40000 + (j % 20000),
+        dst_ip: `198.51.100.${j % 250}`,
+        dst_port: 443,
+        protocol: 6,
+        packets: 12,
+        bytes: 4800,
+        first_seen: t,
+        last_seen: t,
+        duration_us: 250000,
+        end_reason: 'fin',
+        stored_at_ms: now - (n - j) * 10,
+        app: 'tls',
+        server_name: `host${j % 5000}.example.com`,
+        community_id: `1:${Buffer.from(String(j)).toString('base64').padEnd(28, 'A')}`,
+      });
+    }
+    await insertFlowBatch(db, rows);
+  }
+  await closeStore(db);
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'vigil-bench-desktop-'));
   try {
     log(`seeding ${ALERTS} alerts`);
     await seedAlerts(path.join(dataDir, 'vigil.db'), ALERTS);
+    if (FLOWS > 0) {
+      log(`seeding ${FLOWS} flows`);
+      await seedFlows(path.join(dataDir, 'vigil.db'), FLOWS);
+    }
     const running = await startDesktop(
       {
         VIGIL_DATA_DIR: dataDir,
@@ -178,6 +217,7 @@ async function main(): Promise<void> {
       durationSecPerRound: DURATION_SEC,
       rounds: ROUNDS,
       alertsStored: total,
+      flowsSeeded: FLOWS,
       replay: { file: path.basename(PCAP), speed: SPEED, packetsDuringRun: packetsReplayed, flowsStored },
       bare: b,
       stackReference: {
