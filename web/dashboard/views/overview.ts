@@ -194,12 +194,14 @@ export function createOverview(): View {
       renderTops();
       renderCapture();
       renderNewest();
-      // Top lists are not on the stream: refreshed once a minute while this view shows.
+      // Top lists are not on the stream: refreshed once a minute while this view shows (load() skips younger lists),
+      // and every 15 s while they are still empty although flows have ended (a page opened just after start).
       window.clearInterval(trafficTimer);
       trafficTimer = window.setInterval(() => {
         if (el.hidden || document.hidden) return;
-        state.loadTraffic().catch(() => undefined);
-      }, 60_000);
+        const empty = (state.traffic?.topTalkers.length ?? 0) === 0 && (state.stats?.connections ?? 0) > 0;
+        state.loadTraffic(empty).catch(() => undefined);
+      }, 15_000);
     },
   };
 }
