@@ -203,6 +203,11 @@ export interface DetectionConfig {
   beacon: BeaconConfig;
   arp: ArpConfig;
   dnsTunnel: DnsTunnelConfig;
+  /**
+   * Threat lists the user provides (`VIGIL_INTEL_FILES`, comma-separated paths, default none): addresses, prefixes,
+   * ipset `save` output, hosts files and domain lists (src/detect/threat-intel.ts), loaded at start.
+   */
+  intelFiles: string[];
   autoBlock: AutoBlockConfig;
 }
 
@@ -281,6 +286,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       minTunnelQtypeShare: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_QTYPE_SHARE', 0.5, 0, 1),
       allow: list(env, 'VIGIL_DETECT_DNS_TUNNEL_ALLOW', [...DEFAULT_DNS_TUNNEL_ALLOW]),
     },
+    intelFiles: list(env, 'VIGIL_INTEL_FILES', []).map((f) => path.resolve(f)),
     autoBlock: {
       level: oneOf(env, 'VIGIL_AUTOBLOCK', ['off', 'critical', 'high'] as const, 'off'),
       durationSec: int(env, 'VIGIL_AUTOBLOCK_DURATION_SEC', 3600, 1, 365 * 86400),

@@ -33,6 +33,7 @@ import * as statsRoutes from './routes/stats.routes.js';
 import * as threatsRoutes from './routes/threats.routes.js';
 import * as flowsRoutes from './routes/flows.routes.js';
 import * as pageRoutes from './routes/page.routes.js';
+import * as suppressionsRoutes from './routes/suppressions.routes.js';
 import { DASHBOARD_DIR, DashboardPage } from './services/dashboard-page.service.js';
 import { FlowsService } from './services/flows.service.js';
 import { pageKeyFor } from './services/pairing.service.js';
@@ -43,6 +44,7 @@ import { HealthService } from './services/health.service.js';
 import { MlStatsService } from './services/ml-stats.service.js';
 import type { MonitoringService } from '../sensor/monitoring.js';
 import type { StatsService } from './services/stats.service.js';
+import { SuppressionsService } from './services/suppressions.service.js';
 import { ThreatsService } from './services/threats.service.js';
 
 /** Paths that carry a credential (the page key, the pairing token) and so never get CORS headers. */
@@ -103,6 +105,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
     }),
     stats: deps.stats,
     alerts: new AlertsService(deps.store, deps.events, deps.clock),
+    suppressions: new SuppressionsService(deps.store, deps.clock),
     flows: new FlowsService(deps.store),
     page: new DashboardPage(deps.dashboardDir ?? DASHBOARD_DIR, pageKey),
     pairingToken: deps.pairingToken,
@@ -125,7 +128,18 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   });
 
   const router = new Router();
-  for (const routes of [healthRoutes, statsRoutes, alertsRoutes, threatsRoutes, monitoringRoutes, firewallRoutes, eventsRoutes, flowsRoutes, pageRoutes]) {
+  for (const routes of [
+    healthRoutes,
+    statsRoutes,
+    alertsRoutes,
+    threatsRoutes,
+    monitoringRoutes,
+    firewallRoutes,
+    eventsRoutes,
+    flowsRoutes,
+    suppressionsRoutes,
+    pageRoutes,
+  ]) {
     routes.register(router, routeDeps);
   }
 

@@ -25,12 +25,14 @@ import { DnsTunnelDetector } from './detectors/dns-tunnel.js';
 import { BruteForceDetector } from './detectors/brute-force.js';
 import { PacketFloodDetector, SynFloodDetector } from './detectors/flood.js';
 import { PortScanDetector } from './detectors/port-scan.js';
+import { ThreatIntelDetector } from './detectors/threat-intel.js';
 import { WebAttackDetector } from './detectors/web-attack.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
 import { mlFindings } from './ml-findings.js';
 import { ServerNameIndex } from './server-names.js';
+import { loadThreatIntel, type ThreatIntelIndex } from './threat-intel.js';
 import type { MlStats } from '../ml/types.js';
 import type { DetectionEngine } from './types.js';
 
@@ -62,17 +64,21 @@ export interface VigilDetectionEngine extends DetectionEngine {
   /** Judges and stores one batch of ARP bindings; resolves to the alerts it created or updated. */
   processArp(bindings: readonly ArpBinding[]): Promise<RecordedAlert[]>;
   readonly model: FlowModel | null;
+  /** The threat lists loaded from `VIGIL_INTEL_FILES` (empty without them). */
+  readonly intel: ThreatIntelIndex;
   /** Flows handed to `ingest`/`process` so far. */
   readonly flowsIngested: number;
 }
 
 /**
- * Builds the engine. Loads the model once (warm-up included) unless `deps.model` is given or ML is disabled; rejects
- * with ServiceUnavailableError (`model_unavailable`) when the configured model cannot be loaded, unless
+ * Builds the engine. Loads the threat lists (`VIGIL_INTEL_FILES`; ConfigError naming a file that cannot be read) and
+ * the model once (warm-up included) unless `deps.model` is given or ML is disabled; rejects with
+ * ServiceUnavailableError (`model_unavailable`) when the configured model cannot be loaded, unless
  * `deps.onModelError` is given (then detection runs without ML).
  */
 export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<VigilDetectionEngine> {
   const { config } = deps;
+  const intel = loadThreatIntel(config.intelFiles);
   let model: FlowModel | null = null;
   if (deps.model !== undefined) model = deps.model;
   else if (config.ml.enabled) {
@@ -102,6 +108,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new DnsTunnelDetector(config.dnsTunnel, config.maxTracked),
     new WebAttackDetector(config.maxTracked),
   ];
+  if (!intel.empty) detectors.push(new ThreatIntelDetector(intel, config.maxTracked));
   const arp = new ArpDetector(config.arp, config.maxTracked);
   const firewall = deps.firewall ?? null;
   if (firewall) detectors.push(new BlockedIpDetector((ip) => firewall.isBlocked(ip)));
@@ -164,6 +171,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
 
   return {
     model,
+    intel,
     get flowsIngested() {
       return ingested;
     },

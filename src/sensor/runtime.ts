@@ -8,6 +8,7 @@ import type { DesktopConfig } from '../config/desktop.js';
 import type { DetectionConfig } from '../config/detection.js';
 import { createDetectionEngine, type VigilDetectionEngine } from '../detect/engine.js';
 import type { GeoLocator } from '../detect/geo.js';
+import { ConfigError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
 import { createSensor } from '../native/capture.js';
@@ -84,8 +85,14 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
         detection = await createDetectionEngine({ store, config: deps.detection, events, firewall: deps.firewall, geo: deps.geo });
         const engine = detection;
         stops.push(() => engine.close());
+        for (const l of engine.intel.lists)
+          log?.(
+            `vigil: threat list ${l.list}: ${l.addresses} addresses or prefixes, ${l.names} names` +
+              (l.malformed > 0 ? `; ${l.malformed} malformed lines skipped (first at line ${l.firstMalformedLine})` : ''),
+          );
       } catch (err) {
-        if (!deps.onDetectionError) throw err;
+        // A threat list that cannot be read is the user's configuration: start fails with its message.
+        if (!deps.onDetectionError || err instanceof ConfigError) throw err;
         deps.onDetectionError(err);
       }
     }

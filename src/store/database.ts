@@ -12,6 +12,7 @@ import type { BlockedIpTable } from './tables/blocked-ip.table.js';
 import type { FirewallAuditTable } from './tables/firewall-audit.table.js';
 import type { FlowTable } from './tables/flow.table.js';
 import type { MetaTable } from './tables/meta.table.js';
+import type { SuppressionTable } from './tables/suppression.table.js';
 import type { ThreatTable } from './tables/threat.table.js';
 import type { TrafficBucketTable } from './tables/traffic.table.js';
 
@@ -24,6 +25,7 @@ export interface Database {
   meta: MetaTable;
   blocked_ips: BlockedIpTable;
   firewall_audit: FirewallAuditTable;
+  suppressions: SuppressionTable;
 }
 
 /** What repos accept: the store or an open transaction. */

@@ -70,6 +70,12 @@ export const healthSchema = z.object({
     /** The bound per client (VIGIL_EVENTS_MAX_PENDING_BYTES). */
     maxPendingBytes: z.number().int().min(1),
   }),
+  /** Suppression rules (`/api/suppressions`): stored, in force now, and findings they silenced in all. */
+  suppressions: z.object({
+    rules: z.number().int().min(0),
+    active: z.number().int().min(0),
+    hits: z.number().int().min(0),
+  }),
 });
 
 export type Health = z.infer<typeof healthSchema>;

@@ -1,6 +1,7 @@
 /** `GET /api/health`: capture, database and firewall state in one small document. */
 import type { FirewallService, FirewallStatus } from '../../firewall/types.js';
 import { storeAnswers, type Store } from '../../store/database.js';
+import { suppressionTotals } from '../../store/repos/suppression.repo.js';
 import type { Health, HealthReason } from '../schemas/health.schema.js';
 import type { Clock } from '../../clock.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
@@ -44,6 +45,8 @@ export class HealthService {
       firewall = { backend: 'unknown', available: false, desired: 0, applied: null, error: message };
       reasons.push({ code: 'firewall_unavailable', detail: message });
     }
+    const suppressions =
+      database === 'ok' ? await suppressionTotals(this.deps.store, new Date(this.deps.clock.now()).toISOString()) : { rules: 0, active: 0, hits: 0 };
     return {
       status: reasons.length === 0 ? 'ok' : 'degraded',
       reasons,
@@ -57,6 +60,7 @@ export class HealthService {
         slowClientsDropped: this.deps.eventStream.slowClientsDropped,
         maxPendingBytes: this.deps.eventsMaxPendingBytes,
       },
+      suppressions,
     };
   }
 }
