@@ -247,8 +247,7 @@ export function loadThreatIntel(files: readonly string[]): ThreatIntelIndex {
     try {
       buf = readFileSync(file);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new ConfigError('VIGIL_INTEL_FILES', `cannot read threat list ${file}${code ? ` (${code})` : ''}: ${(err as Error).message}`);
+      throw new ConfigError('VIGIL_INTEL_FILES', `cannot read threat list ${file}: ${(err as Error).message}`);
     }
     const bad = firstBinaryLine(buf);
     if (bad > 0) throw new ConfigError('VIGIL_INTEL_FILES', `threat list ${file} line ${bad} is not text (a NUL byte or invalid UTF-8): give a text list`);

@@ -88,7 +88,7 @@ describe('detect/threat-intel: loadThreatIntel()', () => {
   it('refuses a file it cannot read, naming the variable and the file', () => {
     const missing = path.join(tempDir('intel-'), 'nope.txt');
     expect(() => loadThreatIntel([missing]))
-      .to.throw(ConfigError, `VIGIL_INTEL_FILES: cannot read threat list ${missing} (ENOENT)`)
+      .to.throw(ConfigError, `VIGIL_INTEL_FILES: cannot read threat list ${missing}: ENOENT`)
       .with.property('variable', 'VIGIL_INTEL_FILES');
   });
 
