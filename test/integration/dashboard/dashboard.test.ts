@@ -223,9 +223,13 @@ describe('dashboard in chromium (port scan replayed, real desktop server)', func
   it('suppresses an alert through the page for a chosen time; the API agrees; Delete removes the rule; a refusal shows the detail', async () => {
     const alerts = (await ctx.request<{ alerts: Array<AlertBody & { category: string; srcIp: string }> }>('GET', '/api/alerts?limit=500')).body.alerts;
     const scan = alerts.find((a) => a.category === 'port_scan')!;
-    const { page } = await open('#alerts');
+    const { page, requests } = await open('#alerts');
     const rules = page.locator('#view-alerts table[aria-label="Suppression rules"] tbody');
     await rules.getByText('No suppression rules').waitFor();
+    // Opened on the alerts view, the page's load (the rules included) still costs at most 10 requests.
+    await page.locator(`#view-alerts tr[data-alert-id="${scan.id}"]`).waitFor();
+    expect(requests.length, requests.join('\n')).to.be.at.most(10);
+    expect(requests).to.include('GET /api/suppressions');
     await page.getByRole('button', { name: `Details of alert ${scan.id}` }).click();
     await page.getByRole('heading', { name: scan.title }).waitFor();
     await page.getByRole('combobox', { name: 'Suppression duration' }).selectOption('604800');
