@@ -2,7 +2,8 @@
  * Traffic to or from what the user's threat lists name (`VIGIL_INTEL_FILES`, threat-intel.ts): a flow whose source or
  * destination address falls in a listed address or prefix, or whose server name (TLS/QUIC SNI, HTTP Host, the DNS
  * question, the name the client resolved) is a listed domain or one of its subdomains. One finding per (listed side,
- * other side) and batch, severity high, with the list's file name and the entry in its details. Each flow counts once:
+ * other side) and batch (for a DNS question: per client and listed entry, the client being the host to look at),
+ * severity high, with the list's file name and the entry in its details. Each flow counts once:
  * the snapshots of a long flow are judged as they come (an early warning) but not counted again.
  */
 import type { FlowRecord } from '../../native/flow-record.js';
@@ -57,6 +58,75 @@ class CountedFlows {
   }
 }
 
+/** The evidence every threat-list finding carries. */
+function intelDetails(hit: IntelHit, direction: 'inbound' | 'outbound' | 'lookup'): Record<string, unknown> {
+  return {
+    detector: 'threat_intel',
+    list: hit.entry.list,
+    entry: hit.entry.entry,
+    indicator: hit.indicator,
+    field: hit.field,
+    direction,
+    countUnit: 'flows',
+  };
+}
+
+/**
+ * Traffic with a listed address or a listed server: the listed side (the matched address, or for a name the flow's
+ * server) is the finding's source and threat, the other side its target.
+ */
+function contactFinding(f: FlowRecord, hit: IntelHit): Finding {
+  const inbound = hit.field === 'src_ip';
+  const listed = inbound ? f.srcIp : f.dstIp;
+  const other = inbound ? f.dstIp : f.srcIp;
+  const what = hit.field === 'src_ip' || hit.field === 'dst_ip' ? listed : `${listed} (${hit.indicator})`;
+  return {
+    category: 'threat_intel',
+    source: 'rule',
+    severity: 'high',
+    score: null,
+    srcIp: listed,
+    srcPort: inbound ? f.srcPort : f.dstPort,
+    dstIp: other,
+    dstPort: inbound ? f.dstPort : f.srcPort,
+    protocol: f.protocol,
+    target: other,
+    threatIp: listed,
+    title: inbound ? `Traffic from ${what}, listed in ${hit.entry.list}` : `${other} contacted ${what}, listed in ${hit.entry.list}`,
+    description: `${hit.indicator} matches entry ${hit.entry.entry} of the threat list ${hit.entry.list} (${hit.field.replace('_', ' ')}).`,
+    count: 1,
+    firstSeenMs: f.firstSeenMs,
+    lastSeenMs: f.lastSeenMs,
+    details: intelDetails(hit, inbound ? 'inbound' : 'outbound'),
+  };
+}
+
+/**
+ * A DNS question for a listed name: the resolver is no threat, the client that asked is the host to look at. One
+ * alert per (client, listed entry).
+ */
+function lookupFinding(f: FlowRecord, hit: IntelHit): Finding {
+  return {
+    category: 'threat_intel',
+    source: 'rule',
+    severity: 'high',
+    score: null,
+    srcIp: f.srcIp,
+    srcPort: f.srcPort,
+    dstIp: f.dstIp,
+    dstPort: f.dstPort,
+    protocol: f.protocol,
+    target: `dns:${hit.entry.entry}`,
+    threatIp: f.srcIp,
+    title: `${f.srcIp} looked up ${hit.indicator}, listed in ${hit.entry.list}`,
+    description: `${f.srcIp} asked ${f.dstIp} for ${hit.indicator}, which matches entry ${hit.entry.entry} of the threat list ${hit.entry.list}.`,
+    count: 1,
+    firstSeenMs: f.firstSeenMs,
+    lastSeenMs: f.lastSeenMs,
+    details: intelDetails(hit, 'lookup'),
+  };
+}
+
 export class ThreatIntelDetector implements Detector {
   readonly name = 'threat_intel';
   private readonly counted: CountedFlows;
@@ -75,11 +145,8 @@ export class ThreatIntelDetector implements Detector {
       if (hit === null) continue;
       // A flow counts once: at its first snapshot, or at its end when no snapshot came first.
       if (!this.counted.counts(f)) continue;
-      // The listed side: the matched address, or for a name the flow's server (its destination).
-      const inbound = hit.field === 'src_ip';
-      const listed = inbound ? f.srcIp : f.dstIp;
-      const other = inbound ? f.dstIp : f.srcIp;
-      const key = `${listed}|${other}|${hit.entry.list}|${hit.entry.entry}`;
+      const finding = hit.field === 'dns_query' ? lookupFinding(f, hit) : contactFinding(f, hit);
+      const key = `${finding.srcIp}|${finding.target}|${hit.entry.list}|${hit.entry.entry}`;
       const seen = byKey.get(key);
       if (seen) {
         seen.count++;
@@ -87,34 +154,7 @@ export class ThreatIntelDetector implements Detector {
         seen.lastSeenMs = Math.max(seen.lastSeenMs, f.lastSeenMs);
         continue;
       }
-      const what = hit.field === 'src_ip' || hit.field === 'dst_ip' ? listed : `${listed} (${hit.indicator})`;
-      byKey.set(key, {
-        category: 'threat_intel',
-        source: 'rule',
-        severity: 'high',
-        score: null,
-        srcIp: listed,
-        srcPort: inbound ? f.srcPort : f.dstPort,
-        dstIp: other,
-        dstPort: inbound ? f.dstPort : f.srcPort,
-        protocol: f.protocol,
-        target: other,
-        threatIp: listed,
-        title: inbound ? `Traffic from ${what}, listed in ${hit.entry.list}` : `${other} contacted ${what}, listed in ${hit.entry.list}`,
-        description: `${hit.indicator} matches entry ${hit.entry.entry} of the threat list ${hit.entry.list} (${hit.field.replace('_', ' ')}).`,
-        count: 1,
-        firstSeenMs: f.firstSeenMs,
-        lastSeenMs: f.lastSeenMs,
-        details: {
-          detector: 'threat_intel',
-          list: hit.entry.list,
-          entry: hit.entry.entry,
-          indicator: hit.indicator,
-          field: hit.field,
-          direction: inbound ? 'inbound' : 'outbound',
-          countUnit: 'flows',
-        },
-      });
+      byKey.set(key, finding);
     }
     return [...byKey.values()];
   }

@@ -61,10 +61,18 @@ describe('detect/detectors/threat-intel: ThreatIntelDetector#observe()', () => {
     expect(found.map((f) => [f.srcIp, f.details['field'], f.details['indicator'], f.details['entry'], f.details['list']])).to.deep.equal([
       ['198.51.100.1', 'tls_sni', 'cdn.evil.example', 'evil.example', 'domains.txt'],
       ['198.51.100.2', 'http_host', 'evil.example', 'evil.example', 'domains.txt'],
-      ['198.51.100.3', 'dns_query', 'x1.evil.example', 'evil.example', 'domains.txt'],
+      ['10.0.0.2', 'dns_query', 'x1.evil.example', 'evil.example', 'domains.txt'],
       ['198.51.100.4', 'server_name', 'api.evil.example', 'evil.example', 'domains.txt'],
     ]);
     expect(found[0]!.title).to.equal('10.0.0.2 contacted 198.51.100.1 (cdn.evil.example), listed in domains.txt');
+    // A DNS question: the client is the host to look at, not the resolver.
+    expect(found[2]).to.deep.include({
+      threatIp: '10.0.0.2',
+      dstIp: '198.51.100.3',
+      target: 'dns:evil.example',
+      title: '10.0.0.2 looked up x1.evil.example, listed in domains.txt',
+    });
+    expect(found[2]!.details).to.include({ direction: 'lookup' });
   });
 
   it('counts a flow once across its snapshots and its end, and again when a later session repeats it', () => {
