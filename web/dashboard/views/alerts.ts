@@ -3,13 +3,19 @@
  * the stream, so filtering costs no request); the detail shows the evidence and the model's explanation, with
  * `Acknowledge`, `Delete` and `Suppress` (a rule from the alert, for a chosen time: later findings of its category
  * between its addresses are dropped before they are stored). Below, the suppression rules with their hits and `Delete`;
- * they are fetched when the view is shown (at most once a minute) and after each change, never at page load.
+ * they are fetched when the view is shown (at most once in 5 minutes) and after each change.
  */
 import { api } from '../api.js';
 import { formatTime, h, replace } from '../dom.js';
 import { state } from '../state.js';
 import type { Alert, Suppression, SuppressionList } from '../types.js';
 import { errorText, type View } from '../view.js';
+
+/**
+ * How old the shown suppression rules (their hit counts) may get before showing the view fetches them again: the rules
+ * change only through this page or the API, and the page stays well inside the rate limit (docs/dashboard.md).
+ */
+const RULES_REFRESH_MS = 5 * 60_000;
 
 /** Suppression durations offered, seconds (0: until the rule is deleted). */
 const SUPPRESS_DURATIONS: Array<[number, string]> = [
@@ -324,7 +330,7 @@ export function createAlerts(): View {
     show() {
       renderList();
       state.loadAlerts().catch(() => undefined);
-      if (Date.now() - rulesLoadedMs > 60_000) void loadRules();
+      if (Date.now() - rulesLoadedMs > RULES_REFRESH_MS) void loadRules();
     },
   };
 }
