@@ -5,8 +5,8 @@
  * on the rule. The rules live in the store (`suppressions`, written by the desktop API); the alert aggregator reads the
  * active ones in the transaction that stores the batch, so a rule applies from the first batch after it is created and
  * an expired rule stops applying at its `expires_at`. The idea follows Suricata's threshold.config `suppress` (by
- * signature and `track by_src`/`by_dst` with an address or prefix) and CrowdSec's whitelists (by IP, CIDR or
- * expression), learned from OISF/suricata `doc/userguide/configuration/global-thresholds.rst`.
+ * signature and `track by_src`/`by_dst` with an address or subnet; the signature still runs, only its alert is
+ * dropped), learned from OISF/suricata `doc/userguide/configuration/global-thresholds.rst`.
  */
 import { tryParseAddress, type ParsedAddress } from '../net/cidr.js';
 import type { SuppressionRow } from '../store/tables/suppression.table.js';

@@ -13,9 +13,11 @@
  * (a NUL byte or invalid UTF-8), stops the start with an error naming the file (and the line).
  *
  * Lookups: an address is looked up once per distinct prefix length the lists hold, longest first, in a hash map per
- * length (what Zeek's Intel framework and ipset's hash:net do with their per-prefix tables; learned from
- * zeek/zeek `scripts/base/frameworks/intel/main.zeek` and ipset's `hash:net` documentation); a name is looked up as
- * itself and then each parent domain.
+ * length (the way ipset's `hash:net` sets test each prefix size they hold), so the cost per flow does not grow with
+ * the number of entries; a name is looked up as itself and then each parent domain. Zeek's Intel framework keeps the
+ * same three kinds apart (`Intel::ADDR` in a table of addresses, `Intel::SUBNET` in a subnet table searched with
+ * `matching_subnets`, `Intel::DOMAIN` as lower-cased strings) and reports the `source` of each match, as the alert
+ * here reports the list (learned from zeek/zeek `scripts/base/frameworks/intel/main.zeek`).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
