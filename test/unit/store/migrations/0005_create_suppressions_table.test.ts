@@ -15,7 +15,7 @@ function columns(file: string, table: string): string[] {
   }
 }
 
-describe('store/migrations/0004_create_suppressions_table', () => {
+describe('store/migrations/0005_create_suppressions_table', () => {
   it('creates suppressions on a store of 0003 (hits default 0, ids grow), and down() drops it', async () => {
     const file = path.join(tempDir(), 'v3.db');
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SqliteDatabase(file) }) });
@@ -23,7 +23,7 @@ describe('store/migrations/0004_create_suppressions_table', () => {
     try {
       expect((await migrator.migrateTo('0003_add_app_layer_columns')).error).to.equal(undefined);
       expect(columns(file, 'suppressions')).to.deep.equal([]);
-      expect((await migrator.migrateTo('0004_create_suppressions_table')).error).to.equal(undefined);
+      expect((await migrator.migrateTo('0005_create_suppressions_table')).error).to.equal(undefined);
       expect(columns(file, 'suppressions')).to.deep.equal([
         'id',
         'category',
