@@ -6,7 +6,7 @@
  * |---|---|---|
  * | VIGIL_DESKTOP_HOST | 127.0.0.1 | listen address (0.0.0.0 to let the phone on the LAN in) |
  * | VIGIL_DESKTOP_PORT | 7878 | listen port (0 = any free port) |
- * | VIGIL_DATA_DIR | ~/.vigil | SQLite file, pairing token |
+ * | VIGIL_DATA_DIR | ~/.vigil | SQLite file (`vigil.db`; `sample-data.db` while the demo capture is shown), pairing token |
  * | VIGIL_CAPTURE_INTERFACE | libpcap default | live capture interface |
  * | VIGIL_CAPTURE_FILTER | none | BPF filter |
  * | VIGIL_CAPTURE_FILE | none | replay this pcap/pcapng instead of capturing live |
@@ -71,6 +71,11 @@ export interface DesktopConfig {
   readonly dataDir: string;
   /** `<dataDir>/vigil.db`. */
   readonly databaseFile: string;
+  /**
+   * `<dataDir>/sample-data.db`: where Vigil stores what it sees while it shows the bundled demo capture (no live
+   * capture), so sample alerts and threats never mix with the user's own.
+   */
+  readonly sampleDatabaseFile: string;
   /** `<dataDir>/pairing-token` (mode 0600). */
   readonly tokenFile: string;
   readonly capture: DesktopCaptureConfig;
@@ -154,6 +159,7 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
     port: int(env, 'VIGIL_DESKTOP_PORT', 7878, 0, 65535),
     dataDir,
     databaseFile: path.join(dataDir, 'vigil.db'),
+    sampleDatabaseFile: path.join(dataDir, 'sample-data.db'),
     tokenFile: path.join(dataDir, 'pairing-token'),
     capture: Object.freeze({
       mode,

@@ -35,6 +35,8 @@ export interface SensorRuntimeDeps {
   geo?: GeoLocator | null;
   /** Absolute path of the bundled sample capture (replayed when live capture is not permitted). */
   samplePath: string;
+  /** See `MonitoringDeps.sampleOnly`: the store is the sample-data store and only the sample is replayed. */
+  sampleOnly?: { reason: string | null };
   /** Default: the system clock. */
   clock?: Clock;
   /** Delay (ms) before a looping replay restarts. Default 1000. */
@@ -97,6 +99,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       // The capture core's settings every session starts with (loops add their time offset on top).
       flowOptions: { appLayer: config.capture.appLayer, communityIdSeed: config.capture.communityIdSeed },
       samplePath: deps.samplePath,
+      sampleOnly: deps.sampleOnly,
       events,
       clock,
       loopDelayMs: deps.loopDelayMs,

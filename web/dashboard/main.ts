@@ -80,7 +80,8 @@ setApiHooks({
 state.on('health', () => {
   const c = state.health?.capture;
   sample.hidden = !c?.sample;
-  sample.textContent = c?.sample ? `Sample data: ${c.description}. Nothing here is your own traffic.` : '';
+  const kept = c?.sampleStore ? ' It is stored apart from your own data (sample-data.db).' : '';
+  sample.textContent = c?.sample ? `Sample data: ${c.description}. Nothing here is your own traffic.${kept}` : '';
 });
 
 openEventStream({

@@ -29,6 +29,7 @@ export interface Health {
     sample: boolean;
     description: string;
     fallbackReason: string | null;
+    sampleStore: boolean;
     error: string | null;
   };
 }

@@ -13,7 +13,8 @@ import { loadFirewallConfig } from '../../config/firewall.js';
 import { createDesktopApp } from '../../desktop-api/app.js';
 import { systemClock } from '../../clock.js';
 import { EventStreamService } from '../../desktop-api/services/event-stream.service.js';
-import type { MonitoringService } from '../../sensor/monitoring.js';
+import { liveCaptureUnavailable, type MonitoringService } from '../../sensor/monitoring.js';
+import { createSensor } from '../../native/capture.js';
 import { loadOrCreatePairingToken } from '../../desktop-api/services/pairing.service.js';
 import { StatsService } from '../../desktop-api/services/stats.service.js';
 import { EventBus } from '../../events.js';
@@ -32,7 +33,7 @@ import { reachableHost } from './pair.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The bundled sample capture (see samples/README.md). */
-export const SAMPLE_CAPTURE = path.join(ROOT, 'samples', 'desktop-browsing.pcap');
+export const SAMPLE_CAPTURE = path.join(ROOT, 'samples', 'demo.pcap');
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version?: string };
@@ -65,6 +66,26 @@ export function captureStartError(err: unknown, capture: DesktopCaptureConfig): 
   return null;
 }
 
+/**
+ * Whether this start will show the bundled sample rather than the user's traffic, decided before the store is opened
+ * so that sample data goes to a store of its own: `{reason}` (why live capture is not used; null for
+ * `VIGIL_CAPTURE_MODE=replay` with no file), or null for the user's own capture. Only the zero-configuration case
+ * probes live capture (opening the default device once); a named interface or file must work or fail loudly.
+ */
+export async function sampleDataReason(capture: DesktopCaptureConfig): Promise<{ reason: string | null } | null> {
+  if (capture.file !== undefined) return null;
+  if (capture.mode === 'replay') return { reason: null };
+  if (capture.mode === 'live' || capture.interface !== undefined) return null;
+  let sensor;
+  try {
+    sensor = createSensor();
+  } catch {
+    return null; // no capture core: nothing can be replayed either, and health says why
+  }
+  const reason = await liveCaptureUnavailable(sensor, capture.filter);
+  return reason === null ? null : { reason };
+}
+
 /** A running desktop sensor. */
 export interface RunningDesktop {
   config: DesktopConfig;
@@ -88,7 +109,11 @@ export async function startDesktop(
   const startedAtMs = systemClock.now();
   const events = new EventBus();
   tightenDefaultDataDir(config.dataDir, defaultDataDir(), 'vigil', log);
-  const store = await openStore(config.databaseFile, { cacheKiB: config.dbCacheKiB });
+  const sample = await sampleDataReason(config.capture).catch((err: unknown) => {
+    throw captureStartError(err, config.capture) ?? err;
+  });
+  if (sample !== null) log(`vigil: showing sample data, stored in ${config.sampleDatabaseFile} apart from your own`);
+  const store = await openStore(sample === null ? config.databaseFile : config.sampleDatabaseFile, { cacheKiB: config.dbCacheKiB });
   const cleanups: Array<() => Promise<void> | void> = [() => closeStore(store)];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.splice(0).reverse()) {
@@ -114,6 +139,7 @@ export async function startDesktop(
       detection: detectionConfig,
       onDetectionError: (err) => log(`vigil: detection is not running: ${err instanceof Error ? err.message : String(err)}`),
       samplePath: SAMPLE_CAPTURE,
+      sampleOnly: sample ?? undefined,
       clock: systemClock,
       log,
     });

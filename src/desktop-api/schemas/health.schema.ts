@@ -19,6 +19,11 @@ export const monitoringStateSchema = z.object({
   description: z.string(),
   /** Why live capture was not used, when it was not. */
   fallbackReason: z.string().nullable(),
+  /**
+   * True when what is captured is stored in the sample-data store (`sample-data.db` in the data directory), apart from
+   * the user's own: Vigil started without live capture and shows the bundled demo capture.
+   */
+  sampleStore: z.boolean(),
   /** Last capture error after start, if any. */
   error: z.string().nullable(),
 });
