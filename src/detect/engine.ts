@@ -23,7 +23,7 @@ import { BeaconDetector } from './detectors/beacon.js';
 import { BlockedIpDetector } from './detectors/blocked-ip.js';
 import { DnsTunnelDetector } from './detectors/dns-tunnel.js';
 import { BruteForceDetector } from './detectors/brute-force.js';
-import { PacketFloodDetector, SynFloodDetector } from './detectors/flood.js';
+import { PacketFloodDetector, ReflectionDetector, SynFloodDetector } from './detectors/flood.js';
 import { PortScanDetector } from './detectors/port-scan.js';
 import { WebAttackDetector } from './detectors/web-attack.js';
 import type { Detector, Finding } from './finding.js';
@@ -97,6 +97,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new PortScanDetector(config.portScan, config.maxTracked),
     new SynFloodDetector(config.synFlood, config.maxTracked),
     new PacketFloodDetector(config.flood, config.maxTracked),
+    new ReflectionDetector(config.reflection, config.maxTracked),
     new BruteForceDetector(config.bruteForce, config.maxTracked),
     new BeaconDetector(config.beacon, config.maxTracked),
     new DnsTunnelDetector(config.dnsTunnel, config.maxTracked),
