@@ -14,6 +14,7 @@ import type { FlowTable } from './tables/flow.table.js';
 import type { MetaTable } from './tables/meta.table.js';
 import type { ThreatTable } from './tables/threat.table.js';
 import type { TrafficBucketTable } from './tables/traffic.table.js';
+import type { WebhookDeliveryTable } from './tables/webhook-delivery.table.js';
 
 /** Every table of the store, keyed by table name. */
 export interface Database {
@@ -24,6 +25,7 @@ export interface Database {
   meta: MetaTable;
   blocked_ips: BlockedIpTable;
   firewall_audit: FirewallAuditTable;
+  webhook_deliveries: WebhookDeliveryTable;
 }
 
 /** What repos accept: the store or an open transaction. */

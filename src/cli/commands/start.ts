@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { defaultDataDir, loadDesktopConfig, type DesktopCaptureConfig, type DesktopConfig } from '../../config/desktop.js';
 import { loadDetectionConfig } from '../../config/detection.js';
 import { loadFirewallConfig } from '../../config/firewall.js';
+import { loadNotifyConfig } from '../../config/notify.js';
+import { createAlertSinks } from '../../notify/alert-sinks.js';
 import { createDesktopApp } from '../../desktop-api/app.js';
 import { systemClock } from '../../clock.js';
 import { EventStreamService } from '../../desktop-api/services/event-stream.service.js';
@@ -106,6 +108,7 @@ export async function startDesktop(
   const config = loadDesktopConfig(env);
   const firewallConfig = loadFirewallConfig(env);
   const detectionConfig = loadDetectionConfig(env);
+  const notifyConfig = loadNotifyConfig(env);
   const startedAtMs = systemClock.now();
   const events = new EventBus();
   tightenDefaultDataDir(config.dataDir, defaultDataDir(), 'vigil', log);
@@ -130,6 +133,19 @@ export async function startDesktop(
     const firewall = createFirewallService({ db: store, adapter: await selectAdapter(firewallConfig.backend), config: firewallConfig, events, log });
     await firewall.start();
     cleanups.push(() => firewall.stop());
+
+    // Started before the runtime and stopped after it, so every alert the runtime raises reaches them.
+    const dashboardHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    const alertSinks = createAlertSinks({
+      config: notifyConfig,
+      store,
+      events,
+      clock: systemClock,
+      dashboardUrl: `http://${dashboardHost}:${config.port}`,
+      log,
+    });
+    alertSinks.start();
+    cleanups.push(() => alertSinks.stop());
 
     const runtime = await createSensorRuntime({
       config,
@@ -163,6 +179,7 @@ export async function startDesktop(
       pairingToken,
       version: packageVersion(),
       startedAtMs,
+      alertSinks,
       pairingUrl: () => {
         const host = reachableHost(config);
         const port = (server.address() as AddressInfo | null)?.port ?? config.port;

@@ -75,6 +75,55 @@ export const healthSchema = z.object({
     /** The bound per client (VIGIL_EVENTS_MAX_PENDING_BYTES). */
     maxPendingBytes: z.number().int().min(1),
   }),
+  /** Where new alerts go besides the store (docs/notifications.md); a sink that is off is null. */
+  alertSinks: z.object({
+    desktop: z
+      .object({
+        /** `freedesktop`, `osascript` or `windows-toast`. */
+        backend: z.string(),
+        /** Notifications shown, and the alerts folded into them. */
+        shown: z.number().int().min(0),
+        alerts: z.number().int().min(0),
+        failed: z.number().int().min(0),
+        lastError: z.string().nullable(),
+      })
+      .nullable(),
+    webhooks: z
+      .object({
+        destinations: z.number().int().min(0),
+        /** Deliveries queued since start (one per alert and destination). */
+        queued: z.number().int().min(0),
+        /** Deliveries a destination accepted (2xx). */
+        delivered: z.number().int().min(0),
+        /** Attempts that failed (non-2xx, network error, timeout), and of those the timeouts. */
+        failedAttempts: z.number().int().min(0),
+        timedOut: z.number().int().min(0),
+        /** Failed attempts scheduled again (exponential backoff with jitter). */
+        retried: z.number().int().min(0),
+        /** Deliveries given up on after VIGIL_WEBHOOK_MAX_ATTEMPTS (kept in the store as dead letters). */
+        deadLettered: z.number().int().min(0),
+        /** Queued deliveries dropped because the queue held VIGIL_WEBHOOK_QUEUE_MAX. */
+        dropped: z.number().int().min(0),
+        /** Requests being sent now. */
+        inFlight: z.number().int().min(0),
+        /** Deliveries waiting in the store, and dead letters kept. */
+        pending: z.number().int().min(0),
+        dead: z.number().int().min(0),
+        /** The last failure (format and host, never the URL's path). */
+        lastError: z.string().nullable(),
+      })
+      .nullable(),
+    syslog: z
+      .object({
+        target: z.string(),
+        sent: z.number().int().min(0),
+        dropped: z.number().int().min(0),
+        errors: z.number().int().min(0),
+        connected: z.boolean(),
+        lastError: z.string().nullable(),
+      })
+      .nullable(),
+  }),
 });
 
 export type Health = z.infer<typeof healthSchema>;

@@ -14,6 +14,8 @@ export class HealthService {
       firewall: Pick<FirewallService, 'status'>;
       eventStream: Pick<EventStreamService, 'clientCount' | 'slowClientsDropped'>;
       eventsMaxPendingBytes: number;
+      /** The alert sinks' state; absent = every sink off. */
+      alertSinks?: () => Promise<Health['alertSinks']>;
       clock: Clock;
       version: string;
       startedAtMs: number;
@@ -57,6 +59,7 @@ export class HealthService {
         slowClientsDropped: this.deps.eventStream.slowClientsDropped,
         maxPendingBytes: this.deps.eventsMaxPendingBytes,
       },
+      alertSinks: (await this.deps.alertSinks?.().catch(() => null)) ?? { desktop: null, webhooks: null, syslog: null },
     };
   }
 }
