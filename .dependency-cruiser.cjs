@@ -218,6 +218,24 @@ module.exports = {
       to: { path: ['^src/cli/', APIS] },
     },
 
+    {
+      name: 'notify-takes-alerts-not-layers',
+      comment:
+        'notify/ (desktop notifications, webhooks, syslog) receives new alerts from the event bus and keeps its webhook ' +
+        'queue through a store repo; importing detection, the sensor, ml, the firewall, the addon or an API would tie ' +
+        'where alerts go to how they are made. The composition root wires it; the desktop API only reads its status.',
+      severity: 'error',
+      from: { path: '^src/notify/' },
+      to: { path: ['^src/(detect|sensor|ml|firewall|native|cli)/', APIS] },
+    },
+    {
+      name: 'only-the-root-wires-notify',
+      comment: 'Alert sinks are started and stopped by the composition root; a layer below importing them would send alerts twice.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/notify/', '^src/cli/'] },
+      to: { path: '^src/notify/' },
+    },
+
     // ---- the top: the APIs and the composition root ---------------------------------------------------------------
     {
       name: 'desktop-api-not-to-web-api',
