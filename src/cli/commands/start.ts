@@ -136,8 +136,12 @@ export async function startDesktop(
 
     // Started before the runtime and stopped after it, so every alert the runtime raises reaches them.
     const dashboardHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    // Sample alerts stay on the page: no desktop notification, webhook or syslog line about attacks nobody made.
+    if (sample !== null && (notifyConfig.webhooks.length > 0 || notifyConfig.syslog !== null)) {
+      log('vigil: webhooks and syslog are off while sample data is shown');
+    }
     const alertSinks = createAlertSinks({
-      config: notifyConfig,
+      config: sample === null ? notifyConfig : { ...notifyConfig, desktopMinSeverity: null, webhooks: [], syslog: null },
       store,
       events,
       clock: systemClock,

@@ -124,6 +124,9 @@ describe('vigil start with zero configuration', function () {
       // Names from the browsing part.
       const traffic = await get<{ topDomains?: Array<{ name: string }> }>('/api/traffic/stats');
       expect(JSON.stringify(traffic)).to.include('updates.c2-example.net');
+      // Sample alerts notify nobody (desktop notifications are on by default for the user's own).
+      const health = await get<{ alertSinks: Record<string, unknown> }>('/api/health');
+      expect(health.alertSinks).to.deep.equal({ desktop: null, webhooks: null, syslog: null });
       // Live capture would mix the user's traffic into the sample store.
       const res = await fetch(`${url}/api/monitoring/start`, {
         method: 'POST',
