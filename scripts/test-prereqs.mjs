@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs before `npm test` (the `pretest` script): the suite compares the capture core with tshark and drives the
-// dashboard in Debian's chromium. When either is missing: as root on Debian/Ubuntu, installs it with apt-get (as the
+// Runs before `npm test` (the `pretest` script): the suite compares the capture core with tshark, drives the
+// dashboard in Debian's chromium and sends desktop notifications over a private D-Bus (dbus-daemon). When either is missing: as root on Debian/Ubuntu, installs it with apt-get (as the
 // native build does for libpcap-dev); otherwise stops with one message naming the packages.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,6 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 const needed = [
   { pkg: 'tshark', present: () => have('tshark') },
   { pkg: 'chromium', present: () => existsSync('/usr/bin/chromium') },
+  // The desktop-notification test runs a private session bus.
+  { pkg: 'dbus-daemon', present: () => have('dbus-daemon') },
 ];
 
 function have(cmd) {
