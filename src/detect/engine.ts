@@ -24,6 +24,7 @@ import { BlockedIpDetector } from './detectors/blocked-ip.js';
 import { DnsTunnelDetector } from './detectors/dns-tunnel.js';
 import { BruteForceDetector } from './detectors/brute-force.js';
 import { PacketFloodDetector, ReflectionDetector, SynFloodDetector } from './detectors/flood.js';
+import { IcmpTunnelDetector } from './detectors/icmp-tunnel.js';
 import { PortScanDetector } from './detectors/port-scan.js';
 import { WebAttackDetector } from './detectors/web-attack.js';
 import type { Detector, Finding } from './finding.js';
@@ -98,6 +99,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new SynFloodDetector(config.synFlood, config.maxTracked),
     new PacketFloodDetector(config.flood, config.maxTracked),
     new ReflectionDetector(config.reflection, config.maxTracked),
+    new IcmpTunnelDetector(config.maxTracked),
     new BruteForceDetector(config.bruteForce, config.maxTracked),
     new BeaconDetector(config.beacon, config.maxTracked),
     new DnsTunnelDetector(config.dnsTunnel, config.maxTracked),
