@@ -10,6 +10,7 @@ import { createDetectionEngine, type VigilDetectionEngine } from '../detect/engi
 import type { GeoLocator } from '../detect/geo.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
+import { EveExporter } from '../export/eve-export.js';
 import { createSensor } from '../native/capture.js';
 import type { Sensor } from '../native/types.js';
 import type { Store } from '../store/database.js';
@@ -19,7 +20,7 @@ import { SensorPipeline } from './pipeline.js';
 
 /** What {@link createSensorRuntime} needs. The caller owns (opens and closes) the store, the bus and the firewall. */
 export interface SensorRuntimeDeps {
-  config: Pick<DesktopConfig, 'capture' | 'flowRetentionMs' | 'flowRetentionMax'>;
+  config: Pick<DesktopConfig, 'capture' | 'flowRetentionMs' | 'flowRetentionMax'> & Partial<Pick<DesktopConfig, 'eve'>>;
   store: Store;
   events: EventBus;
   /** Consulted by detection (blocked-IP detector, auto-block); null: both are off. Already started. */
@@ -54,6 +55,8 @@ export interface SensorRuntime {
   pipeline: SensorPipeline;
   /** Null when detection is off or could not start. */
   detection: VigilDetectionEngine | null;
+  /** The EVE JSON export; null when `VIGIL_EVE_FILE` is off. Its `reopen()` is what SIGHUP calls. */
+  eve: EveExporter | null;
   /**
    * Stops capture, then the live statistics (the last second is flushed), the pipeline (queued batches are stored and
    * scored) and detection, in that order; every step runs, and failures are rethrown at the end. Idempotent.
@@ -92,6 +95,14 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       }
     }
 
+    // The EVE export closes after the pipeline has drained (stops run in reverse), so the last flows are written.
+    let eve: EveExporter | null = null;
+    if (config.eve?.file !== undefined) {
+      const exporter = new EveExporter({ ...config.eve, file: config.eve.file, events, log: log && ((m, e) => log(`vigil: ${m}${detail(e)}`)) });
+      eve = exporter;
+      stops.push(() => exporter.close());
+    }
+
     const sensor = createSensor();
     const monitoring = new MonitoringService({
       sensor,
@@ -111,6 +122,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       store,
       detection,
       onFlows: (flows) => liveStats.recordFlows(flows),
+      onStored: eve ? (flows) => eve.onFlows(flows) : undefined,
       now: () => clock.now(),
       retention: { maxAgeMs: config.flowRetentionMs, maxRows: config.flowRetentionMax },
       log: log && ((m, e) => log(`vigil: ${m}${detail(e)}`)),
@@ -121,7 +133,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
     stops.push(() => liveStats.stop());
     // Capture stops first, so its last batches reach the pipeline before it drains.
     stops.push(() => monitoring.stop());
-    return { sensor, monitoring, liveStats, pipeline, detection, close };
+    return { sensor, monitoring, liveStats, pipeline, detection, eve, close };
   } catch (err) {
     await close();
     throw err;

@@ -4,6 +4,7 @@ import { storeAnswers, type Store } from '../../store/database.js';
 import type { Health, HealthReason } from '../schemas/health.schema.js';
 import type { Clock } from '../../clock.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
+import type { EveExporter } from '../../export/eve-export.js';
 import type { EventStreamService } from './event-stream.service.js';
 
 export class HealthService {
@@ -19,6 +20,8 @@ export class HealthService {
       clock: Clock;
       version: string;
       startedAtMs: number;
+      /** The EVE export; null or absent when it is off. */
+      eve?: Pick<EveExporter, 'stats'> | null;
     },
   ) {}
 
@@ -60,6 +63,7 @@ export class HealthService {
         maxPendingBytes: this.deps.eventsMaxPendingBytes,
       },
       alertSinks: (await this.deps.alertSinks?.().catch(() => null)) ?? { desktop: null, webhooks: null, syslog: null },
+      eve: this.deps.eve?.stats() ?? null,
     };
   }
 }
