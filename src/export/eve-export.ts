@@ -9,7 +9,6 @@
  * alert to the flow records of the same sensor and to other sensors' records of the same flow. The matches are kept in
  * bounded maps ({@link LINK_CAPACITY} entries each).
  */
-import { createHash } from 'node:crypto';
 import { alertViewSchema, severityRank, type Severity } from '../domain/alert.js';
 import type { EventBus } from '../events.js';
 import type { FlowRecord } from '../native/flow-record.js';
@@ -39,13 +38,20 @@ export interface EveExportStats extends EveWriterStats {
 }
 
 /**
- * Suricata-style `flow_id`: a 48-bit number derived from the flow's identity and first packet time, the same for every
- * snapshot of one flow and for its alerts, and distinct across capture sessions (Vigil's own flow ids restart with
- * each session).
+ * Suricata-style `flow_id`: a 53-bit number derived from the flow's identity and first packet time (two FNV-1a hashes
+ * of its text, 21 + 32 bits), the same for every snapshot of one flow and for its alerts, and distinct across capture
+ * sessions (Vigil's own flow ids restart with each session). Not a security boundary: an identifier, as Suricata's is.
  */
 export function eveFlowId(f: Pick<FlowRecord, 'srcIp' | 'srcPort' | 'dstIp' | 'dstPort' | 'protocol' | 'vlanOuter' | 'vlanInner' | 'firstSeenMs'>): number {
   const key = `${f.srcIp}|${f.srcPort}|${f.dstIp}|${f.dstPort}|${f.protocol}|${f.vlanOuter}|${f.vlanInner}|${Math.round(f.firstSeenMs * 1000)}`;
-  return createHash('sha1').update(key).digest().readUIntBE(0, 6);
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (a >>> 13);
+  }
+  return (a >>> 11) * 2 ** 32 + (b >>> 0);
 }
 
 /** A Map that forgets its least recently set entry past `capacity`. */

@@ -48,6 +48,8 @@ export class EveWriter {
   private readonly opts: EveWriterOptions;
   private readonly counters = { written: 0, bytes: 0, dropped: 0, rotations: 0, reopens: 0, errors: 0 };
   private queue: string[] = [];
+  /** Byte length of each queued line, its newline included (parallel to `queue`). */
+  private sizes: number[] = [];
   private queueHead = 0;
   private queuedBytes = 0;
   private handle: FileHandle | null = null;
@@ -84,6 +86,7 @@ export class EveWriter {
       return false;
     }
     this.queue.push(line);
+    this.sizes.push(bytes);
     this.seqIn++;
     this.queuedBytes += bytes;
     this.kick();
@@ -140,7 +143,7 @@ export class EveWriter {
       }
       // One chunk: whole lines up to CHUNK_BYTES that still fit the live file (at least one line, in a fresh file).
       let room = this.opts.maxBytes - this.size;
-      if (room <= 0 || Buffer.byteLength(this.queue[this.queueHead]!) + 1 > room) {
+      if (room <= 0 || this.sizes[this.queueHead]! > room) {
         if (this.size > 0) {
           if (!(await this.rotate())) {
             this.dropQueued();
@@ -154,7 +157,7 @@ export class EveWriter {
       const stopAt = this.reopenAt === null ? Infinity : this.queueHead + (this.reopenAt - this.seqOut);
       while (this.queueHead < this.queue.length && this.queueHead < stopAt) {
         const line = this.queue[this.queueHead]!;
-        const n = Buffer.byteLength(line) + 1;
+        const n = this.sizes[this.queueHead]!;
         if (lines.length > 0 && (bytes + n > room || bytes + n > CHUNK_BYTES)) break;
         lines.push(line);
         bytes += n;
@@ -212,6 +215,7 @@ export class EveWriter {
     this.counters.dropped += this.queue.length - this.queueHead;
     this.seqOut += this.queue.length - this.queueHead;
     this.queue = [];
+    this.sizes = [];
     this.queueHead = 0;
     this.queuedBytes = 0;
   }
@@ -219,9 +223,11 @@ export class EveWriter {
   private compactQueue(): void {
     if (this.queueHead === this.queue.length) {
       this.queue = [];
+      this.sizes = [];
       this.queueHead = 0;
     } else if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.queueHead);
+      this.sizes = this.sizes.slice(this.queueHead);
       this.queueHead = 0;
     }
   }

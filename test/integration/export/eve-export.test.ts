@@ -30,7 +30,7 @@ interface Run {
 }
 
 /** Replays `name` through createSensorRuntime with the EVE export on; returns the file's lines and the sensor's flows. */
-async function replayWithEve(name: string, opts: { detection: boolean }): Promise<Run> {
+async function replayWithEve(name: string, opts: { detection: boolean; ml?: boolean }): Promise<Run> {
   const dir = tempDir('eve-run-');
   const file = path.join(dir, 'eve.json');
   const store = await openStore(path.join(dir, 'vigil.db'));
@@ -46,7 +46,7 @@ async function replayWithEve(name: string, opts: { detection: boolean }): Promis
     store,
     events: new EventBus(),
     firewall: null,
-    detection: opts.detection ? loadDetectionConfig({ VIGIL_ML: 'off' }) : null,
+    detection: opts.detection ? loadDetectionConfig(opts.ml ? {} : { VIGIL_ML: 'off' }) : null,
     geo: null,
     samplePath: pcap(name),
   });
@@ -178,6 +178,21 @@ describe('export: EVE JSON written by the runtime (VIGIL_EVE_FILE)', function ()
     expect(run.records.indexOf(linked!)).to.be.lessThan(run.records.indexOf(a));
     // The flow records carry the SSH banners.
     expect(sshFlows.some((r) => typeof r.ssh?.client?.software_version === 'string')).to.equal(true);
+  });
+
+  it("CICIDS2017 SQL injection: the model's web_attack alert carries its explanation under alert.metadata, valid", async () => {
+    const run = await replayWithEve('ndpi_cicids2017_webattack_sqli.pcap', { detection: true, ml: true });
+    expectValid(run.records);
+    const ml = run.records.filter((r) => r.event_type === 'alert' && r.alert.metadata.vigil.source === 'ml');
+    const web = ml.find((r) => r.alert.metadata.vigil.category === 'web_attack');
+    expect(web, 'a web_attack alert record from the model').to.not.equal(undefined);
+    expect(web!.alert).to.deep.include({ signature_id: 1790009, category: 'Web Application Attack' });
+    const details = web!.alert.metadata.vigil.details as { model: { name: string }; explanation: Array<{ feature: string; value: number }> };
+    expect(details.model.name).to.be.a('string');
+    expect(details.explanation).to.have.length(loadDetectionConfig({}).ml.explainTop);
+    for (const e of details.explanation) expect(web!.alert.metadata.vigil.description).to.include(`${e.feature}=`);
+    expect(web!.alert.metadata.vigil.score).to.be.within(0, 1);
+    expect(run.flows.map((f) => f.communityId)).to.include(web!.community_id);
   });
 });
 
