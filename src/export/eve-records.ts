@@ -171,12 +171,13 @@ export function eveAppFields(f: FlowRecord): EveRecord {
 
 /**
  * A finished flow (or a snapshot of a live one) as an EVE `flow` record. `flowId` is the record's `flow_id` (see
- * eve-export.ts for how it stays unique across capture sessions). The timestamp is the flow's first packet, as
- * Suricata's flow records carry; `flow.start`/`flow.end` are the first and last packets. Byte counts are IP-layer
+ * eve-export.ts for how it stays unique across capture sessions). The timestamp is the flow's last packet: Suricata
+ * stamps a flow record with its clock when the flow is logged (`CreateEveHeaderFromFlow` in `src/output-json-flow.c`
+ * takes `TimeGet()`), i.e. at its end; `flow.start`/`flow.end` are the first and last packets. Byte counts are IP-layer
  * bytes (Suricata counts the link layer too).
  */
 export function flowToEve(f: FlowRecord, flowId: number): EveRecord {
-  const record: EveRecord = { timestamp: eveTimestamp(f.firstSeenMs), flow_id: flowId, event_type: 'flow' };
+  const record: EveRecord = { timestamp: eveTimestamp(f.lastSeenMs), flow_id: flowId, event_type: 'flow' };
   if (f.vlanOuter !== 0) record.vlan = f.vlanInner !== 0 ? [f.vlanOuter, f.vlanInner] : [f.vlanOuter];
   Object.assign(record, endpoints(f.srcIp, f.srcPort, f.dstIp, f.dstPort, f.protocol));
   record.ip_v = f.ipVersion;

@@ -124,6 +124,7 @@ describe('export: EVE JSON written by the runtime (VIGIL_EVE_FILE)', function ()
       const r = byKey.get(flowKey(f.srcIp, f.srcPort, f.dstIp, f.dstPort, PROTO[f.protocol]!) + `|${eveTime(f.firstSeenMs)}|${eveTime(f.lastSeenMs)}`);
       expect(r, `EVE record of ${f.srcIp}:${f.srcPort} -> ${f.dstIp}:${f.dstPort}`).to.not.equal(undefined);
       expect(r!.timestamp).to.match(TIMESTAMP);
+      expect(r!.timestamp).to.equal(r!.flow.end);
       expect(r!.community_id).to.equal(f.communityId);
       expect(r!.community_id).to.match(/^1:[A-Za-z0-9+/]{27}=$/);
       expect(r!.flow.pkts_toserver + r!.flow.pkts_toclient).to.equal(f.packets);
