@@ -2,7 +2,7 @@
 /**
  * The import direction of the house (STYLE.md §2, §12), checked by `npm run lint:deps` instead of review memory:
  *
- *   cli -> {desktop-api, web-api}: routes -> services -> sensor -> detect -> {ml, firewall}
+ *   cli -> {desktop-api, web-api}: routes -> services -> sensor -> {detect -> {ml, firewall}, export}
  *       -> {store, native, net, http, config} -> {errors, events, clock, domain}
  *
  * Every rule is written for the target layout (src/domain, src/net, src/store/web, src/sensor); a folder that does not
@@ -209,6 +209,16 @@ module.exports = {
       to: { path: ['^src/(sensor|cli)/', APIS] },
     },
     {
+      name: 'export-sees-only-flows-and-alerts',
+      comment:
+        'export/ turns flow records and alert views into outside formats (EVE JSON) and writes them; the sensor feeds ' +
+        'it. It reads the domain, the flow record, config and the event bus, never the store, detection, ml, the ' +
+        'firewall, the sensor or an API, so a format can change without touching what produces the data.',
+      severity: 'error',
+      from: { path: '^src/export/' },
+      to: { path: ['^src/(store|detect|ml|firewall|sensor|cli)/', APIS] },
+    },
+    {
       name: 'sensor-not-to-apis',
       comment:
         'sensor/ is the runtime (capture -> live stats -> store -> detection) that both the CLI and the desktop API ' +
@@ -216,6 +226,24 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/sensor/' },
       to: { path: ['^src/cli/', APIS] },
+    },
+
+    {
+      name: 'notify-takes-alerts-not-layers',
+      comment:
+        'notify/ (desktop notifications, webhooks, syslog) receives new alerts from the event bus and keeps its webhook ' +
+        'queue through a store repo; importing detection, the sensor, ml, the firewall, the addon or an API would tie ' +
+        'where alerts go to how they are made. The composition root wires it; the desktop API only reads its status.',
+      severity: 'error',
+      from: { path: '^src/notify/' },
+      to: { path: ['^src/(detect|sensor|ml|firewall|native|cli)/', APIS] },
+    },
+    {
+      name: 'only-the-root-wires-notify',
+      comment: 'Alert sinks are started and stopped by the composition root; a layer below importing them would send alerts twice.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/notify/', '^src/cli/'] },
+      to: { path: '^src/notify/' },
     },
 
     // ---- the top: the APIs and the composition root ---------------------------------------------------------------

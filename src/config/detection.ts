@@ -77,6 +77,14 @@ export interface FloodConfig {
   maxReplyRatio: number;
 }
 
+/** Reflection and backscatter: unsolicited responses (SYN-ACKs, UDP service replies) pouring onto one receiver. */
+export interface ReflectionConfig {
+  /** Window, seconds (`VIGIL_DETECT_FLOOD_WINDOW_SEC`, shared with the packet flood). */
+  windowSec: number;
+  /** Unsolicited response packets to one receiver within the window (`VIGIL_DETECT_REFLECTION_MIN`, default 500). */
+  minPackets: number;
+}
+
 /** Brute force: many short, similar connections from one source to one service, whatever the port. */
 export interface BruteForceConfig {
   /** Window, seconds (`VIGIL_DETECT_BRUTE_WINDOW_SEC`, default 120). */
@@ -199,6 +207,7 @@ export interface DetectionConfig {
   portScan: PortScanConfig;
   synFlood: SynFloodConfig;
   flood: FloodConfig;
+  reflection: ReflectionConfig;
   bruteForce: BruteForceConfig;
   beacon: BeaconConfig;
   arp: ArpConfig;
@@ -253,6 +262,10 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       windowSec: int(env, 'VIGIL_DETECT_FLOOD_WINDOW_SEC', 10, 1, 3600),
       minPackets: int(env, 'VIGIL_DETECT_FLOOD_MIN_PACKETS', 2000, 2, 100_000_000),
       maxReplyRatio: num(env, 'VIGIL_DETECT_FLOOD_MAX_REPLY_RATIO', 0.05, 0, 1),
+    },
+    reflection: {
+      windowSec: int(env, 'VIGIL_DETECT_FLOOD_WINDOW_SEC', 10, 1, 3600),
+      minPackets: int(env, 'VIGIL_DETECT_REFLECTION_MIN', 500, 2, 100_000_000),
     },
     bruteForce: {
       windowSec: int(env, 'VIGIL_DETECT_BRUTE_WINDOW_SEC', 120, 1, 86400),

@@ -41,6 +41,8 @@ import { AlertsService } from './services/alerts.service.js';
 import type { Clock } from '../clock.js';
 import type { EventStreamService } from './services/event-stream.service.js';
 import { HealthService } from './services/health.service.js';
+import type { Health } from './schemas/health.schema.js';
+import type { EveExporter } from '../export/eve-export.js';
 import { MlStatsService } from './services/ml-stats.service.js';
 import type { MonitoringService } from '../sensor/monitoring.js';
 import type { StatsService } from './services/stats.service.js';
@@ -76,6 +78,10 @@ export interface DesktopDeps {
   version: string;
   /** Epoch ms the process started (health uptime). */
   startedAtMs: number;
+  /** The alert sinks' state for health (notifications, webhooks, syslog); absent = all off. */
+  alertSinks?: { status(): Promise<Health['alertSinks']> };
+  /** The EVE export, whose counters health shows; null or absent when it is off. */
+  eve?: Pick<EveExporter, 'stats'> | null;
   /** The rate limiter's store; pass one to share counters between app instances. Default: a new Map. */
   rateLimitDb?: Map<string, unknown>;
   /** The dashboard bundle's directory. Default `dist/dashboard` of this checkout (built by `npm run build:js`). */
@@ -92,6 +98,7 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   const app = new Koa();
   const trusted = new Set(deps.config.trustedProxies);
   const pageKey = pageKeyFor(deps.pairingToken);
+  const sinks = deps.alertSinks;
   const routeDeps: RouteDeps = {
     health: new HealthService({
       store: deps.store,
@@ -99,9 +106,11 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
       firewall: deps.firewall,
       eventStream: deps.eventStream,
       eventsMaxPendingBytes: deps.config.eventsMaxPendingBytes,
+      alertSinks: sinks === undefined ? undefined : () => sinks.status(),
       clock: deps.clock,
       version: deps.version,
       startedAtMs: deps.startedAtMs,
+      eve: deps.eve ?? null,
     }),
     stats: deps.stats,
     alerts: new AlertsService(deps.store, deps.events, deps.clock),

@@ -23,7 +23,8 @@ import { BeaconDetector } from './detectors/beacon.js';
 import { BlockedIpDetector } from './detectors/blocked-ip.js';
 import { DnsTunnelDetector } from './detectors/dns-tunnel.js';
 import { BruteForceDetector } from './detectors/brute-force.js';
-import { PacketFloodDetector, SynFloodDetector } from './detectors/flood.js';
+import { PacketFloodDetector, ReflectionDetector, SynFloodDetector } from './detectors/flood.js';
+import { IcmpTunnelDetector } from './detectors/icmp-tunnel.js';
 import { PortScanDetector } from './detectors/port-scan.js';
 import { ThreatIntelDetector } from './detectors/threat-intel.js';
 import { WebAttackDetector } from './detectors/web-attack.js';
@@ -103,6 +104,8 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new PortScanDetector(config.portScan, config.maxTracked),
     new SynFloodDetector(config.synFlood, config.maxTracked),
     new PacketFloodDetector(config.flood, config.maxTracked),
+    new ReflectionDetector(config.reflection, config.maxTracked),
+    new IcmpTunnelDetector(config.maxTracked),
     new BruteForceDetector(config.bruteForce, config.maxTracked),
     new BeaconDetector(config.beacon, config.maxTracked),
     new DnsTunnelDetector(config.dnsTunnel, config.maxTracked),

@@ -29,6 +29,13 @@ export interface MonitoringDeps {
    * there is none or the listing fails (the capture core then picks, and the state says "the default interface").
    */
   defaultInterface?: () => string | undefined;
+  /**
+   * Set when `vigil start` found, before opening the store, that it will show sample data (live capture not available,
+   * or `VIGIL_CAPTURE_MODE=replay` with no file), and so opened the sample-data store instead of the user's own: the
+   * configured start replays the bundled sample straight away (`reason`: why live capture was not used), and live
+   * capture is refused, since its traffic would land among the sample data.
+   */
+  sampleOnly?: { reason: string | null };
   log?: (message: string) => void;
 }
 
@@ -52,6 +59,8 @@ export interface MonitoringState {
   description: string;
   /** Why live capture was not used, when it was not. */
   fallbackReason: string | null;
+  /** True when what is captured goes to the sample-data store, apart from the user's own (see `sampleOnly`). */
+  sampleStore: boolean;
   /** Last capture error after start, if any. */
   error: string | null;
 }
@@ -161,6 +170,7 @@ export class MonitoringService {
       filter: src?.source.filter ?? null,
       description,
       fallbackReason: this.fallbackReason,
+      sampleStore: this.deps.sampleOnly !== undefined,
       error: this.lastError,
     };
   }
@@ -195,6 +205,12 @@ export class MonitoringService {
         }
         return current;
       }
+      if (req.interface !== undefined && this.deps.sampleOnly !== undefined) {
+        throw new ConflictError(
+          'Vigil is showing sample data, stored apart from your own: live capture was not available when it started. Restart Vigil with the permission to capture (root or CAP_NET_RAW) to capture live.',
+          'sample_data_only',
+        );
+      }
       if (req.interface === undefined) {
         if (this.last === null) return this.openConfigured();
         const last = this.last;
@@ -208,6 +224,10 @@ export class MonitoringService {
   private async openConfigured(): Promise<MonitoringState> {
     if (this.state().running) return this.state();
     const cap = this.deps.capture;
+    if (this.deps.sampleOnly !== undefined) {
+      this.fallbackReason = this.deps.sampleOnly.reason;
+      return this.open(this.fileSource(this.deps.samplePath, true));
+    }
     if (cap.mode === 'replay') return this.open(this.fileSource(cap.file ?? this.deps.samplePath, cap.file === undefined));
     const live: ActiveSource = { source: { kind: 'live', interface: cap.interface, filter: cap.filter }, sample: false };
     // Only the zero-configuration case falls back: an interface the operator named must work or fail loudly.
@@ -316,4 +336,19 @@ export class MonitoringService {
     this.transition = next.catch(() => undefined);
     return next;
   }
+}
+
+/**
+ * Whether live capture on the default device can be opened now: null when it can (a session is opened and stopped
+ * at once), else why not. A bad filter is the operator's error and is thrown, as `startConfigured` would.
+ */
+export async function liveCaptureUnavailable(sensor: Sensor, filter: string | undefined): Promise<string | null> {
+  try {
+    await sensor.start({ kind: 'live', interface: undefined, filter });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'capture_bad_filter') throw err;
+    return err instanceof Error ? err.message : String(err);
+  }
+  await sensor.stop();
+  return null;
 }

@@ -11,6 +11,7 @@ import type { GeoLocator } from '../detect/geo.js';
 import { ConfigError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
+import { EveExporter } from '../export/eve-export.js';
 import { createSensor } from '../native/capture.js';
 import type { Sensor } from '../native/types.js';
 import type { Store } from '../store/database.js';
@@ -20,7 +21,7 @@ import { SensorPipeline } from './pipeline.js';
 
 /** What {@link createSensorRuntime} needs. The caller owns (opens and closes) the store, the bus and the firewall. */
 export interface SensorRuntimeDeps {
-  config: Pick<DesktopConfig, 'capture' | 'flowRetentionMs' | 'flowRetentionMax'>;
+  config: Pick<DesktopConfig, 'capture' | 'flowRetentionMs' | 'flowRetentionMax'> & Partial<Pick<DesktopConfig, 'eve'>>;
   store: Store;
   events: EventBus;
   /** Consulted by detection (blocked-IP detector, auto-block); null: both are off. Already started. */
@@ -36,6 +37,8 @@ export interface SensorRuntimeDeps {
   geo?: GeoLocator | null;
   /** Absolute path of the bundled sample capture (replayed when live capture is not permitted). */
   samplePath: string;
+  /** See `MonitoringDeps.sampleOnly`: the store is the sample-data store and only the sample is replayed. */
+  sampleOnly?: { reason: string | null };
   /** Default: the system clock. */
   clock?: Clock;
   /** Delay (ms) before a looping replay restarts. Default 1000. */
@@ -53,6 +56,8 @@ export interface SensorRuntime {
   pipeline: SensorPipeline;
   /** Null when detection is off or could not start. */
   detection: VigilDetectionEngine | null;
+  /** The EVE JSON export; null when `VIGIL_EVE_FILE` is off. Its `reopen()` is what SIGHUP calls. */
+  eve: EveExporter | null;
   /**
    * Stops capture, then the live statistics (the last second is flushed), the pipeline (queued batches are stored and
    * scored) and detection, in that order; every step runs, and failures are rethrown at the end. Idempotent.
@@ -97,6 +102,14 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       }
     }
 
+    // The EVE export closes after the pipeline has drained (stops run in reverse), so the last flows are written.
+    let eve: EveExporter | null = null;
+    if (config.eve?.file !== undefined) {
+      const exporter = new EveExporter({ ...config.eve, file: config.eve.file, events, log: log && ((m, e) => log(`vigil: ${m}${detail(e)}`)) });
+      eve = exporter;
+      stops.push(() => exporter.close());
+    }
+
     const sensor = createSensor();
     const monitoring = new MonitoringService({
       sensor,
@@ -104,6 +117,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       // The capture core's settings every session starts with (loops add their time offset on top).
       flowOptions: { appLayer: config.capture.appLayer, communityIdSeed: config.capture.communityIdSeed },
       samplePath: deps.samplePath,
+      sampleOnly: deps.sampleOnly,
       events,
       clock,
       loopDelayMs: deps.loopDelayMs,
@@ -115,6 +129,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       store,
       detection,
       onFlows: (flows) => liveStats.recordFlows(flows),
+      onStored: eve ? (flows) => eve.onFlows(flows) : undefined,
       now: () => clock.now(),
       retention: { maxAgeMs: config.flowRetentionMs, maxRows: config.flowRetentionMax },
       log: log && ((m, e) => log(`vigil: ${m}${detail(e)}`)),
@@ -125,7 +140,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
     stops.push(() => liveStats.stop());
     // Capture stops first, so its last batches reach the pipeline before it drains.
     stops.push(() => monitoring.stop());
-    return { sensor, monitoring, liveStats, pipeline, detection, close };
+    return { sensor, monitoring, liveStats, pipeline, detection, eve, close };
   } catch (err) {
     await close();
     throw err;

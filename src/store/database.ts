@@ -15,6 +15,7 @@ import type { MetaTable } from './tables/meta.table.js';
 import type { SuppressionTable } from './tables/suppression.table.js';
 import type { ThreatTable } from './tables/threat.table.js';
 import type { TrafficBucketTable } from './tables/traffic.table.js';
+import type { WebhookDeliveryTable } from './tables/webhook-delivery.table.js';
 
 /** Every table of the store, keyed by table name. */
 export interface Database {
@@ -25,6 +26,7 @@ export interface Database {
   meta: MetaTable;
   blocked_ips: BlockedIpTable;
   firewall_audit: FirewallAuditTable;
+  webhook_deliveries: WebhookDeliveryTable;
   suppressions: SuppressionTable;
 }
 

@@ -25,12 +25,15 @@ const views: View[] = [createOverview(), createAlerts(), createThreats(), create
 const tabs = views.map((v) => h('button', { type: 'button', role: 'tab', id: `tab-${v.id}`, 'aria-controls': `view-${v.id}`, 'data-view': v.id }, v.title));
 const main = h('main', {}, ...views.map((v) => v.el));
 
-function showView(id: string): void {
+/** Shows the view an address names: `#alerts`, or `#/alerts/42` (a view and what to open in it). */
+function showView(hash: string): void {
+  const [id, arg] = hash.replace(/^\//, '').split('/', 2);
   const view = views.find((v) => v.id === id) ?? views[0];
   for (const v of views) v.el.hidden = v !== view;
   for (const t of tabs) t.setAttribute('aria-selected', String(t.dataset.view === view.id));
-  if (location.hash !== `#${view.id}`) history.replaceState(null, '', `#${view.id}`);
-  view.show();
+  const canonical = view.id === id && arg !== undefined && arg !== '' ? `#/${view.id}/${arg}` : `#${view.id}`;
+  if (location.hash !== canonical) history.replaceState(null, '', canonical);
+  view.show(view.id === id ? arg : undefined);
 }
 
 for (const t of tabs) t.addEventListener('click', () => showView(t.dataset.view ?? 'overview'));
@@ -80,7 +83,8 @@ setApiHooks({
 state.on('health', () => {
   const c = state.health?.capture;
   sample.hidden = !c?.sample;
-  sample.textContent = c?.sample ? `Sample data: ${c.description}. Nothing here is your own traffic.` : '';
+  const kept = c?.sampleStore ? ' It is stored apart from your own data (sample-data.db).' : '';
+  sample.textContent = c?.sample ? `Sample data: ${c.description}. Nothing here is your own traffic.${kept}` : '';
 });
 
 openEventStream({

@@ -30,6 +30,7 @@ export interface Health {
     sample: boolean;
     description: string;
     fallbackReason: string | null;
+    sampleStore: boolean;
     error: string | null;
   };
 }

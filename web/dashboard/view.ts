@@ -3,8 +3,11 @@ export interface View {
   id: string;
   title: string;
   el: HTMLElement;
-  /** Called each time the view is shown (fetch what it needs, if due). */
-  show(): void;
+  /**
+   * Called each time the view is shown (fetch what it needs, if due). `arg` is what follows the view in the address
+   * (`#/alerts/42` -> `42`: the alerts view opens that alert, as a notification's click asks).
+   */
+  show(arg?: string): void;
 }
 
 /** A severity's rank, for sorting and for the map's marker size. */

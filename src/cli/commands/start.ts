@@ -1,6 +1,7 @@
 /**
  * `vigil start`: the composition root of the desktop sensor. Config -> store -> firewall -> sensor runtime (detection,
- * sensor + monitoring, live statistics, pipeline) -> desktop REST API; graceful shutdown on SIGINT/SIGTERM.
+ * sensor + monitoring, live statistics, pipeline, EVE export) -> desktop REST API; graceful shutdown on SIGINT/SIGTERM;
+ * SIGHUP reopens the EVE file (`VIGIL_EVE_FILE`) for logrotate.
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -10,10 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { defaultDataDir, loadDesktopConfig, type DesktopCaptureConfig, type DesktopConfig } from '../../config/desktop.js';
 import { loadDetectionConfig } from '../../config/detection.js';
 import { loadFirewallConfig } from '../../config/firewall.js';
+import { loadNotifyConfig } from '../../config/notify.js';
+import { createAlertSinks } from '../../notify/alert-sinks.js';
 import { createDesktopApp } from '../../desktop-api/app.js';
 import { systemClock } from '../../clock.js';
 import { EventStreamService } from '../../desktop-api/services/event-stream.service.js';
-import type { MonitoringService } from '../../sensor/monitoring.js';
+import { liveCaptureUnavailable, type MonitoringService } from '../../sensor/monitoring.js';
+import { createSensor } from '../../native/capture.js';
 import { loadOrCreatePairingToken } from '../../desktop-api/services/pairing.service.js';
 import { StatsService } from '../../desktop-api/services/stats.service.js';
 import { EventBus } from '../../events.js';
@@ -32,7 +36,7 @@ import { reachableHost } from './pair.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The bundled sample capture (see samples/README.md). */
-export const SAMPLE_CAPTURE = path.join(ROOT, 'samples', 'desktop-browsing.pcap');
+export const SAMPLE_CAPTURE = path.join(ROOT, 'samples', 'demo.pcap');
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version?: string };
@@ -65,6 +69,26 @@ export function captureStartError(err: unknown, capture: DesktopCaptureConfig): 
   return null;
 }
 
+/**
+ * Whether this start will show the bundled sample rather than the user's traffic, decided before the store is opened
+ * so that sample data goes to a store of its own: `{reason}` (why live capture is not used; null for
+ * `VIGIL_CAPTURE_MODE=replay` with no file), or null for the user's own capture. Only the zero-configuration case
+ * probes live capture (opening the default device once); a named interface or file must work or fail loudly.
+ */
+export async function sampleDataReason(capture: DesktopCaptureConfig): Promise<{ reason: string | null } | null> {
+  if (capture.file !== undefined) return null;
+  if (capture.mode === 'replay') return { reason: null };
+  if (capture.mode === 'live' || capture.interface !== undefined) return null;
+  let sensor;
+  try {
+    sensor = createSensor();
+  } catch {
+    return null; // no capture core: nothing can be replayed either, and health says why
+  }
+  const reason = await liveCaptureUnavailable(sensor, capture.filter);
+  return reason === null ? null : { reason };
+}
+
 /** A running desktop sensor. */
 export interface RunningDesktop {
   config: DesktopConfig;
@@ -85,10 +109,15 @@ export async function startDesktop(
   const config = loadDesktopConfig(env);
   const firewallConfig = loadFirewallConfig(env);
   const detectionConfig = loadDetectionConfig(env);
+  const notifyConfig = loadNotifyConfig(env);
   const startedAtMs = systemClock.now();
   const events = new EventBus();
   tightenDefaultDataDir(config.dataDir, defaultDataDir(), 'vigil', log);
-  const store = await openStore(config.databaseFile, { cacheKiB: config.dbCacheKiB });
+  const sample = await sampleDataReason(config.capture).catch((err: unknown) => {
+    throw captureStartError(err, config.capture) ?? err;
+  });
+  if (sample !== null) log(`vigil: showing sample data, stored in ${config.sampleDatabaseFile} apart from your own`);
+  const store = await openStore(sample === null ? config.databaseFile : config.sampleDatabaseFile, { cacheKiB: config.dbCacheKiB });
   const cleanups: Array<() => Promise<void> | void> = [() => closeStore(store)];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.splice(0).reverse()) {
@@ -106,19 +135,52 @@ export async function startDesktop(
     await firewall.start();
     cleanups.push(() => firewall.stop());
 
+    // Started before the runtime and stopped after it, so every alert the runtime raises reaches them.
+    const dashboardHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    // Sample alerts stay on the page: no desktop notification, webhook or syslog line about attacks nobody made.
+    if (sample !== null && (notifyConfig.webhooks.length > 0 || notifyConfig.syslog !== null)) {
+      log('vigil: webhooks and syslog are off while sample data is shown');
+    }
+    // Nor EVE records of the sample's flows and alerts into a SIEM.
+    if (sample !== null && config.eve.file !== undefined) log('vigil: the EVE export is off while sample data is shown');
+    const alertSinks = createAlertSinks({
+      config: sample === null ? notifyConfig : { ...notifyConfig, desktopMinSeverity: null, webhooks: [], syslog: null },
+      store,
+      events,
+      clock: systemClock,
+      dashboardUrl: `http://${dashboardHost}:${config.port}`,
+      log,
+    });
+    alertSinks.start();
+    cleanups.push(() => alertSinks.stop());
+
     const runtime = await createSensorRuntime({
-      config,
+      config: sample === null ? config : { ...config, eve: { ...config.eve, file: undefined } },
       store,
       events,
       firewall,
       detection: detectionConfig,
       onDetectionError: (err) => log(`vigil: detection is not running: ${err instanceof Error ? err.message : String(err)}`),
       samplePath: SAMPLE_CAPTURE,
+      sampleOnly: sample ?? undefined,
       clock: systemClock,
       log,
     });
     cleanups.push(() => runtime.close());
     const { monitoring, pipeline } = runtime;
+    // logrotate (copytruncate not needed): it moves the EVE file away, then sends SIGHUP; the export reopens the path.
+    const eve = runtime.eve;
+    if (eve) {
+      const onHangUp = (): void => {
+        eve.reopen().then(
+          () => log(`vigil: SIGHUP: reopened the EVE file ${config.eve.file ?? ''}`),
+          (err: unknown) => log(`vigil: SIGHUP: reopening the EVE file failed: ${String(err)}`),
+        );
+      };
+      process.on('SIGHUP', onHangUp);
+      cleanups.push(() => void process.off('SIGHUP', onHangUp));
+      log(`vigil: EVE JSON export to ${config.eve.file ?? ''}`);
+    }
     const stats = new StatsService({ store, live: runtime.liveStats, monitoring, firewall, events, clock: systemClock });
     cleanups.push(() => stats.close());
     const eventStream = new EventStreamService(events);
@@ -137,6 +199,8 @@ export async function startDesktop(
       pairingToken,
       version: packageVersion(),
       startedAtMs,
+      alertSinks,
+      eve,
       pairingUrl: () => {
         const host = reachableHost(config);
         const port = (server.address() as AddressInfo | null)?.port ?? config.port;

@@ -19,6 +19,11 @@ export const monitoringStateSchema = z.object({
   description: z.string(),
   /** Why live capture was not used, when it was not. */
   fallbackReason: z.string().nullable(),
+  /**
+   * True when what is captured is stored in the sample-data store (`sample-data.db` in the data directory), apart from
+   * the user's own: Vigil started without live capture and shows the bundled demo capture.
+   */
+  sampleStore: z.boolean(),
   /** Last capture error after start, if any. */
   error: z.string().nullable(),
 });
@@ -70,6 +75,77 @@ export const healthSchema = z.object({
     /** The bound per client (VIGIL_EVENTS_MAX_PENDING_BYTES). */
     maxPendingBytes: z.number().int().min(1),
   }),
+  /** Where new alerts go besides the store (docs/notifications.md); a sink that is off is null. */
+  alertSinks: z.object({
+    desktop: z
+      .object({
+        /** `freedesktop`, `osascript` or `windows-toast`. */
+        backend: z.string(),
+        /** Notifications shown, and the alerts folded into them. */
+        shown: z.number().int().min(0),
+        alerts: z.number().int().min(0),
+        failed: z.number().int().min(0),
+        lastError: z.string().nullable(),
+      })
+      .nullable(),
+    webhooks: z
+      .object({
+        destinations: z.number().int().min(0),
+        /** Deliveries queued since start (one per alert and destination). */
+        queued: z.number().int().min(0),
+        /** Deliveries a destination accepted (2xx). */
+        delivered: z.number().int().min(0),
+        /** Attempts that failed (non-2xx, network error, timeout), and of those the timeouts. */
+        failedAttempts: z.number().int().min(0),
+        timedOut: z.number().int().min(0),
+        /** Failed attempts scheduled again (exponential backoff with jitter). */
+        retried: z.number().int().min(0),
+        /** Deliveries given up on after VIGIL_WEBHOOK_MAX_ATTEMPTS (kept in the store as dead letters). */
+        deadLettered: z.number().int().min(0),
+        /** Queued deliveries dropped because the queue held VIGIL_WEBHOOK_QUEUE_MAX. */
+        dropped: z.number().int().min(0),
+        /** Requests being sent now. */
+        inFlight: z.number().int().min(0),
+        /** Deliveries waiting in the store, and dead letters kept. */
+        pending: z.number().int().min(0),
+        dead: z.number().int().min(0),
+        /** The last failure (format and host, never the URL's path). */
+        lastError: z.string().nullable(),
+      })
+      .nullable(),
+    syslog: z
+      .object({
+        target: z.string(),
+        sent: z.number().int().min(0),
+        dropped: z.number().int().min(0),
+        errors: z.number().int().min(0),
+        connected: z.boolean(),
+        lastError: z.string().nullable(),
+      })
+      .nullable(),
+  }),
+  /** The EVE JSON export (`VIGIL_EVE_FILE`); null when it is off. Counters since start. */
+  eve: z
+    .object({
+      /** The live file's path. */
+      file: z.string(),
+      /** Records queued, by kind. */
+      flows: z.number().int().min(0),
+      alerts: z.number().int().min(0),
+      /** Records written to disk and their bytes. */
+      written: z.number().int().min(0),
+      bytes: z.number().int().min(0),
+      /** Records dropped: the queue (VIGIL_EVE_QUEUE_MB) was full, or the disk refused them. Capture never waits. */
+      dropped: z.number().int().min(0),
+      rotations: z.number().int().min(0),
+      /** Reopens of the path (SIGHUP). */
+      reopens: z.number().int().min(0),
+      /** Failed opens, writes and renames. */
+      errors: z.number().int().min(0),
+      /** Bytes waiting to be written now. */
+      queuedBytes: z.number().int().min(0),
+    })
+    .nullable(),
   /** Suppression rules (`/api/suppressions`): stored, in force now, and findings they silenced in all. */
   suppressions: z.object({
     rules: z.number().int().min(0),

@@ -5,6 +5,7 @@ import { suppressionTotals } from '../../store/repos/suppression.repo.js';
 import type { Health, HealthReason } from '../schemas/health.schema.js';
 import type { Clock } from '../../clock.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
+import type { EveExporter } from '../../export/eve-export.js';
 import type { EventStreamService } from './event-stream.service.js';
 
 export class HealthService {
@@ -15,9 +16,13 @@ export class HealthService {
       firewall: Pick<FirewallService, 'status'>;
       eventStream: Pick<EventStreamService, 'clientCount' | 'slowClientsDropped'>;
       eventsMaxPendingBytes: number;
+      /** The alert sinks' state; absent = every sink off. */
+      alertSinks?: () => Promise<Health['alertSinks']>;
       clock: Clock;
       version: string;
       startedAtMs: number;
+      /** The EVE export; null or absent when it is off. */
+      eve?: Pick<EveExporter, 'stats'> | null;
     },
   ) {}
 
@@ -60,6 +65,8 @@ export class HealthService {
         slowClientsDropped: this.deps.eventStream.slowClientsDropped,
         maxPendingBytes: this.deps.eventsMaxPendingBytes,
       },
+      alertSinks: (await this.deps.alertSinks?.().catch(() => null)) ?? { desktop: null, webhooks: null, syslog: null },
+      eve: this.deps.eve?.stats() ?? null,
       suppressions,
     };
   }

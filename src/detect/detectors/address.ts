@@ -1,6 +1,7 @@
 /** Shared address tests and keys for the detectors (they run once per flow: no allocation for IPv4 addresses). */
 import type { FlowColumns } from '../../native/flow-batch.js';
 import { formatIpv4, isMapped } from '../../net/address.js';
+import { isPrivate } from '../../net/classify.js';
 import type { TableKey } from '../lru-map.js';
 
 /**
@@ -33,6 +34,17 @@ export function isGroupAddressAt(c: FlowColumns, k: number): boolean {
   if (!mappedAt(c, k)) return isGroupAddress(c.ip(k));
   const o = k * 16;
   return (c.addrs[o + 12] as number) >= 224 || c.addrs[o + 15] === 255;
+}
+
+/** {@link isPrivate} (net/classify.ts: RFC 1918, CGNAT, link-local, loopback, ULA) of address `k` of a batch. */
+export function isPrivateAt(c: FlowColumns, k: number): boolean {
+  if (!mappedAt(c, k)) return isPrivate(c.ip(k));
+  const o = k * 16;
+  const a = c.addrs[o + 12] as number;
+  const b = c.addrs[o + 13] as number;
+  return (
+    a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127)
+  );
 }
 
 /** True when address `k` of a batch is 0.0.0.0. */

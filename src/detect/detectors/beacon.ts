@@ -23,8 +23,9 @@ import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { KeyTable, type Keyed, type TableKey } from '../lru-map.js';
 import { normaliseName } from '../server-names.js';
-import { addressesOfPairKey, addressPairKey, isGroupAddressAt } from './address.js';
+import { addressesOfPairKey, addressPairKey, isGroupAddressAt, isPrivateAt } from './address.js';
 import { LOGIN_PORTS } from './brute-force.js';
+import { unsolicitedSynAck } from './flood.js';
 
 /** Ports standing in for the allowlisted applications when the application layer is off (no label at all). */
 const PERIODIC_PORTS_WITHOUT_APP_LAYER = new Set([53, 67, 68, 123, 137, 138, 546, 547, 1900, 5353, 5355]);
@@ -187,6 +188,11 @@ export class BeaconDetector implements Detector {
         if ((cols[C.appBy * n + i] === CONTENT && this.allowApps.has(app)) || LOGIN_APPS.has(app)) continue;
       } else if (PERIODIC_PORTS_WITHOUT_APP_LAYER.has(dstPort) || LOGIN_PORTS.has(dstPort)) continue; // no label: the application layer is off
       if (isGroupAddressAt(c, n + i)) continue;
+      // Backscatter and SYN-ACK reflection are no connections of the initiator's (flood.ts judges them).
+      if (unsolicitedSynAck(cols, n, i)) continue;
+      // A beacon calls out: as RITA analyses only internal -> external connections (its InternalSubnets filter),
+      // connections from a public address into a private one (inbound probes, floods) are no series.
+      if (!isPrivateAt(c, i) && isPrivateAt(c, n + i)) continue;
       const t = c.firstSeenMs(i);
       const bytes = cols[C.bytes * n + i] as number;
       const name = (cols[C.serverNameSource * n + i] as number) > 0 ? normaliseName((flows[i] as FlowRecord).serverName) : null;

@@ -13,6 +13,8 @@
  *   rules "ET SCAN LibSSH Based Frequent SSH Connections Likely BruteForce Attack" do, frequent connections with such a
  *   banner are guessing, whatever their sizes (nmap's ssh-brute mixes full dialogues with early resets, which no
  *   single size-variation test over all attempts accepts).
+ * And one that rules attempts out: TLS and QUIC recognised by content on a port that is not a login service, and
+ * cleartext HTTP whose first request is not a POST, are not login attempts (see {@link OPAQUE_APPS}).
  */
 import type { BruteForceConfig } from '../../config/detection.js';
 import { flowColumns } from '../../native/flow-batch.js';
@@ -59,6 +61,14 @@ const LOGIN_APPS: ReadonlySet<number> = new Set(
   ['ssh', 'ftp', 'telnet', 'smtp', 'pop3', 'imap', 'ldap', 'smb', 'rdp', 'mysql', 'postgresql', 'redis'].map((a) => APP_NAMES.indexOf(a)),
 );
 const SSH_APP = APP_NAMES.indexOf('ssh');
+/**
+ * Encrypted web and transport protocols recognised by content: on a port that is not a login service, a run of short
+ * alike TLS or QUIC connections is what a beacon, an updater or an API poller looks like, and nothing in them says a
+ * login is tried, so they are not attempts (a beacon is `beaconing`'s to judge). TLS on a login port (IMAPS, POP3S,
+ * SMTPS, LDAPS, RDP) still counts.
+ */
+const OPAQUE_APPS: ReadonlySet<number> = new Set(['tls', 'quic'].map((a) => APP_NAMES.indexOf(a)));
+const HTTP_APP = APP_NAMES.indexOf('http');
 /**
  * Login protocols whose server side talks far more than the client (FTP, SMTP, POP3, IMAP: banners, help and error
  * texts), by their label (content, or the IANA port guess when the content was not recognised): their attempts may
@@ -131,11 +141,16 @@ export class BruteForceDetector implements Detector {
       if ((cols[C.durationUs * n + i] as number) > maxDurationUs) continue;
       if (fwd + bwd > this.config.maxAttemptBytes) continue;
       const app = cols[C.app * n + i] as number;
-      let flags = app > 0 && cols[C.appBy * n + i] === CONTENT && LOGIN_APPS.has(app) ? LOGIN_APP : 0;
+      const port = cols[C.dstPort * n + i] as number;
+      const byContent = cols[C.appBy * n + i] === CONTENT;
+      if (byContent && OPAQUE_APPS.has(app) && !LOGIN_PORTS.has(port)) continue;
+      // Cleartext HTTP: a login form is posted (CIC-IDS2017's and Patator's web brute force post every guess); runs of
+      // GETs are browsing, polling or crawling.
+      if (byContent && app === HTTP_APP && (flows[i] as FlowRecord).http?.method !== 'POST') continue;
+      let flags = app > 0 && byContent && LOGIN_APPS.has(app) ? LOGIN_APP : 0;
       // Text protocols whose servers greet and answer at length (FTP, SMTP, POP3, IMAP banners and error texts).
       const ratio = TALKATIVE_APPS.has(app) ? this.config.maxReplyRatio * TALKATIVE_FACTOR : this.config.maxReplyRatio;
       if (bwd > fwd * ratio) continue;
-      const port = cols[C.dstPort * n + i] as number;
       const key = addressPairKey(c, i, n + i, port);
       const t = c.firstSeenMs(i);
       const end = c.lastSeenMs(i);

@@ -5,8 +5,10 @@
  *   with (almost) no replies (`dos`); or many senders (>= 10, none with half the packets) doing it together to one
  *   unicast receiver (`ddos`). Counts packets, not flows, so one 10,000-packet flow and 10,000 one-packet flows are
  *   the same flood. Long flows contribute pro rata to the window.
+ * - Reflection and backscatter: responses nobody on the receiving side asked for, pouring onto one receiver across
+ *   all its ports (see {@link ReflectionDetector}).
  */
-import type { FloodConfig, SynFloodConfig } from '../../config/detection.js';
+import type { FloodConfig, ReflectionConfig, SynFloodConfig } from '../../config/detection.js';
 import { flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import { FLOW_COLUMN as C } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
@@ -282,3 +284,123 @@ export class SynFloodDetector implements Detector {
     return out;
   }
 }
+
+/**
+ * Flow `i` of a batch was opened by a SYN-ACK its receiver never asked for: the initiator's SYNs carry ACK, the
+ * receiver sent no SYN, and no payload went either way (reflection and backscatter; not a connection attempt of the
+ * initiator's, so no beacon or scan either).
+ */
+export function unsolicitedSynAck(cols: ArrayLike<number | null>, n: number, i: number): boolean {
+  return (
+    cols[C.protocol * n + i] === 6 &&
+    (cols[C.fwdSyn * n + i] as number) > 0 &&
+    (cols[C.fwdAck * n + i] as number) > 0 &&
+    cols[C.bwdSyn * n + i] === 0 &&
+    (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) === 0
+  );
+}
+
+/**
+ * UDP services abused as amplifiers, recognised by the source port of their replies (CISA's UDP-based amplification
+ * list, TA14-017A, and the CIC-DDoS2019 reflection families): DNS, NTP, SNMP, CLDAP, SSDP, memcached, and chargen,
+ * QOTD, portmap, NetBIOS, WS-Discovery, ISAKMP, MS SQL browser.
+ */
+export const AMPLIFIER_PORTS: ReadonlySet<number> = new Set([53, 123, 161, 389, 1900, 11211, 19, 17, 111, 137, 3702, 500, 1434]);
+
+/**
+ * Reflection and backscatter against one receiver (`ddos` from at least {@link DDOS_MIN_SOURCES} reflectors, else
+ * `dos`), counted per receiver across all its ports, as per-host flood monitors (FastNetMon's per-host packet and
+ * flow thresholds) count, so a spray over thousands of ports is one flood:
+ * - **SYN-ACK reflection and backscatter**: TCP flows opened by a SYN-ACK (the initiator's SYNs carry ACK) that the
+ *   receiver never asked for (it sent no SYN; no payload either way). A connection seen from its middle also starts
+ *   with a SYN-ACK, but carries payload.
+ * - **UDP amplification**: flows opened by a reply from an amplifier port ({@link AMPLIFIER_PORTS}) to which the
+ *   receiver sent nothing (its own queries are flows it opens, from its port to port 53).
+ * `minPackets` unsolicited packets within the window, as many as the SYN rule's 500 per 10 s.
+ */
+export class ReflectionDetector implements Detector {
+  readonly name = 'reflection';
+  private readonly victims = new KeyTable<KeyState>();
+  private readonly deltas: SnapshotDeltas;
+
+  constructor(
+    private readonly config: ReflectionConfig,
+    private readonly maxTracked: number,
+  ) {
+    this.deltas = new SnapshotDeltas(maxTracked);
+  }
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    this.victims.begin();
+    const c = flowColumns(flows);
+    const { cols, n } = c;
+    const col = (k: number, i: number): number => cols[k * n + i] as number;
+    for (let i = 0; i < n; i++) {
+      const protocol = col(C.protocol, i);
+      let kind: number;
+      if (protocol === 6) {
+        if (!unsolicitedSynAck(cols, n, i)) continue;
+        kind = SYN_ACK;
+      } else if (protocol === 17) {
+        if (!AMPLIFIER_PORTS.has(col(C.srcPort, i)) || col(C.bwdPackets, i) !== 0) continue;
+        kind = UDP_REPLY;
+      } else continue;
+      if (isGroupAddressAt(c, n + i) || isUnspecifiedIpv4At(c, n + i)) continue;
+      const d = this.deltas.delta(c, i);
+      if (d.fwdPackets === 0) continue;
+      // One table per receiver and kind: the key's "port" is the kind.
+      touch(this.victims, addressKey(c, n + i, kind), c, i, true).push(c.lastSeenMs(i), d.fwdPackets, 0, addressRef(c, i));
+    }
+    this.victims.cap(this.maxTracked);
+    const out: Finding[] = [];
+    for (const state of this.victims.live()) {
+      state.evict(this.config.windowSec * 1000);
+      const packets = state.sentInWindow;
+      if (packets < this.config.minPackets) continue;
+      const fresh = state.takeFresh();
+      if (!fresh) continue;
+      const bySource = state.bySource();
+      const [topRef, topCount] = topSource(bySource);
+      const top = addressOfRef(topRef);
+      const distributed = bySource.size >= DDOS_MIN_SOURCES;
+      const victim = addressOfKey(this.victims.keyOf(state));
+      const synAck = state.protocol === 6;
+      const what = synAck ? 'unsolicited SYN-ACKs' : `unsolicited UDP replies from amplifier ports`;
+      out.push({
+        category: distributed ? 'ddos' : 'dos',
+        source: 'rule',
+        severity: packets >= this.config.minPackets * 10 ? 'critical' : 'high',
+        score: ruleScore(packets, this.config.minPackets),
+        srcIp: top,
+        srcPort: synAck ? null : state.srcPort,
+        dstIp: victim,
+        dstPort: null,
+        protocol: state.protocol,
+        target: victim,
+        threatIp: top,
+        title: synAck
+          ? `SYN-ACK reflection against ${victim} from ${bySource.size} source${bySource.size === 1 ? '' : 's'}`
+          : `UDP amplification against ${victim} from ${bySource.size} source${bySource.size === 1 ? '' : 's'}`,
+        description: `${victim} received ${Math.round(packets)} ${what} within ${this.config.windowSec} s from ${bySource.size} source(s), across its ports; most from ${top} (${Math.round(topCount)}).`,
+        count: Math.max(1, Math.round(fresh.sent)),
+        firstSeenMs: fresh.first,
+        lastSeenMs: fresh.last,
+        details: {
+          detector: 'reflection',
+          kind: synAck ? 'syn_ack_reflection' : 'udp_amplification',
+          ...(synAck ? {} : { amplifierPort: state.srcPort }),
+          packetsInWindow: Math.round(packets),
+          sources: bySource.size,
+          windowSec: this.config.windowSec,
+          threshold: this.config.minPackets,
+          countUnit: 'packets',
+        },
+      });
+    }
+    return out;
+  }
+}
+
+/** Key "ports" of the reflection table: what kind of unsolicited response. */
+const SYN_ACK = 1;
+const UDP_REPLY = 2;

@@ -1,6 +1,8 @@
 /**
  * Port scan detector: one source contacting many ports of one host (vertical) or one port on many hosts
- * (horizontal) within a sliding window, mostly without getting a session (no payload either way).
+ * (horizontal) within a sliding window, mostly without getting a session (no payload either way). Probes are TCP
+ * connection attempts (SYN), stealth probes (FIN, NULL, Xmas), lone ACKs (an ACK sweep: `kind: ack_sweep`), UDP
+ * datagrams, and ICMP/ICMPv6 echo requests (a ping sweep: `kind: icmp_sweep`). ARP sweeps are arp.ts's.
  */
 import type { PortScanConfig } from '../../config/detection.js';
 import { flowColumns } from '../../native/flow-batch.js';
@@ -33,6 +35,26 @@ class SourceState extends ProbeWindow implements Keyed {
   batch = 0;
 }
 
+/**
+ * Low byte of a service key (`port * 256 + protocol`) for lone-ACK probes (nmap -sA, hping --ack): they get a service
+ * of their own, apart from SYN probes of the same port, so a sweep of them is reported as one.
+ */
+export const ACK_PROBE = 0xfa;
+/** ICMP echo request types: ICMP 8, ICMPv6 128 (the flow's `srcPort`). */
+const ECHO_REQUEST: Readonly<Record<number, number>> = { 1: 8, 58: 128 };
+
+/**
+ * A TCP flow its initiator opened with a bare ACK (no SYN, no RST, no payload either way, at most two packets), that
+ * got a RST or nothing back: what an ACK sweep sends to map firewalls and live hosts. A connection seen from its middle
+ * also starts with ACKs, but it carries payload or gets ACKs back, not a lone RST.
+ */
+function ackProbe(col: (k: number, i: number) => number, i: number): boolean {
+  if (col(C.fwdSyn, i) !== 0 || col(C.fwdRst, i) !== 0 || col(C.fwdAck, i) === 0 || col(C.fwdPackets, i) > 2) return false;
+  if (col(C.fwdPayloadBytes, i) !== 0 || col(C.bwdPayloadBytes, i) !== 0) return false;
+  const back = col(C.bwdPackets, i);
+  return back === 0 || (back === 1 && col(C.bwdRst, i) === 1);
+}
+
 /** A TCP flow whose initiator sent only packets without SYN, ACK and RST (FIN, NULL, Xmas scans), with no payload. */
 function stealthProbe(col: (k: number, i: number) => number, i: number): boolean {
   return col(C.fwdAck, i) === 0 && col(C.fwdRst, i) === 0 && col(C.fwdPayloadBytes, i) === 0 && col(C.bwdPayloadBytes, i) === 0;
@@ -59,14 +81,30 @@ export class PortScanDetector implements Detector {
       // A probe, not a snapshot: any UDP flow; a TCP connection attempt (the initiator sent SYN); or a stealth probe
       // (FIN, NULL and Xmas scans: the initiator sent neither SYN nor ACK nor RST, and no payload went either way; a
       // flow first seen mid-connection always carries ACKs).
+      // Also lone ACK probes (ACK sweeps) and ICMP/ICMPv6 echo requests (ping sweeps), as Zeek's scan.zeek counts
+      // any attempt towards a host and Slips reports ICMP sweeps (modules/network_discovery/horizontal_portscan.py,
+      // icmp_scan): each under a service of its own.
       const protocol = col(C.protocol, i);
       if (col(C.endReason, i) === SNAPSHOT_REASON) continue;
-      if (protocol === 6 ? col(C.fwdSyn, i) === 0 && !stealthProbe(col, i) : protocol !== 17) continue;
+      let service = col(C.dstPort, i) * 256 + protocol;
+      let unanswered: boolean;
+      if (protocol === 6) {
+        if (col(C.fwdSyn, i) !== 0 || stealthProbe(col, i)) {
+          // No session: TCP without payload either way (RST or SYN-ACK only).
+          unanswered = col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0;
+        } else if (ackProbe(col, i)) {
+          service = col(C.dstPort, i) * 256 + ACK_PROBE;
+          unanswered = true;
+        } else continue;
+      } else if (protocol === 17) {
+        unanswered = col(C.bwdPackets, i) === 0; // UDP without any reply
+      } else if (ECHO_REQUEST[protocol] !== undefined && col(C.srcPort, i) === ECHO_REQUEST[protocol]) {
+        service = col(C.srcPort, i) * 256 + protocol;
+        unanswered = true; // an echo reply is no session: a sweep of live hosts is still a sweep
+      } else continue;
       const key = addressKey(c, i);
       const state = this.sources.use(key) ?? this.sources.add(key, new SourceState());
-      // No session: TCP without payload either way (RST or SYN-ACK only), UDP without any reply.
-      const unanswered = protocol === 6 ? col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0 : col(C.bwdPackets, i) === 0;
-      state.push(c.firstSeenMs(i), addressRef(c, n + i), col(C.dstPort, i) * 256 + protocol, unanswered);
+      state.push(c.firstSeenMs(i), addressRef(c, n + i), service, unanswered);
       state.trimTo(this.maxProbesPerSource);
     }
     this.sources.cap(this.maxTracked);
@@ -124,6 +162,12 @@ export class PortScanDetector implements Detector {
     const first = c.first;
     const last = c.last;
     const vertical = kind === 'ports';
+    // What the sweep sent, from the service's low byte (see ACK_PROBE and ECHO_REQUEST).
+    const code = service?.proto ?? -1;
+    const icmp = code === 1 || code === 58;
+    const ack = code === ACK_PROBE;
+    const what = icmp ? 'ICMP echo' : ack ? `TCP ACK probes to port ${service?.port}` : `port ${service?.port}`;
+    const protocol = ack ? 6 : c.protocol === ACK_PROBE ? 6 : c.protocol;
     return {
       category: 'port_scan',
       source: 'rule',
@@ -132,20 +176,26 @@ export class PortScanDetector implements Detector {
       srcIp: src,
       srcPort: null,
       dstIp: vertical ? dst : null,
-      dstPort: vertical ? null : (service?.port ?? null),
-      protocol: c.protocol,
-      target: vertical ? (dst as string) : `*:${service?.port}/${service?.proto}`,
+      dstPort: vertical || icmp ? null : (service?.port ?? null),
+      protocol,
+      target: vertical ? (dst as string) : icmp ? `*:echo/${code}` : `*:${service?.port}/${protocol}`,
       threatIp: src,
-      title: vertical ? `Port scan of ${dst} from ${src}` : `Scan of port ${service?.port} across hosts from ${src}`,
+      title: vertical
+        ? `Port scan of ${dst} from ${src}`
+        : icmp
+          ? `Ping sweep across hosts from ${src}`
+          : ack
+            ? `TCP ACK sweep of port ${service?.port} across hosts from ${src}`
+            : `Scan of port ${service?.port} across hosts from ${src}`,
       description: vertical
         ? `${src} probed ${distinct} ports of ${dst} within ${this.config.windowSec} s; ${unanswered} of ${inWindow} probes got no session.`
-        : `${src} probed port ${service?.port} on ${distinct} hosts within ${this.config.windowSec} s; ${unanswered} of ${inWindow} probes got no session.`,
+        : `${src} sent ${what} to ${distinct} hosts within ${this.config.windowSec} s; ${unanswered} of ${inWindow} probes got no session.`,
       count: c.fresh,
       firstSeenMs: first,
       lastSeenMs: last,
       details: {
         detector: 'port_scan',
-        kind: vertical ? 'vertical' : 'horizontal',
+        kind: vertical ? 'vertical' : icmp ? 'icmp_sweep' : ack ? 'ack_sweep' : 'horizontal',
         distinct,
         probesInWindow: inWindow,
         unansweredRatio: Math.round((unanswered / inWindow) * 1000) / 1000,

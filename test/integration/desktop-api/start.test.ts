@@ -6,7 +6,7 @@
  * naming the variable, the reason and the fix.
  */
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -57,10 +57,14 @@ describe('vigil start with zero configuration', function () {
       expect(printed).to.include(`vigil: dashboard at ${url}/ (open it in a browser on this machine)`);
       const health = (await (await fetch(`${url}/api/health`)).json()) as {
         status: string;
-        capture: { running: boolean; source: string; sample: boolean; file: string; fallbackReason: string };
+        capture: { running: boolean; source: string; sample: boolean; file: string; fallbackReason: string; sampleStore: boolean };
       };
       expect(health.status).to.equal('ok');
-      expect(health.capture).to.include({ running: true, source: 'replay', sample: true, file: 'desktop-browsing.pcap' });
+      expect(health.capture).to.include({ running: true, source: 'replay', sample: true, file: 'demo.pcap', sampleStore: true });
+      // Sample data has a store of its own: the user's is not even created.
+      expect(existsSync(path.join(dataDir, 'sample-data.db'))).to.equal(true);
+      expect(existsSync(path.join(dataDir, 'vigil.db'))).to.equal(false);
+      expect(stderr).to.include(`showing sample data, stored in ${path.join(dataDir, 'sample-data.db')} apart from your own`);
       expect(health.capture.fallbackReason).to.match(/permission/i);
 
       // Real time: the sample's first seconds hold hundreds of packets.
@@ -89,6 +93,55 @@ describe('vigil start with zero configuration', function () {
     }
   });
 
+  it('the first start without the permission shows sample alerts, located threats and names, and refuses live capture', async function () {
+    if (!IS_ROOT) this.skip(); // capsh needs root to drop capabilities from the bounding set; CI runs as root
+    const dataDir = tempDir('start-demo-');
+    const proc = spawn('capsh', ['--drop=cap_net_raw,cap_net_admin', '--', '-c', `exec "${process.execPath}" bin/vigil.js start`], {
+      cwd: ROOT,
+      // The demo at full speed, once: its attacks are 3 to 95 s into the capture.
+      env: cleanEnv({ VIGIL_DATA_DIR: dataDir, VIGIL_DESKTOP_PORT: '0', VIGIL_FIREWALL: 'none', VIGIL_REPLAY_SPEED: 'max', VIGIL_REPLAY_LOOP: 'false' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    try {
+      const url = await listeningUrl(proc, () => stderr);
+      const get = async <T>(p: string): Promise<T> => (await (await fetch(`${url}${p}`)).json()) as T;
+      let threats: Array<{ ip: string; category: string; location: { countryCode: string } | null; serverNames: string[] }> = [];
+      for (let i = 0; i < 100 && threats.length < 3; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        threats = (await get<{ threats: typeof threats }>('/api/threats')).threats.filter((t) => t.location !== null);
+      }
+      // A scan, a brute force and a beacon, each from a public stand-in the bundled database places.
+      const byIp = Object.fromEntries(threats.map((t) => [t.ip, t]));
+      expect(byIp['64.13.134.52']).to.deep.include({ category: 'port_scan' });
+      expect(byIp['185.220.101.34']).to.deep.include({ category: 'brute_force' });
+      expect(byIp['139.59.1.10']).to.deep.include({ category: 'beaconing', serverNames: ['updates.c2-example.net'] });
+      expect(threats.map((t) => t.location!.countryCode).sort()).to.deep.equal(['DE', 'IN', 'US']);
+      const { alerts } = await get<{ alerts: Array<{ category: string }> }>('/api/alerts?limit=50');
+      expect([...new Set(alerts.map((a) => a.category))].sort()).to.deep.equal(['beaconing', 'brute_force', 'port_scan']);
+      // Names from the browsing part.
+      const traffic = await get<{ topDomains?: Array<{ name: string }> }>('/api/traffic/stats');
+      expect(JSON.stringify(traffic)).to.include('updates.c2-example.net');
+      // Sample alerts notify nobody (desktop notifications are on by default for the user's own).
+      const health = await get<{ alertSinks: Record<string, unknown> }>('/api/health');
+      expect(health.alertSinks).to.deep.equal({ desktop: null, webhooks: null, syslog: null });
+      // Live capture would mix the user's traffic into the sample store.
+      const res = await fetch(`${url}/api/monitoring/start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ interface: 'lo' }),
+      });
+      expect(res.status).to.equal(409);
+      expect(((await res.json()) as { code: string }).code).to.equal('sample_data_only');
+      proc.kill('SIGINT');
+      expect(await exited, stderr).to.equal(0);
+    } finally {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
+  });
+
   it('as root with no capture configuration: live capture on the default device, named in /api/health', async function () {
     if (!IS_ROOT) this.skip(); // live capture needs CAP_NET_RAW
     const device = listInterfaces()[0]?.name;
@@ -103,7 +156,7 @@ describe('vigil start with zero configuration', function () {
       const url = await listeningUrl(proc);
       const health = (await (await fetch(`${url}/api/health`)).json()) as { status: string; capture: Record<string, unknown> };
       expect(health.status).to.equal('ok');
-      expect(health.capture).to.include({ running: true, source: 'live', interface: device, sample: false, fallbackReason: null });
+      expect(health.capture).to.include({ running: true, source: 'live', interface: device, sample: false, fallbackReason: null, sampleStore: false });
       expect(health.capture.description).to.equal(`live capture on ${device} (the default interface)`);
       proc.kill('SIGTERM');
       expect(await exited).to.equal(0);

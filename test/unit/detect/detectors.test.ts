@@ -3,8 +3,9 @@ import { loadDetectionConfig } from '../../../src/config/detection.js';
 import { BeaconDetector } from '../../../src/detect/detectors/beacon.js';
 import { BlockedIpDetector } from '../../../src/detect/detectors/blocked-ip.js';
 import { BruteForceDetector, coefficientOfVariation } from '../../../src/detect/detectors/brute-force.js';
-import { PacketFloodDetector, SynFloodDetector } from '../../../src/detect/detectors/flood.js';
+import { PacketFloodDetector, ReflectionDetector, SynFloodDetector } from '../../../src/detect/detectors/flood.js';
 import { PortScanDetector } from '../../../src/detect/detectors/port-scan.js';
+import type { FlowRecord } from '../../../src/native/flow-record.js';
 import { makeFlow, synProbe } from './flow-factory.js';
 
 const config = loadDetectionConfig({});
@@ -12,6 +13,60 @@ const T0 = 1_700_000_000_000;
 
 describe('detect/detectors', () => {
   describe('PortScanDetector#observe()', () => {
+    /** A lone-ACK probe to dst:port answered by RST, or a mid-connection ACK-only flow that got ACKs back. */
+    const ackFlow = (dst: string, port: number, t: number, answeredBy: 'rst' | 'ack'): FlowRecord =>
+      makeFlow({
+        ...synProbe('10.0.0.66', dst, port, t),
+        fwdSyn: 0,
+        fwdAck: 1,
+        bwdRst: answeredBy === 'rst' ? 1 : 0,
+        bwdPackets: answeredBy === 'rst' ? 1 : 2,
+        endReason: answeredBy === 'rst' ? 'rst' : 'idle',
+      });
+    const ping = (dst: string, t: number, replied: boolean, v6 = false): FlowRecord =>
+      makeFlow({
+        srcIp: v6 ? 'fd00::66' : '10.0.0.66',
+        dstIp: dst,
+        protocol: v6 ? 58 : 1,
+        srcPort: v6 ? 128 : 8,
+        dstPort: 0,
+        firstSeenMs: t,
+        packets: replied ? 2 : 1,
+        fwdPackets: 1,
+        bwdPackets: replied ? 1 : 0,
+        fwdPayloadBytes: 56,
+        bwdPayloadBytes: replied ? 56 : 0,
+        endReason: 'idle',
+      });
+
+    it('reports a ping sweep (ICMP and ICMPv6 echo to many hosts, answered or not) as kind icmp_sweep', () => {
+      const d = new PortScanDetector(config.portScan, 1000);
+      const [f, ...rest] = d.observe(Array.from({ length: 30 }, (_, i) => ping(`10.0.1.${i + 1}`, T0 + i * 50, i % 2 === 0)));
+      expect(rest).to.deep.equal([]);
+      expect(f).to.deep.include({ category: 'port_scan', srcIp: '10.0.0.66', dstIp: null, dstPort: null, protocol: 1, target: '*:echo/1', count: 30 });
+      expect(f!.title).to.equal('Ping sweep across hosts from 10.0.0.66');
+      expect(f!.details).to.include({ kind: 'icmp_sweep', distinct: 30 });
+      const [g] = new PortScanDetector(config.portScan, 1000).observe(Array.from({ length: 25 }, (_, i) => ping(`fd00::${i + 1}`, T0 + i, true, true)));
+      expect(g!.details).to.include({ kind: 'icmp_sweep', distinct: 25 });
+      // Fewer hosts than the threshold, or echo replies (type 0 is keyed as its request), are no sweep.
+      expect(new PortScanDetector(config.portScan, 1000).observe(Array.from({ length: 19 }, (_, i) => ping(`10.0.1.${i + 1}`, T0 + i, true)))).to.deep.equal(
+        [],
+      );
+    });
+
+    it('reports an ACK sweep (lone ACKs answered by RST or nothing) as kind ack_sweep, not ACK-only mid-connection flows', () => {
+      const d = new PortScanDetector(config.portScan, 1000);
+      const [f, ...rest] = d.observe(Array.from({ length: 40 }, (_, i) => ackFlow(`10.0.2.${i + 1}`, 80, T0 + i * 20, 'rst')));
+      expect(rest).to.deep.equal([]);
+      expect(f).to.deep.include({ dstPort: 80, protocol: 6, target: '*:80/6', count: 40 });
+      expect(f!.title).to.equal('TCP ACK sweep of port 80 across hosts from 10.0.0.66');
+      expect(f!.details).to.include({ kind: 'ack_sweep', distinct: 40 });
+      // Idle connections seen from their middle get ACKs back: no probe.
+      expect(
+        new PortScanDetector(config.portScan, 1000).observe(Array.from({ length: 40 }, (_, i) => ackFlow(`10.0.2.${i + 1}`, 443, T0 + i * 20, 'ack'))),
+      ).to.deep.equal([]);
+    });
+
     it('raises one vertical finding past minPorts unanswered probes, then reports only new probes', () => {
       const d = new PortScanDetector(config.portScan, 1000);
       const batch1 = Array.from({ length: 25 }, (_, i) => synProbe('10.0.0.66', '10.0.0.9', 1000 + i, T0 + i * 10));
@@ -153,6 +208,51 @@ describe('detect/detectors', () => {
       expect(many).to.have.length(1);
       expect(many[0]!.category).to.equal('ddos');
       expect(many[0]!.details).to.include({ sources: 50 });
+    });
+  });
+
+  describe('ReflectionDetector#observe()', () => {
+    /** A one-packet SYN-ACK from reflector `src` to 10.9.9.9:port, unanswered. */
+    const synAck = (src: string, port: number, t: number): FlowRecord =>
+      makeFlow({ ...synProbe(src, '10.9.9.9', port, t), srcPort: 80, fwdAck: 1, bwdSyn: 0, bwdPackets: 0, bwdRst: 0, packets: 1 });
+    const reply = (src: string, srcPort: number, t: number): FlowRecord =>
+      makeFlow({
+        srcIp: src,
+        srcPort,
+        dstIp: '10.9.9.9',
+        dstPort: 40000,
+        protocol: 17,
+        firstSeenMs: t,
+        packets: 1,
+        fwdPackets: 1,
+        bwdPackets: 0,
+        fwdPayloadBytes: 1200,
+        bwdPayloadBytes: 0,
+      });
+
+    it("counts SYN-ACKs sprayed over the victim's ports from many reflectors as one ddos", () => {
+      const d = new ReflectionDetector(config.reflection, 1000);
+      const flows = Array.from({ length: 600 }, (_, i) => synAck(`198.51.100.${i % 20}`, 1024 + i, T0 + i));
+      const [f, ...rest] = d.observe(flows);
+      expect(rest).to.deep.equal([]);
+      expect(f).to.deep.include({ category: 'ddos', severity: 'high', dstIp: '10.9.9.9', dstPort: null, protocol: 6, count: 600 });
+      expect(f!.details).to.deep.include({ detector: 'reflection', kind: 'syn_ack_reflection', sources: 20, packetsInWindow: 600 });
+      // Below the threshold, or SYN-ACKs the victim asked for (it sent the SYN), nothing.
+      expect(new ReflectionDetector(config.reflection, 1000).observe(flows.slice(0, 499))).to.deep.equal([]);
+      const asked = flows.map((f) => ({ ...f, bwdSyn: 1 }));
+      expect(new ReflectionDetector(config.reflection, 1000).observe(asked)).to.deep.equal([]);
+    });
+
+    it('counts replies from amplifier ports the victim never asked for; its own DNS answers are not', () => {
+      const [f] = new ReflectionDetector(config.reflection, 1000).observe(Array.from({ length: 500 }, (_, i) => reply('192.0.2.53', 123, T0 + i)));
+      expect(f).to.deep.include({ category: 'dos', srcIp: '192.0.2.53', srcPort: 123, protocol: 17 });
+      expect(f!.details).to.deep.include({ kind: 'udp_amplification', amplifierPort: 123, sources: 1 });
+      // Answered (the flow is the victim's own query: it sent a packet), or from a port no amplifier uses.
+      const own = Array.from({ length: 600 }, (_, i) => makeFlow({ ...reply('192.0.2.53', 53, T0 + i), bwdPackets: 1 }));
+      expect(new ReflectionDetector(config.reflection, 1000).observe(own)).to.deep.equal([]);
+      expect(new ReflectionDetector(config.reflection, 1000).observe(Array.from({ length: 600 }, (_, i) => reply('192.0.2.53', 4444, T0 + i)))).to.deep.equal(
+        [],
+      );
     });
   });
 
@@ -306,6 +406,14 @@ describe('detect/detectors', () => {
       const out = Array.from({ length: 8 }, (_, i) => d.observe([call(i, (i % 2) * 500)])).flat();
       expect(out.length).to.be.at.least(1);
       expect(out[0]).to.include({ category: 'beaconing', threatIp: '203.0.113.7', severity: 'medium' });
+    });
+    it('ignores connections from a public address into a private one, and flows opened by an unsolicited SYN-ACK', () => {
+      const inbound = new BeaconDetector(config.beacon, 1000);
+      const from = (i: number) => makeFlow({ ...call(i), srcIp: '203.0.113.7', dstIp: '10.0.0.5' });
+      expect(Array.from({ length: 8 }, (_, i) => inbound.observe([from(i)])).flat()).to.deep.equal([]);
+      const synAck = new BeaconDetector(config.beacon, 1000);
+      const reflected = (i: number) => makeFlow({ ...call(i), fwdSyn: 1, fwdAck: 1, bwdSyn: 0, fwdPayloadBytes: 0, bwdPayloadBytes: 0, endReason: 'rst' });
+      expect(Array.from({ length: 8 }, (_, i) => synAck.observe([reflected(i)])).flat()).to.deep.equal([]);
     });
     it('ignores irregular intervals and DNS', () => {
       const irregular = new BeaconDetector(config.beacon, 1000);

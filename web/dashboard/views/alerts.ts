@@ -327,7 +327,17 @@ export function createAlerts(): View {
     id: 'alerts',
     title: 'Alerts',
     el,
-    show() {
+    show(arg) {
+      if (arg !== undefined && /^\d{1,15}$/.test(arg)) {
+        // Opened at one alert (a notification's click): show it even when it is not among the loaded pages.
+        const id = Number(arg);
+        selected = id;
+        if (!state.alerts.some((a) => a.id === id)) {
+          api<Alert>('GET', `/api/alerts/${id}`)
+            .then((a) => state.putAlert(a))
+            .catch(() => undefined);
+        }
+      }
       renderList();
       state.loadAlerts().catch(() => undefined);
       if (Date.now() - rulesLoadedMs > RULES_REFRESH_MS) void loadRules();

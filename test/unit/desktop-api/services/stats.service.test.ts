@@ -26,6 +26,7 @@ describe('desktop-api/services/StatsService', () => {
     filter: null,
     description: '',
     fallbackReason: null,
+    sampleStore: false,
     error: null,
   };
 

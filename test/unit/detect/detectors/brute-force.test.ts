@@ -27,6 +27,44 @@ function sshAttempt(i: number, client: string, full: boolean, over: Partial<Flow
 }
 
 describe('detect/detectors/brute-force: application-layer evidence', () => {
+  /** Twelve alike connections (same sizes and timing as a guessing run) from 10.0.0.66 to 10.0.0.9:port. */
+  const alike = (port: number, over: Partial<FlowRecord>): FlowRecord[] =>
+    Array.from({ length: 12 }, (_, i) =>
+      makeFlow({
+        srcIp: '10.0.0.66',
+        srcPort: 40000 + i,
+        dstIp: '10.0.0.9',
+        dstPort: port,
+        firstSeenMs: T0 + i * 2000,
+        durationUs: 300_000,
+        fwdPayloadBytes: 600,
+        bwdPayloadBytes: 900,
+        endReason: 'fin',
+        ...over,
+      }),
+    );
+
+  it('TLS or QUIC by content on a port that is no login service is no attempt (a beacon, a poller); on 993 it is', () => {
+    const detector = (): BruteForceDetector => new BruteForceDetector(config.bruteForce, 1000);
+    expect(detector().observe(alike(443, { app: 'tls', appBy: 'content' }))).to.deep.equal([]);
+    expect(detector().observe(alike(8443, { app: 'quic', appBy: 'content' }))).to.deep.equal([]);
+    // The same connections with no recognised protocol are judged as before (medium: not a login port).
+    expect(detector().observe(alike(443, { app: null, appBy: null }))[0]).to.deep.include({ severity: 'medium', dstPort: 443 });
+    // IMAPS: TLS on a login service.
+    expect(detector().observe(alike(993, { app: 'tls', appBy: 'content' }))[0]).to.deep.include({ severity: 'high', dstPort: 993 });
+  });
+
+  it('cleartext HTTP counts only when it posts (a login form), not runs of GETs', () => {
+    const http = (method: string): Partial<FlowRecord> => ({
+      app: 'http',
+      appBy: 'content',
+      http: { method, host: 'intranet.example', uri: '/login.php', userAgent: 'x', status: 200, requests: 1 },
+    });
+    expect(new BruteForceDetector(config.bruteForce, 1000).observe(alike(80, http('GET')))).to.deep.equal([]);
+    const [f] = new BruteForceDetector(config.bruteForce, 1000).observe(alike(80, http('POST')));
+    expect(f).to.deep.include({ category: 'brute_force', dstPort: 80, count: 12 });
+  });
+
   it('ATTACK_TOOL_SSH_CLIENTS: the libraries of attack tools, not OpenSSH or PuTTY', () => {
     const tool = (b: string): boolean => ATTACK_TOOL_SSH_CLIENTS.some((p) => p.test(b));
     for (const b of ['SSH-2.0-libssh2_1.11.0', 'SSH-2.0-libssh_0.9.6', 'SSH-2.0-paramiko_3.4.0', 'SSH-2.0-Ruby/Net::SSH_7.2.0 x86_64-linux', 'SSH-2.0-Go'])

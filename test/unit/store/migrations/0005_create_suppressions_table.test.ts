@@ -16,12 +16,12 @@ function columns(file: string, table: string): string[] {
 }
 
 describe('store/migrations/0005_create_suppressions_table', () => {
-  it('creates suppressions on a store of 0003 (hits default 0, ids grow), and down() drops it', async () => {
+  it('creates suppressions on a store of 0004 (hits default 0, ids grow), and down() drops it', async () => {
     const file = path.join(tempDir(), 'v3.db');
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SqliteDatabase(file) }) });
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     try {
-      expect((await migrator.migrateTo('0003_add_app_layer_columns')).error).to.equal(undefined);
+      expect((await migrator.migrateTo('0004_create_webhook_deliveries')).error).to.equal(undefined);
       expect(columns(file, 'suppressions')).to.deep.equal([]);
       expect((await migrator.migrateTo('0005_create_suppressions_table')).error).to.equal(undefined);
       expect(columns(file, 'suppressions')).to.deep.equal([

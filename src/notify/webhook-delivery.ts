@@ -1,0 +1,302 @@
+/**
+ * Webhook delivery off the hot path: a new alert at or above the threshold becomes one queued row per destination in
+ * the store (`store/repos/webhook-delivery.repo.ts`), so the queue survives a restart; this worker sends due rows with
+ * a time limit per attempt, retries failures with exponential backoff and jitter, and dead-letters a delivery after
+ * its last attempt. Delivery is at least once: a crash between a receiver's 2xx and the row's deletion sends it again
+ * with the same `X-Vigil-Delivery` id, which receivers can deduplicate on.
+ *
+ * Nothing here is awaited by the alert's producer: queueing is one short SQLite transaction, and sending runs on
+ * timers with at most {@link MAX_IN_FLIGHT_PER_TARGET} requests per destination, so a hanging destination holds only
+ * its own slots until its timeout. Learned from Svix's and GitHub's webhook retry schedules (documented behaviour,
+ * no code).
+ */
+import type { Clock } from '../clock.js';
+import type { WebhookTarget } from '../config/notify.js';
+import { severityRank, type AlertView, type Severity } from '../domain/alert.js';
+import type { Store } from '../store/database.js';
+import {
+  countWebhookDeliveries,
+  deadLetterWebhookDelivery,
+  deleteWebhookDelivery,
+  dueWebhookDeliveries,
+  enqueueWebhookDeliveries,
+  nextWebhookAttemptAt,
+  scheduleWebhookRetry,
+} from '../store/repos/webhook-delivery.repo.js';
+import type { WebhookDeliveryRow } from '../store/tables/webhook-delivery.table.js';
+import { ALERT_CREATED_EVENT, buildWebhookRequest } from './webhook-format.js';
+
+/** Concurrent requests to one destination. */
+export const MAX_IN_FLIGHT_PER_TARGET = 2;
+/** Concurrent requests in all. */
+export const MAX_IN_FLIGHT = 8;
+/** Longest retry delay, ms (1 h). */
+export const MAX_BACKOFF_MS = 3_600_000;
+
+/** Settings of the webhook worker (from `config/notify.ts`). */
+export interface WebhookDeliveryOptions {
+  targets: readonly WebhookTarget[];
+  secret: string | undefined;
+  minSeverity: Severity;
+  maxAttempts: number;
+  timeoutMs: number;
+  backoffMs: number;
+  queueMax: number;
+  dashboardUrl: string;
+}
+
+/** Outcome counters since start (`/api/health` `alertSinks.webhooks`). */
+export interface WebhookCounters {
+  /** Deliveries queued (one per alert and destination). */
+  queued: number;
+  /** Deliveries a destination accepted (2xx). */
+  delivered: number;
+  /** Attempts that failed (non-2xx, network error or timeout). */
+  failedAttempts: number;
+  /** Of those, attempts that ran out of time. */
+  timedOut: number;
+  /** Failed attempts scheduled again. */
+  retried: number;
+  /** Deliveries given up on after the last attempt. */
+  deadLettered: number;
+  /** Queued deliveries dropped because the queue was full (the oldest go first). */
+  dropped: number;
+}
+
+/** The worker's state for health. */
+export interface WebhookStatus extends WebhookCounters {
+  destinations: number;
+  /** Requests being sent now. */
+  inFlight: number;
+  /** Rows waiting in the store, and dead letters kept. */
+  pending: number;
+  dead: number;
+  /** The last failure, e.g. `slack hooks.slack.com: HTTP 500` (format and host, never the path); null when none yet. */
+  lastError: string | null;
+}
+
+/** What the worker is built from. */
+export interface WebhookDeliveryDeps {
+  store: Store;
+  clock: Clock;
+  options: WebhookDeliveryOptions;
+  /** 0..1; injectable so tests can pin the jitter. Default Math.random. */
+  random?: () => number;
+  log?: (message: string) => void;
+}
+
+/** The delay before attempt `attempts + 1`, after `attempts` failures: base·2^(n-1), capped, scaled by 0.5..1 (jitter). */
+export function backoffDelayMs(baseMs: number, attempts: number, random: number): number {
+  const exp = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.max(1, Math.round(exp * (0.5 + 0.5 * random)));
+}
+
+/** The configured form of a target (`[format+]url`), as stored in the queue. */
+export function targetKey(t: WebhookTarget): string {
+  return t.format === 'generic' ? t.url : `${t.format}+${t.url}`;
+}
+
+/** The webhook worker: {@link enqueue} from the alert sinks, {@link start}/{@link stop} by the composition root. */
+export class WebhookDelivery {
+  private readonly counters: WebhookCounters = { queued: 0, delivered: 0, failedAttempts: 0, timedOut: 0, retried: 0, deadLettered: 0, dropped: 0 };
+  private readonly byKey: Map<string, WebhookTarget>;
+  private readonly inFlight = new Map<number, { target: string; abort: AbortController; done: Promise<void> }>();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
+  private writes: Promise<unknown> = Promise.resolve();
+  private lastError: string | null = null;
+
+  constructor(private readonly deps: WebhookDeliveryDeps) {
+    this.byKey = new Map(deps.options.targets.map((t) => [targetKey(t), t]));
+  }
+
+  /** Starts sending; rows left in the store by an earlier run are picked up at once. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.kick();
+  }
+
+  /**
+   * Stops sending: aborts requests in flight (their rows stay pending, without an attempt counted, and are sent at the
+   * next start) and waits for queue writes to finish. Idempotent.
+   */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    for (const f of this.inFlight.values()) f.abort.abort(new Error('stopping'));
+    await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    await this.pumping;
+    await this.writes.catch(() => undefined);
+  }
+
+  /** Queues `alert` for every destination when it is at or above the threshold. Never throws; resolves once stored. */
+  enqueue(alert: AlertView, event = ALERT_CREATED_EVENT): Promise<void> {
+    const { options } = this.deps;
+    if (options.targets.length === 0 || severityRank(alert.severity) < severityRank(options.minSeverity)) return Promise.resolve();
+    const now = this.deps.clock.now();
+    const alertJson = JSON.stringify(alert);
+    const rows = options.targets.map((t) => ({
+      target: targetKey(t),
+      event,
+      alert_id: alert.id,
+      alert_json: alertJson,
+      created_at_ms: now,
+      next_attempt_at_ms: now,
+      last_error: null,
+    }));
+    const write = this.writes.then(async () => {
+      try {
+        this.counters.dropped += await enqueueWebhookDeliveries(this.deps.store, rows, options.queueMax);
+        this.counters.queued += rows.length;
+        this.kick();
+      } catch (err) {
+        this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
+    this.writes = write;
+    return write;
+  }
+
+  /** Counters and queue sizes. */
+  async status(): Promise<WebhookStatus> {
+    const { pending, dead } = await countWebhookDeliveries(this.deps.store);
+    return { ...this.counters, destinations: this.byKey.size, inFlight: this.inFlight.size, pending, dead, lastError: this.lastError };
+  }
+
+  /** Resolves when nothing is in flight and nothing is due now (tests, shutdown). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.writes;
+      await this.pumping;
+      if (this.inFlight.size === 0) {
+        const next = await nextWebhookAttemptAt(this.deps.store);
+        if (next === null || next > this.deps.clock.now()) return;
+      }
+      await Promise.race([...[...this.inFlight.values()].map((f) => f.done), new Promise((r) => setTimeout(r, 5))]);
+    }
+  }
+
+  /** Runs {@link pump} now (once more if it is already running). */
+  private kick(): void {
+    if (!this.running) return;
+    if (this.pumping !== null) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = (async () => {
+      do {
+        this.pumpAgain = false;
+        try {
+          await this.pump();
+        } catch (err) {
+          this.deps.log?.(`vigil: webhook queue read failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      } while (this.pumpAgain && this.running);
+      this.pumping = null;
+    })();
+  }
+
+  /** Starts due deliveries within the in-flight bounds, then sets the timer for the next due one. */
+  private async pump(): Promise<void> {
+    if (!this.running) return;
+    const now = this.deps.clock.now();
+    if (this.inFlight.size < MAX_IN_FLIGHT) {
+      const due = await dueWebhookDeliveries(this.deps.store, now, 64, [...this.inFlight.keys()]);
+      for (const row of due) {
+        if (this.inFlight.size >= MAX_IN_FLIGHT) break;
+        let perTarget = 0;
+        for (const f of this.inFlight.values()) if (f.target === row.target) perTarget++;
+        if (perTarget >= MAX_IN_FLIGHT_PER_TARGET) continue;
+        this.send(row);
+      }
+    }
+    const next = await nextWebhookAttemptAt(this.deps.store);
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (next !== null && this.running) {
+      // Rows already in flight are due too; the request's end kicks the pump again, so a short wait suffices then.
+      const wait = Math.max(next - this.deps.clock.now(), this.inFlight.size > 0 ? 50 : 0);
+      this.timer = setTimeout(() => this.kick(), Math.min(wait, MAX_BACKOFF_MS));
+      this.timer.unref();
+    }
+  }
+
+  /** One attempt of `row`, recorded in the store when it ends. */
+  private send(row: WebhookDeliveryRow): void {
+    const abort = new AbortController();
+    const entry = { target: row.target, abort, done: Promise.resolve() };
+    entry.done = this.attempt(row, abort)
+      .catch((err: unknown) => this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => {
+        this.inFlight.delete(row.id);
+        this.kick();
+      });
+    this.inFlight.set(row.id, entry);
+  }
+
+  private async attempt(row: WebhookDeliveryRow, abort: AbortController): Promise<void> {
+    const { options } = this.deps;
+    const target = this.byKey.get(row.target);
+    const attempts = row.attempts + 1;
+    let error: string;
+    if (target === undefined) {
+      // Queued by an earlier run for a destination no longer configured: kept as a dead letter, not sent.
+      error = 'destination no longer configured';
+      await deadLetterWebhookDelivery(this.deps.store, row.id, row.attempts, error);
+      this.counters.deadLettered++;
+      return;
+    }
+    const request = buildWebhookRequest({
+      target,
+      event: row.event,
+      alert: JSON.parse(row.alert_json) as AlertView,
+      deliveryId: row.id,
+      nowMs: this.deps.clock.now(),
+      secret: options.secret,
+      dashboardUrl: options.dashboardUrl,
+    });
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    try {
+      const res = await fetch(request.url, {
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        redirect: 'manual',
+        signal: AbortSignal.any([abort.signal, timeout]),
+      });
+      // The body is read (bounded by the same signal) so the connection can be reused, and dropped.
+      await res.arrayBuffer().catch(() => undefined);
+      if (res.status >= 200 && res.status < 300) {
+        await deleteWebhookDelivery(this.deps.store, row.id);
+        this.counters.delivered++;
+        return;
+      }
+      error = `HTTP ${res.status}`;
+    } catch (err) {
+      if (abort.signal.aborted) return; // stopping: the row stays pending, no attempt counted
+      if (timeout.aborted) {
+        this.counters.timedOut++;
+        error = `no answer within ${options.timeoutMs} ms`;
+      } else {
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        error = cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+      }
+    }
+    this.counters.failedAttempts++;
+    // The host only: a chat webhook's path is its credential, and health is readable by any paired client.
+    this.lastError = `${target.format} ${new URL(target.url).host}: ${error}`;
+    if (attempts >= options.maxAttempts) {
+      await deadLetterWebhookDelivery(this.deps.store, row.id, attempts, error);
+      this.counters.deadLettered++;
+      this.deps.log?.(`vigil: webhook to ${new URL(target.url).host} gave up on alert ${row.alert_id} after ${attempts} attempts: ${error}`);
+      return;
+    }
+    const delay = backoffDelayMs(options.backoffMs, attempts, (this.deps.random ?? Math.random)());
+    await scheduleWebhookRetry(this.deps.store, row.id, attempts, this.deps.clock.now() + delay, error);
+    this.counters.retried++;
+  }
+}

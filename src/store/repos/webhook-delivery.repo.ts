@@ -1,0 +1,89 @@
+/**
+ * The webhook delivery queue (`webhook_deliveries`): the one writer of the table. The delivery worker
+ * (`notify/webhook-delivery.ts`) queues, claims due rows, and records each attempt's outcome here.
+ */
+import type { Db } from '../database.js';
+import type { NewWebhookDelivery, WebhookDeliveryRow } from '../tables/webhook-delivery.table.js';
+
+/**
+ * Queues `rows` and keeps at most `maxPending` pending rows and `maxPending` dead letters, deleting the oldest beyond
+ * that. Returns how many pending rows were dropped to make room (the caller counts them).
+ */
+export async function enqueueWebhookDeliveries(db: Db, rows: readonly NewWebhookDelivery[], maxPending: number): Promise<number> {
+  if (rows.length === 0) return 0;
+  return db.transaction().execute(async (tx) => {
+    await tx.insertInto('webhook_deliveries').values(rows).execute();
+    const dropped = await trimState(tx, 'pending', maxPending);
+    await trimState(tx, 'dead', maxPending);
+    return dropped;
+  });
+}
+
+/** Deletes the oldest rows in `state` beyond `keep`; returns how many. */
+async function trimState(db: Db, state: 'pending' | 'dead', keep: number): Promise<number> {
+  const { n } = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', state)
+    .executeTakeFirstOrThrow();
+  const excess = Number(n) - keep;
+  if (excess <= 0) return 0;
+  const oldest = db.selectFrom('webhook_deliveries').select('id').where('state', '=', state).orderBy('id').limit(excess);
+  const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', oldest).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Up to `limit` pending rows due at `nowMs`, soonest first, leaving out `exclude` (rows being sent now). */
+export async function dueWebhookDeliveries(db: Db, nowMs: number, limit: number, exclude: readonly number[] = []): Promise<WebhookDeliveryRow[]> {
+  let q = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('state', '=', 'pending')
+    .where('next_attempt_at_ms', '<=', nowMs)
+    .orderBy('next_attempt_at_ms')
+    .orderBy('id')
+    .limit(limit);
+  if (exclude.length > 0) q = q.where('id', 'not in', [...exclude]);
+  return q.execute();
+}
+
+/** The earliest next attempt of a pending row (epoch ms), or null when nothing is pending. */
+export async function nextWebhookAttemptAt(db: Db): Promise<number | null> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min<number>('next_attempt_at_ms').as('at'))
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+}
+
+/** A successful delivery: the row leaves the queue. */
+export async function deleteWebhookDelivery(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('id', '=', id).execute();
+}
+
+/** A failed attempt that will be retried at `nextAttemptAtMs`. */
+export async function scheduleWebhookRetry(db: Db, id: number, attempts: number, nextAttemptAtMs: number, error: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ attempts, next_attempt_at_ms: nextAttemptAtMs, last_error: error }).where('id', '=', id).execute();
+}
+
+/** The last attempt failed: the row stays as a dead letter. */
+export async function deadLetterWebhookDelivery(db: Db, id: number, attempts: number, error: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ attempts, state: 'dead', last_error: error }).where('id', '=', id).execute();
+}
+
+/** Rows waiting (`pending`) and given up on (`dead`). */
+export async function countWebhookDeliveries(db: Db): Promise<{ pending: number; dead: number }> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('state')
+    .execute();
+  const count = (state: string): number => Number(rows.find((r) => r.state === state)?.n ?? 0);
+  return { pending: count('pending'), dead: count('dead') };
+}
+
+/** Dead letters, newest first (for inspection and tests). */
+export async function listDeadWebhookDeliveries(db: Db, limit = 100): Promise<WebhookDeliveryRow[]> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('state', '=', 'dead').orderBy('id', 'desc').limit(limit).execute();
+}
