@@ -2,10 +2,11 @@
  * Detection settings (ML scoring, behavioural detectors, alert aggregation, auto-block), read once from the
  * environment into a frozen object. Every threshold has a documented default; `VIGIL_DETECT_*` overrides it.
  */
-import { isIPv4 } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
+import { normaliseIp } from '../net/address.js';
 import { bool, int, list, num, oneOf, str, type Env } from './env.js';
 
 /** Repository root (two levels above src/config). */
@@ -124,6 +125,8 @@ export interface BeaconConfig {
   allowApps: string[];
   /** Server names (and their subdomains) periodic by design: the defaults plus `VIGIL_DETECT_BEACON_ALLOW_NAMES`. */
   allowNames: string[];
+  /** Server addresses periodic by design (public DoH resolvers): the defaults plus `VIGIL_DETECT_BEACON_ALLOW_ADDRESSES`. */
+  allowAddresses: string[];
 }
 
 /** Applications that are periodic by design: name resolution, time, address configuration, discovery. */
@@ -149,6 +152,37 @@ export const DEFAULT_BEACON_ALLOW_NAMES = Object.freeze([
   'notify.windows.com',
   'time.windows.com',
   'time.apple.com',
+  // Public DNS-over-HTTPS resolvers (the providers Firefox and Chrome offer): DNS is allowlisted as an application,
+  // and DoH is DNS whose queries the application layer cannot read, so a client's lookups to its resolver are no
+  // series either.
+  'cloudflare-dns.com',
+  'dns.google',
+  'dns.quad9.net',
+  'doh.opendns.com',
+  'dns.nextdns.io',
+  'dns.adguard-dns.com',
+  'doh.cleanbrowsing.org',
+]);
+
+/**
+ * The same public DNS resolvers by address, for DoH flows whose name the capture did not see (a session already open
+ * when capture started): Cloudflare, Google, Quad9, OpenDNS, IPv4 and IPv6.
+ */
+export const DEFAULT_BEACON_ALLOW_ADDRESSES = Object.freeze([
+  '1.1.1.1',
+  '1.0.0.1',
+  '2606:4700:4700::1111',
+  '2606:4700:4700::1001',
+  '8.8.8.8',
+  '8.8.4.4',
+  '2001:4860:4860::8888',
+  '2001:4860:4860::8844',
+  '9.9.9.9',
+  '149.112.112.112',
+  '2620:fe::fe',
+  '2620:fe::9',
+  '208.67.222.222',
+  '208.67.220.220',
 ]);
 
 /** ARP: spoofing (one IP claimed by two MACs) and sweeps (one sender asking for many addresses). */
@@ -228,6 +262,14 @@ function ipv4List(env: Env, name: string): string[] {
   return ips;
 }
 
+/** A comma-separated list of IPv4 or IPv6 addresses (normalised); throws ConfigError naming the variable on anything else. */
+function ipList(env: Env, name: string): string[] {
+  const ips = list(env, name, []);
+  const bad = ips.find((ip) => isIP(ip) === 0);
+  if (bad !== undefined) throw new ConfigError(name, `expected IP addresses, got "${bad}"`);
+  return ips.map(normaliseIp);
+}
+
 function deepFreeze<T extends object>(o: T): Readonly<T> {
   for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) deepFreeze(v as object);
   return Object.freeze(o);
@@ -283,6 +325,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       minSizeScore: num(env, 'VIGIL_DETECT_BEACON_MIN_SIZE_SCORE', 0.7, 0, 1),
       allowApps: list(env, 'VIGIL_DETECT_BEACON_ALLOW_APPS', [...DEFAULT_BEACON_ALLOW_APPS]),
       allowNames: [...DEFAULT_BEACON_ALLOW_NAMES, ...list(env, 'VIGIL_DETECT_BEACON_ALLOW_NAMES', [])],
+      allowAddresses: [...DEFAULT_BEACON_ALLOW_ADDRESSES, ...ipList(env, 'VIGIL_DETECT_BEACON_ALLOW_ADDRESSES')],
     },
     arp: {
       windowSec: int(env, 'VIGIL_DETECT_ARP_WINDOW_SEC', 600, 1, 7 * 86400),
