@@ -46,6 +46,13 @@ export interface MlConfig {
    * but never flagged (see ScorerOptions.minPackets).
    */
   minPackets: number;
+  /**
+   * Clear family (`VIGIL_ML_MIN_CLASS_SHARE`, default 0.6, 0..1): a flagged flow becomes an ML alert only when its most
+   * likely attack family holds at least this share of the attack probability (P(family) / (1 - P(benign))). Below it
+   * the model cannot tell the family: on its cross-validated training predictions such flows name the right one about
+   * a third of the time, against 99.97% above (models/README.md), so an alert would send the reader the wrong way.
+   */
+  minClassShare: number;
 }
 
 /** Port scan: one source probing many ports of one host (or one port on many hosts), mostly unanswered. */
@@ -287,6 +294,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       maxBatch: int(env, 'VIGIL_ML_MAX_BATCH', 1024, 1, 1_000_000),
       explainTop: int(env, 'VIGIL_ML_EXPLAIN_TOP', 3, 1, 20),
       minPackets: int(env, 'VIGIL_ML_MIN_PACKETS', 3, 1, 1_000_000),
+      minClassShare: num(env, 'VIGIL_ML_MIN_CLASS_SHARE', 0.6, 0, 1),
     },
     alertWindowSec: int(env, 'VIGIL_DETECT_ALERT_WINDOW_SEC', 600, 1, 7 * 86400),
     maxTracked: int(env, 'VIGIL_DETECT_MAX_TRACKED', 20000, 10, 10_000_000),

@@ -150,7 +150,9 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     if (scoring && model) {
       const scored = await scoring;
       if (scored && scored.flagged.length > 0)
-        findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic'));
+        findings.push(
+          ...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic', config.ml.minClassShare),
+        );
     }
     for (const f of findings) names.annotate(f);
     return alerts.record(findings);
