@@ -161,41 +161,48 @@ const CANONICAL_STEPS: readonly Step[] = [
 export function writeCanonicalRows(c: FlowColumns, start: number, count: number, out: Float32Array): void {
   const { cols, n } = c;
   const w = CANONICAL_STEPS.length;
-  const at = (col: number, r: number): number => cols[col * n + start + r] as number;
+  // Start offsets of the columns several steps read (each column is `n` values long).
+  const dur = C.durationUs * n + start;
+  const fwd = C.fwdPackets * n + start;
+  const bwd = C.bwdPackets * n + start;
   for (let j = 0; j < w; j++) {
     const step = CANONICAL_STEPS[j] as Step;
     const a = step.a * n + start;
-    switch (step.op) {
-      case 'copy':
-        for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite(cols[a + r] as number);
-        break;
-      case 'cap':
-        for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite(Math.min(cols[a + r] as number, step.max));
-        break;
-      case 'std':
-        for (let r = 0, o = j; r < count; r++, o += w) {
-          out[o] = finite(Math.min(sampleStd(cols[a + r] as number, at(step.count, r) - step.minus), step.max));
-        }
-        break;
-      case 'window':
-        for (let r = 0, o = j; r < count; r++, o += w) {
-          const v = (cols[a + r] as number) + (step.b === undefined ? 0 : at(step.b, r));
-          out[o] = finite(v * windowScale(at(C.durationUs, r)));
-        }
-        break;
-      case 'share':
-        for (let r = 0, o = j; r < count; r++, o += w) {
-          const v = (cols[a + r] as number) + (step.b === undefined ? 0 : at(step.b, r));
-          const of = at(C.fwdPackets, r) + (step.over === 'all' ? at(C.bwdPackets, r) : 0);
-          out[o] = finite(share(v, of));
-        }
-        break;
-      case 'win':
-        for (let r = 0, o = j; r < count; r++, o += w) {
-          const v = cols[a + r] as number;
-          out[o] = v > 0 ? v : 0;
-        }
-        break;
+    if (step.op === 'copy') {
+      for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite(cols[a + r] as number);
+    } else if (step.op === 'cap') {
+      const max = step.max;
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = cols[a + r] as number;
+        out[o] = finite(v < max ? v : max);
+      }
+    } else if (step.op === 'std') {
+      const k = step.count * n + start;
+      const { minus, max } = step;
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = sampleStd(cols[a + r] as number, (cols[k + r] as number) - minus);
+        out[o] = finite(v < max ? v : max);
+      }
+    } else if (step.op === 'window') {
+      const b = step.b === undefined ? -1 : step.b * n + start;
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = (cols[a + r] as number) + (b < 0 ? 0 : (cols[b + r] as number));
+        const d = cols[dur + r] as number;
+        out[o] = finite(d > WINDOW_US ? v * (WINDOW_US / d) : v);
+      }
+    } else if (step.op === 'share') {
+      const b = step.b === undefined ? -1 : step.b * n + start;
+      const of2 = step.over === 'all' ? bwd : -1;
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = (cols[a + r] as number) + (b < 0 ? 0 : (cols[b + r] as number));
+        const of = (cols[fwd + r] as number) + (of2 < 0 ? 0 : (cols[of2 + r] as number));
+        out[o] = finite(v / (of > 1 ? of : 1));
+      }
+    } else {
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = cols[a + r] as number;
+        out[o] = v > 0 ? v : 0;
+      }
     }
   }
 }
