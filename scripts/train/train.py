@@ -18,6 +18,8 @@ Design (see models/README.md for the figures):
   `Bwd Init Win Bytes` is left out too: on the 9 CIC-IDS2017 SQL-injection flows replayed from the pcap, the dataset
   holds a post-handshake (scaled) window (235) where the SYN-ACK's window (28960) is what Vigil reports; all 41 kept
   features match the dataset on those flows (test/unit/ml/parity.test.ts).
+- Normalisation (1.2.0, normalise(); the same in src/ml/features.ts): lengths clamped at the MTU (offload-merged
+  segments), durations at CICFlowMeter's 120 s with counts scaled to a 120 s piece, TCP flag counts as shares.
 - Labels: the 16 CSV labels map to 9 families (benign + 8 attack families). Rows whose "Attempted Category" is not -1
   (attacks that never delivered their payload) are dropped: they are neither benign nor a working attack.
 - Split: by time, per label. For each label the earliest 70% of its rows (by flow start) train, the latest 30% test,
@@ -482,7 +484,8 @@ def write_card(card, path, onnx_bytes):
         '  (see above), and far lower if the real share of benign flows is well above 80%.',
         '- Rare families have tiny test sets (web_attack, infiltration, other): their figures are indicative only.',
         '- Flow features depend on the capture\'s flow timeouts; CICFlowMeter\'s defaults (120 s activity timeout) differ',
-        '  from a desktop sensor\'s, so long flows may be cut into different pieces than in training.',
+        '  from a desktop sensor\'s: longer flows are scored as an average 120 s piece (counts scaled, durations clamped), which',
+        '  is not the piece CICFlowMeter would have cut (its first 120 s).',
         f"- Test fixture: `test/fixtures/ml/holdout.csv.gz` is the whole test split ({d['testRows']} rows). `test/unit/ml/model.test.ts`",
         '  scores it with the committed model in onnxruntime-node and checks every held-out figure above (summary, table,',
         '  high threshold) and in `vigil-flow-v1.metrics.json` against what it reproduces.',
@@ -492,6 +495,8 @@ def write_card(card, path, onnx_bytes):
         '```sh',
         '/usr/bin/python3 scripts/train/train.py   # Debian python3-sklearn + python3-onnx; deterministic',
         '```',
+        'The cross-dataset section comes from `scripts/train/cross-dataset.json`, written by `scripts/train/cross_dataset.py`',
+        'from `npm run eval` reports (its docstring has the commands); re-run both when the model changes.',
         '',
     ]
     with open(path, 'w') as f:
@@ -571,12 +576,12 @@ def size_section(card):
                ('Measured', f"{study['measured']}. Method: {study['method']}")]
     lines = ['## Size and inference cost', '']
     if study['version'] != MODEL_VERSION:
+        since = study.get('since', {})
+        if since.get('version') != MODEL_VERSION:
+            sys.exit(f'{SIZE_STUDY} has no `since` entry for {MODEL_VERSION}: measure its cost against {study["version"]}')
         lines += wrap_bullet(
             f"- Since {study['version']}: the forest size was chosen for {study['version']} (the study below: its raw features and "
-            f"thresholds). {MODEL_VERSION} keeps the size ({' / '.join(str(v) for v in forest)}) and the 41 inputs, with "
-            f"{card['forest']['nodes']} nodes instead of {shipped['nodes']}; the ONNX graph is the same operator and the feature "
-            "normalisation a few arithmetic operations per flow in `src/ml/features.ts`, so the cost per flow is unchanged within "
-            "the study's precision (the detection benchmark before and after is in the commit that made this version).")
+            f"thresholds); {MODEL_VERSION} has {card['forest']['nodes']} nodes instead of {shipped['nodes']}. {since['text']}")
     for name, text in bullets:
         lines += wrap_bullet(f'- {name}: {text}')
     lines += [
