@@ -13,7 +13,7 @@ const args = process.argv.slice(2);
 const filters = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
 const passThrough = args.filter((a) => !filters.includes(a));
 /** Suites too long for a plain `npm run bench`: they run when a filter names them. */
-const ON_REQUEST = ['soak.bench.ts'];
+const ON_REQUEST = ['soak.bench.ts', 'dashboard.bench.ts'];
 const suites = readdirSync(path.join(root, 'bench'))
   .filter((f) => f.endsWith('.bench.ts'))
   .sort()
