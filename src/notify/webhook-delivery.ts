@@ -23,7 +23,7 @@ import {
   nextWebhookAttemptAt,
   scheduleWebhookRetry,
 } from '../store/repos/webhook-delivery.repo.js';
-import type { WebhookDeliveryRow } from '../store/tables/webhook-delivery.table.js';
+import type { NewWebhookDelivery, WebhookDeliveryRow } from '../store/tables/webhook-delivery.table.js';
 import { ALERT_CREATED_EVENT, buildWebhookRequest } from './webhook-format.js';
 
 /** Concurrent requests to one destination. */
@@ -106,6 +106,11 @@ export class WebhookDelivery {
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private writes: Promise<unknown> = Promise.resolve();
+  /** Rows waiting for the next write, and the promise of that write. */
+  private batch: NewWebhookDelivery[] = [];
+  private batchWritten: Promise<void> | null = null;
+  /** Pending rows in the store (this worker is their only writer), counted at the first write; null until then. */
+  private pendingRows: number | null = null;
   private lastError: string | null = null;
 
   constructor(private readonly deps: WebhookDeliveryDeps) {
@@ -133,32 +138,53 @@ export class WebhookDelivery {
     await this.writes.catch(() => undefined);
   }
 
-  /** Queues `alert` for every destination when it is at or above the threshold. Never throws; resolves once stored. */
+  /**
+   * Queues `alert` for every destination when it is at or above the threshold. Never throws; resolves once stored.
+   * The alerts of one detection batch arrive in one tick and are written in one transaction (one SQLite commit per
+   * batch rather than per alert: the store's thread is the pipeline's).
+   */
   enqueue(alert: AlertView, event = ALERT_CREATED_EVENT): Promise<void> {
     const { options } = this.deps;
     if (options.targets.length === 0 || severityRank(alert.severity) < severityRank(options.minSeverity)) return Promise.resolve();
     const now = this.deps.clock.now();
     const alertJson = JSON.stringify(alert);
-    const rows = options.targets.map((t) => ({
-      target: targetKey(t),
-      event,
-      alert_id: alert.id,
-      alert_json: alertJson,
-      created_at_ms: now,
-      next_attempt_at_ms: now,
-      last_error: null,
-    }));
-    const write = this.writes.then(async () => {
-      try {
-        this.counters.dropped += await enqueueWebhookDeliveries(this.deps.store, rows, options.queueMax);
-        this.counters.queued += rows.length;
-        this.kick();
-      } catch (err) {
-        this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    });
-    this.writes = write;
-    return write;
+    for (const t of options.targets) {
+      this.batch.push({
+        target: targetKey(t),
+        event,
+        alert_id: alert.id,
+        alert_json: alertJson,
+        created_at_ms: now,
+        next_attempt_at_ms: now,
+        last_error: null,
+      });
+    }
+    if (this.batchWritten === null) {
+      const previous = this.writes;
+      this.batchWritten = new Promise<void>((resolve) => setImmediate(resolve)).then(() => previous).then(() => this.writeBatch());
+      this.writes = this.batchWritten;
+    }
+    return this.batchWritten;
+  }
+
+  /** Writes the alerts queued since the last write, dropping the oldest waiting rows beyond the queue's bound. */
+  private async writeBatch(): Promise<void> {
+    const rows = this.batch;
+    this.batch = [];
+    this.batchWritten = null;
+    try {
+      this.pendingRows ??= (await countWebhookDeliveries(this.deps.store)).pending;
+      const excess = Math.max(0, this.pendingRows + rows.length - this.deps.options.queueMax);
+      const dropped = await enqueueWebhookDeliveries(this.deps.store, rows.slice(Math.max(0, rows.length - this.deps.options.queueMax)), excess);
+      // More new rows than the bound: the oldest of them are dropped without being written.
+      const unwritten = Math.max(0, rows.length - this.deps.options.queueMax);
+      this.pendingRows += rows.length - unwritten - dropped;
+      this.counters.dropped += dropped + unwritten;
+      this.counters.queued += rows.length;
+      this.kick();
+    } catch (err) {
+      this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Counters and queue sizes. */
@@ -178,6 +204,11 @@ export class WebhookDelivery {
       }
       await Promise.race([...[...this.inFlight.values()].map((f) => f.done), new Promise((r) => setTimeout(r, 5))]);
     }
+  }
+
+  /** A pending row left the queue (delivered or dead-lettered); false when it had been dropped meanwhile. */
+  private settled(wasPending: boolean): void {
+    if (wasPending && this.pendingRows !== null) this.pendingRows = Math.max(0, this.pendingRows - 1);
   }
 
   /** Runs {@link pump} now (once more if it is already running). */
@@ -246,7 +277,7 @@ export class WebhookDelivery {
     if (target === undefined) {
       // Queued by an earlier run for a destination no longer configured: kept as a dead letter, not sent.
       error = 'destination no longer configured';
-      await deadLetterWebhookDelivery(this.deps.store, row.id, row.attempts, error);
+      this.settled(await deadLetterWebhookDelivery(this.deps.store, row.id, row.attempts, error, options.queueMax));
       this.counters.deadLettered++;
       return;
     }
@@ -271,7 +302,7 @@ export class WebhookDelivery {
       // The body is read (bounded by the same signal) so the connection can be reused, and dropped.
       await res.arrayBuffer().catch(() => undefined);
       if (res.status >= 200 && res.status < 300) {
-        await deleteWebhookDelivery(this.deps.store, row.id);
+        this.settled(await deleteWebhookDelivery(this.deps.store, row.id));
         this.counters.delivered++;
         return;
       }
@@ -290,7 +321,7 @@ export class WebhookDelivery {
     // The host only: a chat webhook's path is its credential, and health is readable by any paired client.
     this.lastError = `${target.format} ${new URL(target.url).host}: ${error}`;
     if (attempts >= options.maxAttempts) {
-      await deadLetterWebhookDelivery(this.deps.store, row.id, attempts, error);
+      this.settled(await deadLetterWebhookDelivery(this.deps.store, row.id, attempts, error, options.queueMax));
       this.counters.deadLettered++;
       this.deps.log?.(`vigil: webhook to ${new URL(target.url).host} gave up on alert ${row.alert_id} after ${attempts} attempts: ${error}`);
       return;

@@ -181,6 +181,29 @@ describe('WebhookDelivery', function () {
     await worker.stop();
   });
 
+  it('writes the alerts of one tick together, keeping the newest VIGIL_WEBHOOK_QUEUE_MAX of them', async () => {
+    const worker = new WebhookDelivery({ store, clock, options: options([parseWebhookTarget('http://127.0.0.1:9/x')], { queueMax: 2 }) });
+    await Promise.all([1, 2, 3, 4, 5].map((id) => worker.enqueue(alertView(id))));
+    expect(await worker.status()).to.include({ queued: 5, dropped: 3, pending: 2 });
+    const rows = await store.selectFrom('webhook_deliveries').select('alert_id').orderBy('id').execute();
+    expect(rows.map((r) => r.alert_id)).to.deep.equal([4, 5]);
+    await worker.stop();
+  });
+
+  it('counts the rows that leave the queue, so a delivered one makes room without a drop', async () => {
+    const rx = await receiver(() => 200);
+    closers.push(rx.close);
+    const worker = new WebhookDelivery({ store, clock, options: options([parseWebhookTarget(rx.url)], { queueMax: 3 }) });
+    worker.start();
+    closers.push(() => worker.stop());
+    for (const id of [1, 2, 3]) await worker.enqueue(alertView(id));
+    while ((await worker.status()).delivered < 3) await worker.idle();
+    // Three delivered, three more queued at once: the queue holds them all (a stale count of 3 would drop three).
+    await Promise.all([4, 5, 6].map((id) => worker.enqueue(alertView(id))));
+    while ((await worker.status()).delivered < 6) await worker.idle();
+    expect(await worker.status()).to.include({ queued: 6, delivered: 6, dropped: 0, pending: 0 });
+  });
+
   it('a receiver that never answers does not hold up the alert bus, queueing or the other destinations', async () => {
     const hang = await receiver(() => null);
     const ok = await receiver(() => 200);
