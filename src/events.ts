@@ -3,16 +3,15 @@
  * Payloads are plain JSON-serialisable objects.
  */
 import { EventEmitter } from 'node:events';
-import type { Severity } from './domain/alert.js';
 
 /** Event name → payload. */
 export interface VigilEventMap {
   /**
-   * An alert was raised or its aggregate updated (count/lastSeen) or acknowledged/deleted. `previousSeverity` is the
-   * severity before a detection update (`updated` by new evidence), so a subscriber can tell an alert that has just
-   * reached its threshold (e.g. a scan opened `low` by the model and raised to `high` by the scan rule).
+   * An alert was raised or its aggregate updated (count/lastSeen) or acknowledged/deleted. On an `updated` by new
+   * evidence, `previousSeverity` is the alert's severity before it, so a subscriber can tell an alert that has just
+   * reached its threshold (a scan opened `low` by the model and raised to `high` by the scan rule).
    */
-  alert: { action: 'created' | 'updated' | 'acknowledged' | 'deleted'; alert: Record<string, unknown>; previousSeverity?: Severity };
+  alert: { action: 'created' | 'updated' | 'acknowledged' | 'deleted'; alert: Record<string, unknown>; previousSeverity?: string };
   /** A firewall block/unblock/expiry happened. */
   firewall: { action: 'blocked' | 'unblocked' | 'expired'; ip: string; reason: string | null; source: string; at: string };
   /** Capture started/stopped/failed. */

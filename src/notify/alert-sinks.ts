@@ -9,7 +9,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { NotifyConfig } from '../config/notify.js';
-import { alertViewSchema, severityRank, type AlertView, type Severity } from '../domain/alert.js';
+import { alertViewSchema, severityRank, severitySchema, type AlertView, type Severity } from '../domain/alert.js';
 import type { EventBus } from '../events.js';
 import type { Store } from '../store/database.js';
 import { DesktopNotifier, type DesktopNotifierStatus, type NotificationBackend } from './desktop-notifier.js';
@@ -112,8 +112,9 @@ export function createAlertSinks(deps: AlertSinksDeps): AlertSinks {
       webhooks?.start();
       syslog?.start();
       unsubscribe = deps.events.on('alert', (e) => {
-        const previous = e.action === 'created' ? null : e.action === 'updated' ? (e.previousSeverity ?? null) : null;
-        if (e.action !== 'created' && previous === null) return;
+        const raisedFrom = e.action === 'updated' ? severitySchema.safeParse(e.previousSeverity) : null;
+        if (e.action !== 'created' && raisedFrom?.success !== true) return;
+        const previous = raisedFrom?.success === true ? raisedFrom.data : null;
         const parsed = alertViewSchema.safeParse(e.alert);
         if (parsed.success) onAlert(parsed.data, previous);
       });

@@ -8,7 +8,8 @@
  * Debian and present on every systemd distribution; journald's native protocol is a datagram socket too).
  *
  * Sending never blocks the caller: while a stream is connecting or down, or logger runs, up to {@link MAX_BUFFERED}
- * messages wait and later ones are dropped and counted; a lost connection is retried with a doubling delay (at most
+ * messages wait and later ones are dropped and counted, as are messages to a connected stream that holds more than
+ * {@link MAX_UNSENT_BYTES} unsent (the collector stopped reading); a lost connection is retried with a doubling delay (at most
  * 30 s). Field rules from RFC 5424 §6 (header, structured data escaping, the UTF-8 BOM before MSG).
  */
 import dgram from 'node:dgram';
@@ -27,6 +28,8 @@ export const SYSLOG_SEVERITY: Record<Severity, number> = { critical: 2, high: 3,
 export const SD_ID = 'vigil@32473';
 /** Messages kept while a stream is not connected. */
 export const MAX_BUFFERED = 1000;
+/** Bytes a stream may hold unsent (a collector that accepts and stops reading) before further messages are dropped. */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
 /** The largest UDP message sent (RFC 5426 §3.2: receivers should accept 2048 octets); longer MSG text is cut. */
 export const MAX_UDP_BYTES = 2048;
 /** The largest message `logger(1)` is told to send (its default is 1 KiB; rsyslog and journald take 8 KiB). */
@@ -221,8 +224,10 @@ export class SyslogSender {
       });
       return;
     }
-    if (this.connected && this.stream !== null) this.write({ alert, nowMs });
-    else if (this.buffer.length < MAX_BUFFERED) this.buffer.push({ alert, nowMs });
+    if (this.connected && this.stream !== null) {
+      if (this.stream.writableLength > MAX_UNSENT_BYTES) this.counters.dropped++;
+      else this.write({ alert, nowMs });
+    } else if (this.buffer.length < MAX_BUFFERED) this.buffer.push({ alert, nowMs });
     else this.counters.dropped++;
     if (this.viaLogger) this.drainLogger();
   }

@@ -24,7 +24,7 @@ import {
   scheduleWebhookRetry,
 } from '../store/repos/webhook-delivery.repo.js';
 import type { NewWebhookDelivery, WebhookDeliveryRow } from '../store/tables/webhook-delivery.table.js';
-import { ALERT_CREATED_EVENT, buildWebhookRequest } from './webhook-format.js';
+import { ALERT_CREATED_EVENT, buildWebhookRequest, type WebhookRequest } from './webhook-format.js';
 
 /** Concurrent requests to one destination. */
 export const MAX_IN_FLIGHT_PER_TARGET = 2;
@@ -32,6 +32,10 @@ export const MAX_IN_FLIGHT_PER_TARGET = 2;
 export const MAX_IN_FLIGHT = 8;
 /** Longest retry delay, ms (1 h). */
 export const MAX_BACKOFF_MS = 3_600_000;
+/** How long a row whose outcome could not be recorded is left alone, ms (at least; the backoff's base when longer). */
+export const HOLD_AFTER_ERROR_MS = 1000;
+/** Bytes of a response body read (so the connection can be reused); the rest is discarded with the connection. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Settings of the webhook worker (from `config/notify.ts`). */
 export interface WebhookDeliveryOptions {
@@ -91,6 +95,29 @@ export function backoffDelayMs(baseMs: number, attempts: number, random: number)
   return Math.max(1, Math.round(exp * (0.5 + 0.5 * random)));
 }
 
+/**
+ * Reads and drops a response body up to {@link MAX_RESPONSE_BYTES} (bounded in time by the request's signal), so the
+ * connection can be reused; a longer body is cancelled, which closes the connection, rather than held in memory.
+ */
+async function discardBody(res: Response): Promise<void> {
+  if (res.body === null) return;
+  const reader = res.body.getReader();
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      bytes += value.byteLength;
+      if (bytes > MAX_RESPONSE_BYTES) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // The answer's status is what counts; a body cut short changes nothing.
+  }
+}
+
 /** The configured form of a target (`[format+]url`), as stored in the queue. */
 export function targetKey(t: WebhookTarget): string {
   return t.format === 'generic' ? t.url : `${t.format}+${t.url}`;
@@ -102,6 +129,8 @@ export class WebhookDelivery {
   private readonly byKey: Map<string, WebhookTarget>;
   private readonly inFlight = new Map<number, { target: string; abort: AbortController; done: Promise<void> }>();
   private timer: NodeJS.Timeout | null = null;
+  /** Rows left alone until the time given (epoch ms) after their outcome could not be recorded. */
+  private readonly held = new Map<number, number>();
   private running = false;
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
@@ -231,37 +260,62 @@ export class WebhookDelivery {
     })();
   }
 
-  /** Starts due deliveries within the in-flight bounds, then sets the timer for the next due one. */
+  /**
+   * Starts due deliveries within the in-flight bounds, then sets the timer for the next one that could start. Rows of
+   * destinations whose slots are all taken wait for a request to end (which runs this again), not for a timer.
+   */
   private async pump(): Promise<void> {
     if (!this.running) return;
     const now = this.deps.clock.now();
+    for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
+    const excluded = (): number[] => [...this.inFlight.keys(), ...this.held.keys()];
     if (this.inFlight.size < MAX_IN_FLIGHT) {
-      const due = await dueWebhookDeliveries(this.deps.store, now, 64, [...this.inFlight.keys()]);
+      const due = await dueWebhookDeliveries(this.deps.store, now, 64, excluded(), this.saturatedTargets());
       for (const row of due) {
         if (this.inFlight.size >= MAX_IN_FLIGHT) break;
-        let perTarget = 0;
-        for (const f of this.inFlight.values()) if (f.target === row.target) perTarget++;
-        if (perTarget >= MAX_IN_FLIGHT_PER_TARGET) continue;
+        if (this.requestsTo(row.target) >= MAX_IN_FLIGHT_PER_TARGET) continue;
         this.send(row);
       }
     }
-    const next = await nextWebhookAttemptAt(this.deps.store);
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (next !== null && this.running) {
-      // Rows already in flight are due too; the request's end kicks the pump again, so a short wait suffices then.
-      const wait = Math.max(next - this.deps.clock.now(), this.inFlight.size > 0 ? 50 : 0);
-      this.timer = setTimeout(() => this.kick(), Math.min(wait, MAX_BACKOFF_MS));
-      this.timer.unref();
-    }
+    if (!this.running) return;
+    // Every slot taken: nothing can start before a request ends, which runs this again (no need to look).
+    const next = this.inFlight.size >= MAX_IN_FLIGHT ? null : await nextWebhookAttemptAt(this.deps.store, excluded(), this.saturatedTargets());
+    // A row that could start now but did not: every slot is taken, and the end of a request runs this again.
+    const at = [next !== null && (next > now || this.inFlight.size < MAX_IN_FLIGHT) ? next : null, ...this.held.values()].filter(
+      (t): t is number => t !== null,
+    );
+    if (at.length === 0) return;
+    const wait = Math.max(Math.min(...at) - this.deps.clock.now(), 10);
+    this.timer = setTimeout(() => this.kick(), Math.min(wait, MAX_BACKOFF_MS));
+    this.timer.unref();
   }
 
-  /** One attempt of `row`, recorded in the store when it ends. */
+  /** Requests in flight to `target`. */
+  private requestsTo(target: string): number {
+    let n = 0;
+    for (const f of this.inFlight.values()) if (f.target === target) n++;
+    return n;
+  }
+
+  /** Destinations with all {@link MAX_IN_FLIGHT_PER_TARGET} slots taken. */
+  private saturatedTargets(): string[] {
+    return [...new Set([...this.inFlight.values()].map((f) => f.target))].filter((t) => this.requestsTo(t) >= MAX_IN_FLIGHT_PER_TARGET);
+  }
+
+  /**
+   * One attempt of `row`, recorded in the store when it ends. When recording fails (the store refuses a write), the
+   * row is held back for a while rather than picked again at once, which would spin.
+   */
   private send(row: WebhookDeliveryRow): void {
     const abort = new AbortController();
     const entry = { target: row.target, abort, done: Promise.resolve() };
     entry.done = this.attempt(row, abort)
-      .catch((err: unknown) => this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`))
+      .catch((err: unknown) => {
+        this.held.set(row.id, this.deps.clock.now() + Math.max(HOLD_AFTER_ERROR_MS, this.deps.options.backoffMs));
+        this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`);
+      })
       .finally(() => {
         this.inFlight.delete(row.id);
         this.kick();
@@ -281,15 +335,24 @@ export class WebhookDelivery {
       this.counters.deadLettered++;
       return;
     }
-    const request = buildWebhookRequest({
-      target,
-      event: row.event,
-      alert: JSON.parse(row.alert_json) as AlertView,
-      deliveryId: row.id,
-      nowMs: this.deps.clock.now(),
-      secret: options.secret,
-      dashboardUrl: options.dashboardUrl,
-    });
+    let request: WebhookRequest;
+    try {
+      request = buildWebhookRequest({
+        target,
+        event: row.event,
+        alert: JSON.parse(row.alert_json) as AlertView,
+        deliveryId: row.id,
+        nowMs: this.deps.clock.now(),
+        secret: options.secret,
+        dashboardUrl: options.dashboardUrl,
+      });
+    } catch (err) {
+      // A row no attempt can ever send (its alert is not JSON): kept as a dead letter, not retried.
+      error = `unreadable queued alert: ${err instanceof Error ? err.message : String(err)}`;
+      this.settled(await deadLetterWebhookDelivery(this.deps.store, row.id, row.attempts, error, options.queueMax));
+      this.counters.deadLettered++;
+      return;
+    }
     const timeout = AbortSignal.timeout(options.timeoutMs);
     try {
       const res = await fetch(request.url, {
@@ -299,8 +362,7 @@ export class WebhookDelivery {
         redirect: 'manual',
         signal: AbortSignal.any([abort.signal, timeout]),
       });
-      // The body is read (bounded by the same signal) so the connection can be reused, and dropped.
-      await res.arrayBuffer().catch(() => undefined);
+      await discardBody(res);
       if (res.status >= 200 && res.status < 300) {
         this.settled(await deleteWebhookDelivery(this.deps.store, row.id));
         this.counters.delivered++;

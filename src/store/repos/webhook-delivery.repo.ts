@@ -37,8 +37,18 @@ async function trimState(db: Db, state: 'pending' | 'dead', keep: number): Promi
   return Number(result.numDeletedRows);
 }
 
-/** Up to `limit` pending rows due at `nowMs`, soonest first, leaving out `exclude` (rows being sent now). */
-export async function dueWebhookDeliveries(db: Db, nowMs: number, limit: number, exclude: readonly number[] = []): Promise<WebhookDeliveryRow[]> {
+/**
+ * Up to `limit` pending rows due at `nowMs`, soonest first, leaving out the rows `excludeIds` (being sent now, or held
+ * back) and the destinations `excludeTargets` (those with all their request slots taken), so rows that can be sent
+ * are never hidden behind rows that cannot.
+ */
+export async function dueWebhookDeliveries(
+  db: Db,
+  nowMs: number,
+  limit: number,
+  excludeIds: readonly number[] = [],
+  excludeTargets: readonly string[] = [],
+): Promise<WebhookDeliveryRow[]> {
   let q = db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -47,17 +57,20 @@ export async function dueWebhookDeliveries(db: Db, nowMs: number, limit: number,
     .orderBy('next_attempt_at_ms')
     .orderBy('id')
     .limit(limit);
-  if (exclude.length > 0) q = q.where('id', 'not in', [...exclude]);
+  if (excludeIds.length > 0) q = q.where('id', 'not in', [...excludeIds]);
+  if (excludeTargets.length > 0) q = q.where('target', 'not in', [...excludeTargets]);
   return q.execute();
 }
 
-/** The earliest next attempt of a pending row (epoch ms), or null when nothing is pending. */
-export async function nextWebhookAttemptAt(db: Db): Promise<number | null> {
-  const row = await db
+/** The earliest next attempt of a pending row (epoch ms) other than the excluded ones, or null when there is none. */
+export async function nextWebhookAttemptAt(db: Db, excludeIds: readonly number[] = [], excludeTargets: readonly string[] = []): Promise<number | null> {
+  let q = db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.min<number>('next_attempt_at_ms').as('at'))
-    .where('state', '=', 'pending')
-    .executeTakeFirst();
+    .where('state', '=', 'pending');
+  if (excludeIds.length > 0) q = q.where('id', 'not in', [...excludeIds]);
+  if (excludeTargets.length > 0) q = q.where('target', 'not in', [...excludeTargets]);
+  const row = await q.executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 

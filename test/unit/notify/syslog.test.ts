@@ -116,6 +116,28 @@ describe('SyslogSender', () => {
     l.server.close();
   });
 
+  it('tcp:// drops and counts messages while a collector that stopped reading holds 1 MiB unsent', async () => {
+    const accepted: net.Socket[] = [];
+    const server = net.createServer((c) => {
+      c.pause(); // accepts and never reads
+      accepted.push(c);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const sender = new SyslogSender(parseSyslogTarget(`tcp://127.0.0.1:${(server.address() as net.AddressInfo).port}`), header);
+    sender.start();
+    for (let i = 0; i < 200 && !sender.status().connected; i++) await new Promise((r) => setTimeout(r, 5));
+    const big = { ...alertView(1), description: 'x'.repeat(32 * 1024) };
+    for (let i = 0; i < 1000; i++) sender.send(big); // 32 MB, more than the kernel's socket buffers
+    const s = sender.status();
+    expect(s.dropped).to.be.greaterThan(0);
+    expect(s.sent + s.dropped).to.equal(1000);
+    // What was kept is bounded: the kernel's buffers plus at most 1 MiB and one message in the process.
+    expect(s.sent * big.description.length).to.be.below(32 * 1024 * 1000);
+    for (const c of accepted) c.destroy();
+    await sender.stop();
+    server.close();
+  });
+
   it('unix:// writes one message per line to a stream socket', async () => {
     const sock = path.join(tempDir('syslog-'), 'log.sock');
     const l = await streamListener((s) => s.listen(sock));
