@@ -2,7 +2,7 @@
 /**
  * The import direction of the house (STYLE.md §2, §12), checked by `npm run lint:deps` instead of review memory:
  *
- *   cli -> {desktop-api, web-api}: routes -> services -> sensor -> detect -> {ml, firewall}
+ *   cli -> {desktop-api, web-api}: routes -> services -> sensor -> {detect -> {ml, firewall}, export}
  *       -> {store, native, net, http, config} -> {errors, events, clock, domain}
  *
  * Every rule is written for the target layout (src/domain, src/net, src/store/web, src/sensor); a folder that does not
@@ -207,6 +207,16 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/detect/' },
       to: { path: ['^src/(sensor|cli)/', APIS] },
+    },
+    {
+      name: 'export-sees-only-flows-and-alerts',
+      comment:
+        'export/ turns flow records and alert views into outside formats (EVE JSON) and writes them; the sensor feeds ' +
+        'it. It reads the domain, the flow record, config and the event bus, never the store, detection, ml, the ' +
+        'firewall, the sensor or an API, so a format can change without touching what produces the data.',
+      severity: 'error',
+      from: { path: '^src/export/' },
+      to: { path: ['^src/(store|detect|ml|firewall|sensor|cli)/', APIS] },
     },
     {
       name: 'sensor-not-to-apis',

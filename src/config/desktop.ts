@@ -26,6 +26,9 @@
  * | VIGIL_EVENTS_MAX_PENDING_BYTES | 1048576 | bytes an event-stream client may leave unread before it is dropped |
  * | VIGIL_DB_CACHE_KIB | 4096 | most memory (KiB) SQLite's page cache of the store may hold |
  *
+ * The EVE export's variables (`VIGIL_EVE_FILE`, `VIGIL_EVE_MAX_MB`, `VIGIL_EVE_KEEP`, `VIGIL_EVE_QUEUE_MB`) are read by
+ * `config/eve.ts` into `eve`.
+ *
  * The firewall (`VIGIL_FIREWALL`, ...) and detection (`VIGIL_DETECT_*`) variables are read by `config/firewall.ts` and
  * `config/detection.ts`.
  */
@@ -34,6 +37,7 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { ConfigError } from '../errors.js';
 import { loadCaptureCoreConfig } from './capture-core.js';
+import { loadEveConfig, type EveConfig } from './eve.js';
 import { type Env, bool, int, list, num, oneOf, str } from './env.js';
 
 /** When the pairing token is required. */
@@ -108,6 +112,8 @@ export interface DesktopConfig {
   readonly eventsMaxPendingBytes: number;
   /** Bound of the store connection's SQLite page cache, KiB (`VIGIL_DB_CACHE_KIB`). */
   readonly dbCacheKiB: number;
+  /** The EVE JSON export (`VIGIL_EVE_*`, config/eve.ts); `eve.file` undefined: off. */
+  readonly eve: EveConfig;
 }
 
 /** Expands a leading `~` to the home directory and resolves to an absolute path. */
@@ -182,5 +188,6 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
     eventsMaxPendingBytes: int(env, 'VIGIL_EVENTS_MAX_PENDING_BYTES', 1_048_576, 4096, 1_073_741_824),
     // The store's own default (store/database.ts DEFAULT_CACHE_KIB; config may not import the store).
     dbCacheKiB: int(env, 'VIGIL_DB_CACHE_KIB', 4096, 64, 4_194_304),
+    eve: loadEveConfig(env),
   });
 }

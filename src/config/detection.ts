@@ -2,10 +2,11 @@
  * Detection settings (ML scoring, behavioural detectors, alert aggregation, auto-block), read once from the
  * environment into a frozen object. Every threshold has a documented default; `VIGIL_DETECT_*` overrides it.
  */
-import { isIPv4 } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
+import { normaliseIp } from '../net/address.js';
 import { bool, int, list, num, oneOf, str, type Env } from './env.js';
 
 /** Repository root (two levels above src/config). */
@@ -45,6 +46,13 @@ export interface MlConfig {
    * but never flagged (see ScorerOptions.minPackets).
    */
   minPackets: number;
+  /**
+   * Clear family (`VIGIL_ML_MIN_CLASS_SHARE`, default 0.6, 0..1): a flagged flow becomes an ML alert only when its most
+   * likely attack family holds at least this share of the attack probability (P(family) / (1 - P(benign))). Below it
+   * the model cannot tell the family: on its cross-validated training predictions such flows name the right one about
+   * a third of the time, against 99.97% above (models/README.md), so an alert would send the reader the wrong way.
+   */
+  minClassShare: number;
 }
 
 /** Port scan: one source probing many ports of one host (or one port on many hosts), mostly unanswered. */
@@ -124,6 +132,8 @@ export interface BeaconConfig {
   allowApps: string[];
   /** Server names (and their subdomains) periodic by design: the defaults plus `VIGIL_DETECT_BEACON_ALLOW_NAMES`. */
   allowNames: string[];
+  /** Server addresses periodic by design (public DoH resolvers): the defaults plus `VIGIL_DETECT_BEACON_ALLOW_ADDRESSES`. */
+  allowAddresses: string[];
 }
 
 /** Applications that are periodic by design: name resolution, time, address configuration, discovery. */
@@ -149,6 +159,37 @@ export const DEFAULT_BEACON_ALLOW_NAMES = Object.freeze([
   'notify.windows.com',
   'time.windows.com',
   'time.apple.com',
+  // Public DNS-over-HTTPS resolvers (the providers Firefox and Chrome offer): DNS is allowlisted as an application,
+  // and DoH is DNS whose queries the application layer cannot read, so a client's lookups to its resolver are no
+  // series either.
+  'cloudflare-dns.com',
+  'dns.google',
+  'dns.quad9.net',
+  'doh.opendns.com',
+  'dns.nextdns.io',
+  'dns.adguard-dns.com',
+  'doh.cleanbrowsing.org',
+]);
+
+/**
+ * The same public DNS resolvers by address, for DoH flows whose name the capture did not see (a session already open
+ * when capture started): Cloudflare, Google, Quad9, OpenDNS, IPv4 and IPv6.
+ */
+export const DEFAULT_BEACON_ALLOW_ADDRESSES = Object.freeze([
+  '1.1.1.1',
+  '1.0.0.1',
+  '2606:4700:4700::1111',
+  '2606:4700:4700::1001',
+  '8.8.8.8',
+  '8.8.4.4',
+  '2001:4860:4860::8888',
+  '2001:4860:4860::8844',
+  '9.9.9.9',
+  '149.112.112.112',
+  '2620:fe::fe',
+  '2620:fe::9',
+  '208.67.222.222',
+  '208.67.220.220',
 ]);
 
 /** ARP: spoofing (one IP claimed by two MACs) and sweeps (one sender asking for many addresses). */
@@ -212,6 +253,11 @@ export interface DetectionConfig {
   beacon: BeaconConfig;
   arp: ArpConfig;
   dnsTunnel: DnsTunnelConfig;
+  /**
+   * Threat lists the user provides (`VIGIL_INTEL_FILES`, comma-separated paths, default none): addresses, prefixes,
+   * ipset `save` output, hosts files and domain lists (src/detect/threat-intel.ts), loaded at start.
+   */
+  intelFiles: string[];
   autoBlock: AutoBlockConfig;
 }
 
@@ -221,6 +267,14 @@ function ipv4List(env: Env, name: string): string[] {
   const bad = ips.find((ip) => !isIPv4(ip));
   if (bad !== undefined) throw new ConfigError(name, `expected IPv4 addresses, got "${bad}"`);
   return ips;
+}
+
+/** A comma-separated list of IPv4 or IPv6 addresses (normalised); throws ConfigError naming the variable on anything else. */
+function ipList(env: Env, name: string): string[] {
+  const ips = list(env, name, []);
+  const bad = ips.find((ip) => isIP(ip) === 0);
+  if (bad !== undefined) throw new ConfigError(name, `expected IP addresses, got "${bad}"`);
+  return ips.map(normaliseIp);
 }
 
 function deepFreeze<T extends object>(o: T): Readonly<T> {
@@ -240,6 +294,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       maxBatch: int(env, 'VIGIL_ML_MAX_BATCH', 1024, 1, 1_000_000),
       explainTop: int(env, 'VIGIL_ML_EXPLAIN_TOP', 3, 1, 20),
       minPackets: int(env, 'VIGIL_ML_MIN_PACKETS', 3, 1, 1_000_000),
+      minClassShare: num(env, 'VIGIL_ML_MIN_CLASS_SHARE', 0.6, 0, 1),
     },
     alertWindowSec: int(env, 'VIGIL_DETECT_ALERT_WINDOW_SEC', 600, 1, 7 * 86400),
     maxTracked: int(env, 'VIGIL_DETECT_MAX_TRACKED', 20000, 10, 10_000_000),
@@ -278,6 +333,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       minSizeScore: num(env, 'VIGIL_DETECT_BEACON_MIN_SIZE_SCORE', 0.7, 0, 1),
       allowApps: list(env, 'VIGIL_DETECT_BEACON_ALLOW_APPS', [...DEFAULT_BEACON_ALLOW_APPS]),
       allowNames: [...DEFAULT_BEACON_ALLOW_NAMES, ...list(env, 'VIGIL_DETECT_BEACON_ALLOW_NAMES', [])],
+      allowAddresses: [...DEFAULT_BEACON_ALLOW_ADDRESSES, ...ipList(env, 'VIGIL_DETECT_BEACON_ALLOW_ADDRESSES')],
     },
     arp: {
       windowSec: int(env, 'VIGIL_DETECT_ARP_WINDOW_SEC', 600, 1, 7 * 86400),
@@ -294,6 +350,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       minTunnelQtypeShare: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_QTYPE_SHARE', 0.5, 0, 1),
       allow: list(env, 'VIGIL_DETECT_DNS_TUNNEL_ALLOW', [...DEFAULT_DNS_TUNNEL_ALLOW]),
     },
+    intelFiles: list(env, 'VIGIL_INTEL_FILES', []).map((f) => path.resolve(f)),
     autoBlock: {
       level: oneOf(env, 'VIGIL_AUTOBLOCK', ['off', 'critical', 'high'] as const, 'off'),
       durationSec: int(env, 'VIGIL_AUTOBLOCK_DURATION_SEC', 3600, 1, 365 * 86400),

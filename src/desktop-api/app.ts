@@ -33,6 +33,7 @@ import * as statsRoutes from './routes/stats.routes.js';
 import * as threatsRoutes from './routes/threats.routes.js';
 import * as flowsRoutes from './routes/flows.routes.js';
 import * as pageRoutes from './routes/page.routes.js';
+import * as suppressionsRoutes from './routes/suppressions.routes.js';
 import { DASHBOARD_DIR, DashboardPage } from './services/dashboard-page.service.js';
 import { FlowsService } from './services/flows.service.js';
 import { pageKeyFor } from './services/pairing.service.js';
@@ -41,9 +42,11 @@ import type { Clock } from '../clock.js';
 import type { EventStreamService } from './services/event-stream.service.js';
 import { HealthService } from './services/health.service.js';
 import type { Health } from './schemas/health.schema.js';
+import type { EveExporter } from '../export/eve-export.js';
 import { MlStatsService } from './services/ml-stats.service.js';
 import type { MonitoringService } from '../sensor/monitoring.js';
 import type { StatsService } from './services/stats.service.js';
+import { SuppressionsService } from './services/suppressions.service.js';
 import { ThreatsService } from './services/threats.service.js';
 
 /** Paths that carry a credential (the page key, the pairing token) and so never get CORS headers. */
@@ -77,6 +80,8 @@ export interface DesktopDeps {
   startedAtMs: number;
   /** The alert sinks' state for health (notifications, webhooks, syslog); absent = all off. */
   alertSinks?: { status(): Promise<Health['alertSinks']> };
+  /** The EVE export, whose counters health shows; null or absent when it is off. */
+  eve?: Pick<EveExporter, 'stats'> | null;
   /** The rate limiter's store; pass one to share counters between app instances. Default: a new Map. */
   rateLimitDb?: Map<string, unknown>;
   /** The dashboard bundle's directory. Default `dist/dashboard` of this checkout (built by `npm run build:js`). */
@@ -105,9 +110,11 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
       clock: deps.clock,
       version: deps.version,
       startedAtMs: deps.startedAtMs,
+      eve: deps.eve ?? null,
     }),
     stats: deps.stats,
     alerts: new AlertsService(deps.store, deps.events, deps.clock),
+    suppressions: new SuppressionsService(deps.store, deps.clock),
     flows: new FlowsService(deps.store),
     page: new DashboardPage(deps.dashboardDir ?? DASHBOARD_DIR, pageKey),
     pairingToken: deps.pairingToken,
@@ -130,7 +137,18 @@ export function createDesktopApp(deps: DesktopDeps): Koa {
   });
 
   const router = new Router();
-  for (const routes of [healthRoutes, statsRoutes, alertsRoutes, threatsRoutes, monitoringRoutes, firewallRoutes, eventsRoutes, flowsRoutes, pageRoutes]) {
+  for (const routes of [
+    healthRoutes,
+    statsRoutes,
+    alertsRoutes,
+    threatsRoutes,
+    monitoringRoutes,
+    firewallRoutes,
+    eventsRoutes,
+    flowsRoutes,
+    suppressionsRoutes,
+    pageRoutes,
+  ]) {
     routes.register(router, routeDeps);
   }
 

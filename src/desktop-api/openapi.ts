@@ -17,6 +17,7 @@ import { flowListSchema, flowSchema } from './schemas/flow.schema.js';
 import { interfaceListSchema, monitoringStartBody } from './schemas/monitoring.schema.js';
 import { pairingSchema } from './schemas/pairing.schema.js';
 import { dashboardStatsSchema, trafficStatsSchema } from './schemas/stats.schema.js';
+import { suppressAlertBody, suppressionBody, suppressionDeletedSchema, suppressionListSchema, suppressionSchema } from './schemas/suppression.schema.js';
 import { mlStatsSchema, threatListSchema, threatSchema } from './schemas/threat.schema.js';
 
 /** Response schemas by component name. */
@@ -39,6 +40,9 @@ export const RESPONSE_COMPONENTS = {
   FlowList: flowListSchema,
   InterfaceList: interfaceListSchema,
   Pairing: pairingSchema,
+  Suppression: suppressionSchema,
+  SuppressionList: suppressionListSchema,
+  SuppressionDeleted: suppressionDeletedSchema,
 } as const satisfies Record<string, ZodType>;
 
 /** Request body schemas by component name. */
@@ -46,6 +50,8 @@ export const REQUEST_COMPONENTS = {
   MonitoringStart: monitoringStartBody,
   BlockRequest: blockBody,
   UnblockRequest: unblockBody,
+  SuppressionRequest: suppressionBody,
+  SuppressAlertRequest: suppressAlertBody,
 } as const satisfies Record<string, ZodType>;
 
 type ResponseName = keyof typeof RESPONSE_COMPONENTS;
@@ -116,6 +122,46 @@ export const ROUTES: readonly RouteDoc[] = [
     problems: [400, 404],
   },
   { method: 'delete', path: '/api/alerts/:id', summary: 'Delete an alert', status: 200, response: 'AlertDeleted', params: [idParam], problems: [400, 404] },
+  {
+    method: 'post',
+    path: '/api/alerts/:id/suppress',
+    summary: 'Make a suppression rule from an alert: its category and its source and/or destination address',
+    description:
+      "The rule silences later findings of the alert's category whose source (and destination, with `match: both`, the default) match the alert's, before they are stored; optional expiry in seconds. Answers the rule (201).",
+    status: 201,
+    response: 'Suppression',
+    request: 'SuppressAlertRequest',
+    params: [idParam],
+    problems: [400, 404],
+  },
+  {
+    method: 'get',
+    path: '/api/suppressions',
+    summary: 'Suppression rules with their hit counts (expired ones included, `active: false`)',
+    status: 200,
+    response: 'SuppressionList',
+    problems: [],
+  },
+  {
+    method: 'post',
+    path: '/api/suppressions',
+    summary: 'Create a suppression rule: a category plus a source and/or target address or prefix and/or a server name',
+    description:
+      'Findings matching every part the rule has are dropped before they become alerts and counted on the rule (`hits`, `lastHitAt`). A server name matches its subdomains. Expiry: `durationSeconds` or a future `expiresAt`; neither = never. Answers the rule (201).',
+    status: 201,
+    response: 'Suppression',
+    request: 'SuppressionRequest',
+    problems: [400],
+  },
+  {
+    method: 'delete',
+    path: '/api/suppressions/:id',
+    summary: 'Delete a suppression rule',
+    status: 200,
+    response: 'SuppressionDeleted',
+    params: [{ name: 'id', in: 'path', required: true, description: 'Suppression rule id', schema: { type: 'integer', minimum: 1 } }],
+    problems: [400, 404],
+  },
   { method: 'get', path: '/api/threats', summary: 'Threatening remote IPs for the map', status: 200, response: 'ThreatList', problems: [] },
   {
     method: 'get',
@@ -255,7 +301,11 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       responses,
     };
     if (r.params) op.parameters = r.params;
-    if (r.request) op.requestBody = { required: r.request !== 'MonitoringStart', content: { 'application/json': { schema: ref(r.request) } } };
+    if (r.request)
+      op.requestBody = {
+        required: r.request !== 'MonitoringStart' && r.request !== 'SuppressAlertRequest',
+        content: { 'application/json': { schema: ref(r.request) } },
+      };
     if (r.open) op.security = [];
     (paths[oaPath] ??= {})[r.method] = op;
   }

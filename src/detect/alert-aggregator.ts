@@ -8,7 +8,8 @@
  * firewall service once one of its alerts reaches the configured severity, with an expiry, and records the outcome
  * (blocked, or refused with the firewall's reason, e.g. a protected address) in the alert's details. The server names a
  * finding's flows were seen under fold into the alert's `server_names` and its threat address's names into the threat's
- * (deduplicated, bounded; server-names.ts).
+ * (deduplicated, bounded; server-names.ts). Before anything is folded or stored, findings a suppression rule in force
+ * matches are dropped and counted on their rule, in the same transaction (suppressions.ts).
  */
 import type { DetectionConfig } from '../config/detection.js';
 import { maxSeverity, severityRank, type AlertSource, type Severity } from '../domain/alert.js';
@@ -25,6 +26,7 @@ import { isThreatAddress } from '../net/classify.js';
 import { maxScore, nextThreatRow, type ThreatUpdate } from './threats.js';
 import { parseDetails, toAlertView } from './alert-view.js';
 import { MAX_ALERT_NAMES, MAX_THREAT_NAMES, mergeNames, parseNames } from './server-names.js';
+import { compileSuppressions, matchSuppression } from './suppressions.js';
 
 /** Aggregation key of a finding. */
 export function aggregationKey(f: Pick<Finding, 'srcIp' | 'category' | 'target'>): string {
@@ -240,6 +242,25 @@ function storeBatch(
   return recorded;
 }
 
+/**
+ * The findings no suppression rule in force at `nowIso` matches; each rule that matched gets its hits (one per finding
+ * it silenced) and `nowIso` as its last hit. No rules (the common case): `findings` itself, one indexed query.
+ */
+function unsuppressed(batch: AlertBatch, findings: readonly Finding[], nowIso: string): readonly Finding[] {
+  const rows = batch.activeSuppressions(nowIso);
+  if (rows.length === 0) return findings;
+  const rules = compileSuppressions(rows);
+  const hits = new Map<number, number>();
+  const kept: Finding[] = [];
+  for (const f of findings) {
+    const rule = matchSuppression(rules, f);
+    if (rule === null) kept.push(f);
+    else hits.set(rule.id, (hits.get(rule.id) ?? 0) + 1);
+  }
+  for (const [id, n] of hits) batch.countSuppressionHits(id, n, nowIso);
+  return kept;
+}
+
 /** See the module comment. */
 export class AlertAggregator {
   private readonly now: () => number;
@@ -253,15 +274,17 @@ export class AlertAggregator {
   /** Stores `findings` (aggregated), updates threats, publishes events, applies auto-block. */
   async record(findings: readonly Finding[]): Promise<RecordedAlert[]> {
     if (findings.length === 0) return [];
-    const merged = mergeBatch(findings);
     const locations = new Map<string, GeoLocation | null>();
     if (this.deps.geo) {
-      for (const f of merged.values())
+      for (const f of findings)
         if (!locations.has(f.threatIp) && isThreatAddress(f.threatIp)) locations.set(f.threatIp, await this.deps.geo.lookup(f.threatIp));
     }
     const nowIso = iso(this.now());
     const windowMs = this.deps.config.alertWindowSec * 1000;
-    const recorded = await writeAlertBatch(this.deps.store, (batch) => storeBatch(batch, merged, windowMs, nowIso, locations));
+    const recorded = await writeAlertBatch(this.deps.store, (batch) => {
+      const kept = unsuppressed(batch, findings, nowIso);
+      return kept.length === 0 ? [] : storeBatch(batch, mergeBatch(kept), windowMs, nowIso, locations);
+    });
     for (const r of recorded) {
       const previous = r.previousSeverity === null ? {} : { previousSeverity: r.previousSeverity };
       this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertView(r.row) }, ...previous });

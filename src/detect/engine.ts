@@ -24,13 +24,16 @@ import { BlockedIpDetector } from './detectors/blocked-ip.js';
 import { DnsTunnelDetector } from './detectors/dns-tunnel.js';
 import { BruteForceDetector } from './detectors/brute-force.js';
 import { PacketFloodDetector, ReflectionDetector, SynFloodDetector } from './detectors/flood.js';
+import { IcmpTunnelDetector } from './detectors/icmp-tunnel.js';
 import { PortScanDetector } from './detectors/port-scan.js';
+import { ThreatIntelDetector } from './detectors/threat-intel.js';
 import { WebAttackDetector } from './detectors/web-attack.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
 import { mlFindings } from './ml-findings.js';
 import { ServerNameIndex } from './server-names.js';
+import { loadThreatIntel, type ThreatIntelIndex } from './threat-intel.js';
 import type { MlStats } from '../ml/types.js';
 import type { DetectionEngine } from './types.js';
 
@@ -62,17 +65,21 @@ export interface VigilDetectionEngine extends DetectionEngine {
   /** Judges and stores one batch of ARP bindings; resolves to the alerts it created or updated. */
   processArp(bindings: readonly ArpBinding[]): Promise<RecordedAlert[]>;
   readonly model: FlowModel | null;
+  /** The threat lists loaded from `VIGIL_INTEL_FILES` (empty without them). */
+  readonly intel: ThreatIntelIndex;
   /** Flows handed to `ingest`/`process` so far. */
   readonly flowsIngested: number;
 }
 
 /**
- * Builds the engine. Loads the model once (warm-up included) unless `deps.model` is given or ML is disabled; rejects
- * with ServiceUnavailableError (`model_unavailable`) when the configured model cannot be loaded, unless
+ * Builds the engine. Loads the threat lists (`VIGIL_INTEL_FILES`; ConfigError naming a file that cannot be read) and
+ * the model once (warm-up included) unless `deps.model` is given or ML is disabled; rejects with
+ * ServiceUnavailableError (`model_unavailable`) when the configured model cannot be loaded, unless
  * `deps.onModelError` is given (then detection runs without ML).
  */
 export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<VigilDetectionEngine> {
   const { config } = deps;
+  const intel = loadThreatIntel(config.intelFiles);
   let model: FlowModel | null = null;
   if (deps.model !== undefined) model = deps.model;
   else if (config.ml.enabled) {
@@ -98,11 +105,13 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new SynFloodDetector(config.synFlood, config.maxTracked),
     new PacketFloodDetector(config.flood, config.maxTracked),
     new ReflectionDetector(config.reflection, config.maxTracked),
+    new IcmpTunnelDetector(config.maxTracked),
     new BruteForceDetector(config.bruteForce, config.maxTracked),
     new BeaconDetector(config.beacon, config.maxTracked),
     new DnsTunnelDetector(config.dnsTunnel, config.maxTracked),
     new WebAttackDetector(config.maxTracked),
   ];
+  if (!intel.empty) detectors.push(new ThreatIntelDetector(intel, config.maxTracked));
   const arp = new ArpDetector(config.arp, config.maxTracked);
   const firewall = deps.firewall ?? null;
   if (firewall) detectors.push(new BlockedIpDetector((ip) => firewall.isBlocked(ip)));
@@ -141,7 +150,9 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     if (scoring && model) {
       const scored = await scoring;
       if (scored && scored.flagged.length > 0)
-        findings.push(...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic'));
+        findings.push(
+          ...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic', config.ml.minClassShare),
+        );
     }
     for (const f of findings) names.annotate(f);
     return alerts.record(findings);
@@ -165,6 +176,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
 
   return {
     model,
+    intel,
     get flowsIngested() {
       return ingested;
     },

@@ -53,10 +53,23 @@ interface Group {
   best: FlaggedFlow;
 }
 
+/** Default of {@link mlFindings}' `minClassShare` (`VIGIL_ML_MIN_CLASS_SHARE`; see MlConfig.minClassShare for why). */
+export const DEFAULT_MIN_CLASS_SHARE = 0.6;
+
+/**
+ * The winning family's share of the attack probability: P(family) / (1 - P(benign)), 1 when the model names one
+ * family only. Below `minClassShare` the family is the model's guess between several, and no finding is made.
+ */
+export function classShare(hit: Pick<FlaggedFlow, 'probability' | 'score'>): number {
+  return hit.score > 0 ? hit.probability / hit.score : 0;
+}
+
 /**
  * One finding per (src, family, dst) among `flagged` flows of `flows`. `isNew(flow)` tells whether a flow is
  * flagged for the first time: a flow flagged in a snapshot and again when it ends is counted once (count = flows, not
- * records); a key whose flows were all counted before yields no finding.
+ * records); a key whose flows were all counted before yields no finding. Flows whose family is not clear (its
+ * {@link classShare} below `minClassShare`) make no finding and are not marked as counted, so a later snapshot of the
+ * same flow with a clear family still can.
  */
 export function mlFindings(
   flows: readonly FlowRecord[],
@@ -65,13 +78,14 @@ export function mlFindings(
   thresholds: ModelThresholds,
   isNew: (flow: FlowRecord) => boolean = () => true,
   explainedBy: 'path' | 'heuristic' = 'path',
+  minClassShare: number = DEFAULT_MIN_CLASS_SHARE,
 ): Finding[] {
   // Keyed by source, then family, then destination (no key strings built per flow); `groups` in first-seen order.
   const byKey = new Map<string, Map<string, Map<string, Group>>>();
   const groups: Group[] = [];
   for (const hit of flagged) {
     const f = flows[hit.index] as FlowRecord;
-    if (!isNew(f)) continue;
+    if (classShare(hit) < minClassShare || !isNew(f)) continue;
     const srcIp = f.srcIp;
     const dstIp = f.dstIp;
     let byFamily = byKey.get(srcIp);
@@ -132,6 +146,7 @@ export function mlFindings(
       model: { name: model.name, version: model.version, sha256: model.sha256 },
       explanationMethod: explainedBy,
       probability: Math.round(best.probability * 1e4) / 1e4,
+      classShare: Math.round(classShare(best) * 1e4) / 1e4,
       flowsFlagged: finding.count,
       explanation: explanation.map((e) => ({
         feature: e.name,

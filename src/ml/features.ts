@@ -3,6 +3,11 @@
  * model's feature list), read from the batch's columns (`flowColumns`). One reusable buffer; no per-flow objects. Each column reproduces its CICFlowMeter column
  * (see `derivation` in models/*.features.json): CIC standard deviations are sample std, the FlowRecord's are population
  * std, so they are rescaled by sqrt(n / (n - 1)); CIC reports 0 for the initial window of a flow without TCP.
+ *
+ * Then the model's normalisation (scripts/train/train.py `normalise()`, the same arithmetic; models/README.md says why):
+ * payload lengths clamped at {@link MTU_PAYLOAD_CAP} (longer ones are receive-offload merges) and their std at half of
+ * it; durations, IAT totals and maxima clamped at {@link WINDOW_US} (CICFlowMeter's flow timeout) and packet, byte and
+ * SYN counts scaled to a piece of that length; flag counts as shares of the packets.
  */
 import { flowColumns, type FlowColumns } from '../native/flow-batch.js';
 import { FLOW_COLUMN as C } from '../native/flow-columns.js';
@@ -10,54 +15,71 @@ import type { FlowRecord } from '../native/flow-record.js';
 
 type Extractor = (f: FlowRecord) => number;
 
+/** Largest L4 payload a 1500-byte Ethernet MTU carries (bytes); a longer one is several segments merged by offload. */
+export const MTU_PAYLOAD_CAP = 1500;
+/** The largest standard deviation of values in [0, MTU_PAYLOAD_CAP] (bytes). */
+const STD_CAP = MTU_PAYLOAD_CAP / 2;
+/** CICFlowMeter's flow timeout (us): no training flow is longer. */
+export const WINDOW_US = 120e6;
+
 /** Population std over n values -> sample std (0 when n < 2). */
 function sampleStd(popStd: number, n: number): number {
   return n > 1 ? popStd * Math.sqrt(n / (n - 1)) : 0;
 }
 
+/** Scale of a count to a WINDOW_US piece of a flow lasting `durationUs`: 1 up to the window. */
+function windowScale(durationUs: number): number {
+  return durationUs > WINDOW_US ? WINDOW_US / durationUs : 1;
+}
+
+const cap = (v: number): number => Math.min(v, MTU_PAYLOAD_CAP);
+const capStd = (v: number): number => Math.min(v, STD_CAP);
+const capTime = (v: number): number => Math.min(v, WINDOW_US);
+const share = (v: number, of: number): number => v / Math.max(of, 1);
+
 /** How each model feature is computed from a FlowRecord. Names match `features[].name` of the feature list. */
 export const FEATURE_EXTRACTORS: Readonly<Record<string, Extractor>> = Object.freeze({
   protocol: (f) => f.protocol,
-  durationUs: (f) => f.durationUs,
-  fwdPackets: (f) => f.fwdPackets,
-  bwdPackets: (f) => f.bwdPackets,
-  fwdPayloadBytes: (f) => f.fwdPayloadBytes,
-  bwdPayloadBytes: (f) => f.bwdPayloadBytes,
-  fwdPktLenMax: (f) => f.fwdPktLenMax,
-  fwdPktLenMin: (f) => f.fwdPktLenMin,
-  fwdPktLenMean: (f) => f.fwdPktLenMean,
-  fwdPktLenStd: (f) => sampleStd(f.fwdPktLenStd, f.fwdPackets),
-  bwdPktLenMax: (f) => f.bwdPktLenMax,
-  bwdPktLenMin: (f) => f.bwdPktLenMin,
-  bwdPktLenMean: (f) => f.bwdPktLenMean,
-  bwdPktLenStd: (f) => sampleStd(f.bwdPktLenStd, f.bwdPackets),
-  pktLenMin: (f) => f.pktLenMin,
-  pktLenMax: (f) => f.pktLenMax,
-  pktLenMean: (f) => f.pktLenMean,
-  pktLenStd: (f) => sampleStd(f.pktLenStd, f.packets),
+  durationUs: (f) => capTime(f.durationUs),
+  fwdPackets: (f) => f.fwdPackets * windowScale(f.durationUs),
+  bwdPackets: (f) => f.bwdPackets * windowScale(f.durationUs),
+  fwdPayloadBytes: (f) => f.fwdPayloadBytes * windowScale(f.durationUs),
+  bwdPayloadBytes: (f) => f.bwdPayloadBytes * windowScale(f.durationUs),
+  fwdPktLenMax: (f) => cap(f.fwdPktLenMax),
+  fwdPktLenMin: (f) => cap(f.fwdPktLenMin),
+  fwdPktLenMean: (f) => cap(f.fwdPktLenMean),
+  fwdPktLenStd: (f) => capStd(sampleStd(f.fwdPktLenStd, f.fwdPackets)),
+  bwdPktLenMax: (f) => cap(f.bwdPktLenMax),
+  bwdPktLenMin: (f) => cap(f.bwdPktLenMin),
+  bwdPktLenMean: (f) => cap(f.bwdPktLenMean),
+  bwdPktLenStd: (f) => capStd(sampleStd(f.bwdPktLenStd, f.bwdPackets)),
+  pktLenMin: (f) => cap(f.pktLenMin),
+  pktLenMax: (f) => cap(f.pktLenMax),
+  pktLenMean: (f) => cap(f.pktLenMean),
+  pktLenStd: (f) => capStd(sampleStd(f.pktLenStd, f.packets)),
   iatMeanUs: (f) => f.iatMeanUs,
   iatStdUs: (f) => sampleStd(f.iatStdUs, f.packets - 1),
-  iatMaxUs: (f) => f.iatMaxUs,
+  iatMaxUs: (f) => capTime(f.iatMaxUs),
   iatMinUs: (f) => f.iatMinUs,
-  fwdIatTotalUs: (f) => f.fwdIatTotalUs,
+  fwdIatTotalUs: (f) => capTime(f.fwdIatTotalUs),
   fwdIatMeanUs: (f) => f.fwdIatMeanUs,
   fwdIatStdUs: (f) => sampleStd(f.fwdIatStdUs, f.fwdPackets - 1),
-  fwdIatMaxUs: (f) => f.fwdIatMaxUs,
+  fwdIatMaxUs: (f) => capTime(f.fwdIatMaxUs),
   fwdIatMinUs: (f) => f.fwdIatMinUs,
-  bwdIatTotalUs: (f) => f.bwdIatTotalUs,
+  bwdIatTotalUs: (f) => capTime(f.bwdIatTotalUs),
   bwdIatMeanUs: (f) => f.bwdIatMeanUs,
   bwdIatStdUs: (f) => sampleStd(f.bwdIatStdUs, f.bwdPackets - 1),
-  bwdIatMaxUs: (f) => f.bwdIatMaxUs,
+  bwdIatMaxUs: (f) => capTime(f.bwdIatMaxUs),
   bwdIatMinUs: (f) => f.bwdIatMinUs,
-  finCount: (f) => f.fwdFin + f.bwdFin,
-  synCount: (f) => f.fwdSyn + f.bwdSyn,
-  rstCount: (f) => f.fwdRst + f.bwdRst,
-  pshCount: (f) => f.fwdPsh + f.bwdPsh,
-  ackCount: (f) => f.fwdAck + f.bwdAck,
-  urgCount: (f) => f.fwdUrg + f.bwdUrg,
-  fwdPshCount: (f) => f.fwdPsh,
+  finShare: (f) => share(f.fwdFin + f.bwdFin, f.fwdPackets + f.bwdPackets),
+  synCount: (f) => (f.fwdSyn + f.bwdSyn) * windowScale(f.durationUs),
+  rstShare: (f) => share(f.fwdRst + f.bwdRst, f.fwdPackets + f.bwdPackets),
+  pshShare: (f) => share(f.fwdPsh + f.bwdPsh, f.fwdPackets + f.bwdPackets),
+  ackShare: (f) => share(f.fwdAck + f.bwdAck, f.fwdPackets + f.bwdPackets),
+  urgShare: (f) => share(f.fwdUrg + f.bwdUrg, f.fwdPackets + f.bwdPackets),
+  fwdPshShare: (f) => share(f.fwdPsh, f.fwdPackets),
   fwdInitWin: (f) => (f.fwdInitWin > 0 ? f.fwdInitWin : 0),
-  fwdActDataPkts: (f) => f.fwdActDataPkts,
+  fwdActDataShare: (f) => share(f.fwdActDataPkts, f.fwdPackets),
 });
 
 /**
@@ -68,52 +90,67 @@ export const CANONICAL_FEATURES: readonly string[] = Object.freeze(Object.keys(F
 
 const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
 
-/** How one canonical column is computed from the batch columns: a copy (the column index), a sample std, a sum, or the initial window. */
-type Step = number | { op: 'std'; a: number; count: number; minus: number } | { op: 'sum'; a: number; b: number } | { op: 'win'; a: number };
+/**
+ * How one canonical column is computed from the batch columns (`a` plus `b` when given): `cap` clamps at `max`, `std`
+ * rescales a population std (count column `count` minus `minus`) and clamps at `max`, `window` scales to a WINDOW_US
+ * piece, `share` divides by the forward (`fwd`) or all packets, `win` is the initial window.
+ */
+type Step =
+  | { op: 'copy' | 'win'; a: number }
+  | { op: 'cap'; a: number; max: number }
+  | { op: 'std'; a: number; count: number; minus: number; max: number }
+  | { op: 'window'; a: number; b?: number }
+  | { op: 'share'; a: number; b?: number; over: 'all' | 'fwd' };
+
+const copy = (a: number): Step => ({ op: 'copy', a });
+const len = (a: number): Step => ({ op: 'cap', a, max: MTU_PAYLOAD_CAP });
+const time = (a: number): Step => ({ op: 'cap', a, max: WINDOW_US });
+const lenStd = (a: number, count: number): Step => ({ op: 'std', a, count, minus: 0, max: STD_CAP });
+const iatStd = (a: number, count: number): Step => ({ op: 'std', a, count, minus: 1, max: Infinity });
 
 /** {@link CANONICAL_FEATURES} in order, as {@link Step}s (same arithmetic as FEATURE_EXTRACTORS). */
 const CANONICAL_STEPS: readonly Step[] = [
-  C.protocol,
-  C.durationUs,
-  C.fwdPackets,
-  C.bwdPackets,
-  C.fwdPayloadBytes,
-  C.bwdPayloadBytes,
-  C.fwdPktLenMax,
-  C.fwdPktLenMin,
-  C.fwdPktLenMean,
-  { op: 'std', a: C.fwdPktLenStd, count: C.fwdPackets, minus: 0 },
-  C.bwdPktLenMax,
-  C.bwdPktLenMin,
-  C.bwdPktLenMean,
-  { op: 'std', a: C.bwdPktLenStd, count: C.bwdPackets, minus: 0 },
-  C.pktLenMin,
-  C.pktLenMax,
-  C.pktLenMean,
-  { op: 'std', a: C.pktLenStd, count: C.packets, minus: 0 },
-  C.iatMeanUs,
-  { op: 'std', a: C.iatStdUs, count: C.packets, minus: 1 },
-  C.iatMaxUs,
-  C.iatMinUs,
-  C.fwdIatTotalUs,
-  C.fwdIatMeanUs,
-  { op: 'std', a: C.fwdIatStdUs, count: C.fwdPackets, minus: 1 },
-  C.fwdIatMaxUs,
-  C.fwdIatMinUs,
-  C.bwdIatTotalUs,
-  C.bwdIatMeanUs,
-  { op: 'std', a: C.bwdIatStdUs, count: C.bwdPackets, minus: 1 },
-  C.bwdIatMaxUs,
-  C.bwdIatMinUs,
-  { op: 'sum', a: C.fwdFin, b: C.bwdFin },
-  { op: 'sum', a: C.fwdSyn, b: C.bwdSyn },
-  { op: 'sum', a: C.fwdRst, b: C.bwdRst },
-  { op: 'sum', a: C.fwdPsh, b: C.bwdPsh },
-  { op: 'sum', a: C.fwdAck, b: C.bwdAck },
-  { op: 'sum', a: C.fwdUrg, b: C.bwdUrg },
-  C.fwdPsh,
+  copy(C.protocol),
+  time(C.durationUs),
+  { op: 'window', a: C.fwdPackets },
+  { op: 'window', a: C.bwdPackets },
+  { op: 'window', a: C.fwdPayloadBytes },
+  { op: 'window', a: C.bwdPayloadBytes },
+  len(C.fwdPktLenMax),
+  len(C.fwdPktLenMin),
+  len(C.fwdPktLenMean),
+  lenStd(C.fwdPktLenStd, C.fwdPackets),
+  len(C.bwdPktLenMax),
+  len(C.bwdPktLenMin),
+  len(C.bwdPktLenMean),
+  lenStd(C.bwdPktLenStd, C.bwdPackets),
+  len(C.pktLenMin),
+  len(C.pktLenMax),
+  len(C.pktLenMean),
+  lenStd(C.pktLenStd, C.packets),
+  copy(C.iatMeanUs),
+  iatStd(C.iatStdUs, C.packets),
+  time(C.iatMaxUs),
+  copy(C.iatMinUs),
+  time(C.fwdIatTotalUs),
+  copy(C.fwdIatMeanUs),
+  iatStd(C.fwdIatStdUs, C.fwdPackets),
+  time(C.fwdIatMaxUs),
+  copy(C.fwdIatMinUs),
+  time(C.bwdIatTotalUs),
+  copy(C.bwdIatMeanUs),
+  iatStd(C.bwdIatStdUs, C.bwdPackets),
+  time(C.bwdIatMaxUs),
+  copy(C.bwdIatMinUs),
+  { op: 'share', a: C.fwdFin, b: C.bwdFin, over: 'all' },
+  { op: 'window', a: C.fwdSyn, b: C.bwdSyn },
+  { op: 'share', a: C.fwdRst, b: C.bwdRst, over: 'all' },
+  { op: 'share', a: C.fwdPsh, b: C.bwdPsh, over: 'all' },
+  { op: 'share', a: C.fwdAck, b: C.bwdAck, over: 'all' },
+  { op: 'share', a: C.fwdUrg, b: C.bwdUrg, over: 'all' },
+  { op: 'share', a: C.fwdPsh, over: 'fwd' },
   { op: 'win', a: C.fwdInitWin },
-  C.fwdActDataPkts,
+  { op: 'share', a: C.fwdActDataPkts, over: 'fwd' },
 ];
 
 /**
@@ -124,20 +161,43 @@ const CANONICAL_STEPS: readonly Step[] = [
 export function writeCanonicalRows(c: FlowColumns, start: number, count: number, out: Float32Array): void {
   const { cols, n } = c;
   const w = CANONICAL_STEPS.length;
+  // Start offsets of the columns several steps read (each column is `n` values long).
+  const dur = C.durationUs * n + start;
+  const fwd = C.fwdPackets * n + start;
+  const bwd = C.bwdPackets * n + start;
   for (let j = 0; j < w; j++) {
     const step = CANONICAL_STEPS[j] as Step;
-    if (typeof step === 'number') {
-      const a = step * n + start;
-      for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite(cols[a + r] as number);
-      continue;
-    }
     const a = step.a * n + start;
-    if (step.op === 'std') {
+    if (step.op === 'copy') {
+      for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite(cols[a + r] as number);
+    } else if (step.op === 'cap') {
+      const max = step.max;
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = cols[a + r] as number;
+        out[o] = finite(v < max ? v : max);
+      }
+    } else if (step.op === 'std') {
       const k = step.count * n + start;
-      for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite(sampleStd(cols[a + r] as number, (cols[k + r] as number) - step.minus));
-    } else if (step.op === 'sum') {
-      const b = step.b * n + start;
-      for (let r = 0, o = j; r < count; r++, o += w) out[o] = finite((cols[a + r] as number) + (cols[b + r] as number));
+      const { minus, max } = step;
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = sampleStd(cols[a + r] as number, (cols[k + r] as number) - minus);
+        out[o] = finite(v < max ? v : max);
+      }
+    } else if (step.op === 'window') {
+      const b = step.b === undefined ? -1 : step.b * n + start;
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = (cols[a + r] as number) + (b < 0 ? 0 : (cols[b + r] as number));
+        const d = cols[dur + r] as number;
+        out[o] = finite(d > WINDOW_US ? v * (WINDOW_US / d) : v);
+      }
+    } else if (step.op === 'share') {
+      const b = step.b === undefined ? -1 : step.b * n + start;
+      const of2 = step.over === 'all' ? bwd : -1;
+      for (let r = 0, o = j; r < count; r++, o += w) {
+        const v = (cols[a + r] as number) + (b < 0 ? 0 : (cols[b + r] as number));
+        const of = (cols[fwd + r] as number) + (of2 < 0 ? 0 : (cols[of2 + r] as number));
+        out[o] = finite(v / (of > 1 ? of : 1));
+      }
     } else {
       for (let r = 0, o = j; r < count; r++, o += w) {
         const v = cols[a + r] as number;

@@ -67,12 +67,13 @@ const V4_MASK = (1n << 32n) - 1n;
  * Parses and normalises user input into an address or prefix. Accepts IPv4, IPv6 (any valid spelling),
  * IPv4-mapped IPv6 (`::ffff:1.2.3.4` → `1.2.3.4`) and CIDR (`10.0.0.0/8`; host bits are cleared). Rejects zone
  * ids, whitespace, anything that is not an address, the unspecified address, and prefixes broader than
- * {@link MIN_PREFIX}. Throws a ValidationError (400, code `invalid_ip`, field `ip`).
+ * `options.minPrefix` (default {@link MIN_PREFIX}: what a person may block; threat lists take broader ones). Throws a ValidationError (400, code `invalid_ip`, field `ip`).
  *
  * The character check runs first, so shell metacharacters, newlines and `$(...)` never reach the OS layer (which
  * uses argument lists anyway).
  */
-export function parseAddress(input: unknown): ParsedAddress {
+export function parseAddress(input: unknown, options: { minPrefix?: { 4: number; 6: number } } = {}): ParsedAddress {
+  const minPrefix = options.minPrefix ?? MIN_PREFIX;
   if (typeof input !== 'string') throw invalid(String(input), 'expected a string');
   if (input.length === 0) throw invalid(input, 'empty');
   if (input.length > MAX_INPUT_LENGTH) throw invalid(input, `longer than ${MAX_INPUT_LENGTH} characters`);
@@ -106,7 +107,7 @@ export function parseAddress(input: unknown): ParsedAddress {
   }
 
   const bits = family === 4 ? 32 : 128;
-  if (prefix < MIN_PREFIX[family]) throw invalid(input, `prefix /${prefix} is broader than /${MIN_PREFIX[family]}`);
+  if (prefix < minPrefix[family]) throw invalid(input, `prefix /${prefix} is broader than /${minPrefix[family]}`);
   const hostBits = BigInt(bits - prefix);
   const first = (value >> hostBits) << hostBits;
   const last = first | ((1n << hostBits) - 1n);
@@ -117,9 +118,9 @@ export function parseAddress(input: unknown): ParsedAddress {
 }
 
 /** Returns the normalised key, or null when `input` is not a valid address (no exception). */
-export function tryParseAddress(input: unknown): ParsedAddress | null {
+export function tryParseAddress(input: unknown, options: { minPrefix?: { 4: number; 6: number } } = {}): ParsedAddress | null {
   try {
-    return parseAddress(input);
+    return parseAddress(input, options);
   } catch {
     return null;
   }

@@ -23,6 +23,11 @@ export interface PipelineDeps {
   detection: (Pick<DetectionEngine, 'ingest'> & Partial<Pick<DetectionEngine, 'skip' | 'ingestArp'>>) | null;
   /** Called synchronously with every batch (live statistics). */
   onFlows?: (flows: readonly FlowRecord[]) => void;
+  /**
+   * Called synchronously with every batch once it is stored, before detection sees it (the EVE export: its flow records
+   * precede the alerts they cause). Not called for dropped batches. Must not keep the records beyond the call.
+   */
+  onStored?: (flows: readonly FlowRecord[]) => void;
   /** Epoch ms now. */
   now: () => number;
   /** Flow retention: maximum age (ms) and count of stored flow summaries. */
@@ -176,6 +181,12 @@ export class SensorPipeline {
         } catch (err) {
           this.counters.errors++;
           this.deps.log?.('storing flows failed', err);
+        }
+        try {
+          this.deps.onStored?.(batch);
+        } catch (err) {
+          this.counters.errors++;
+          this.deps.log?.('exporting flows failed', err);
         }
         if (this.deps.detection) {
           try {

@@ -8,8 +8,10 @@ import type { DesktopConfig } from '../config/desktop.js';
 import type { DetectionConfig } from '../config/detection.js';
 import { createDetectionEngine, type VigilDetectionEngine } from '../detect/engine.js';
 import type { GeoLocator } from '../detect/geo.js';
+import { ConfigError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { FirewallService } from '../firewall/types.js';
+import { EveExporter } from '../export/eve-export.js';
 import { createSensor } from '../native/capture.js';
 import type { Sensor } from '../native/types.js';
 import type { Store } from '../store/database.js';
@@ -19,7 +21,7 @@ import { SensorPipeline } from './pipeline.js';
 
 /** What {@link createSensorRuntime} needs. The caller owns (opens and closes) the store, the bus and the firewall. */
 export interface SensorRuntimeDeps {
-  config: Pick<DesktopConfig, 'capture' | 'flowRetentionMs' | 'flowRetentionMax'>;
+  config: Pick<DesktopConfig, 'capture' | 'flowRetentionMs' | 'flowRetentionMax'> & Partial<Pick<DesktopConfig, 'eve'>>;
   store: Store;
   events: EventBus;
   /** Consulted by detection (blocked-IP detector, auto-block); null: both are off. Already started. */
@@ -56,6 +58,8 @@ export interface SensorRuntime {
   pipeline: SensorPipeline;
   /** Null when detection is off or could not start. */
   detection: VigilDetectionEngine | null;
+  /** The EVE JSON export; null when `VIGIL_EVE_FILE` is off. Its `reopen()` is what SIGHUP calls. */
+  eve: EveExporter | null;
   /**
    * Stops capture, then the live statistics (the last second is flushed), the pipeline (queued batches are stored and
    * scored) and detection, in that order; every step runs, and failures are rethrown at the end. Idempotent.
@@ -88,10 +92,24 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
         detection = await createDetectionEngine({ store, config: deps.detection, events, firewall: deps.firewall, geo: deps.geo });
         const engine = detection;
         stops.push(() => engine.close());
+        for (const l of engine.intel.lists)
+          log?.(
+            `vigil: threat list ${l.list}: ${l.addresses} addresses or prefixes, ${l.names} names` +
+              (l.malformed > 0 ? `; ${l.malformed} malformed lines skipped (first at line ${l.firstMalformedLine})` : ''),
+          );
       } catch (err) {
-        if (!deps.onDetectionError) throw err;
+        // A threat list that cannot be read is the user's configuration: start fails with its message.
+        if (!deps.onDetectionError || err instanceof ConfigError) throw err;
         deps.onDetectionError(err);
       }
+    }
+
+    // The EVE export closes after the pipeline has drained (stops run in reverse), so the last flows are written.
+    let eve: EveExporter | null = null;
+    if (config.eve?.file !== undefined) {
+      const exporter = new EveExporter({ ...config.eve, file: config.eve.file, events, log: log && ((m, e) => log(`vigil: ${m}${detail(e)}`)) });
+      eve = exporter;
+      stops.push(() => exporter.close());
     }
 
     const sensor = createSensor();
@@ -113,6 +131,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       store,
       detection,
       onFlows: (flows) => liveStats.recordFlows(flows),
+      onStored: eve ? (flows) => eve.onFlows(flows) : undefined,
       now: () => clock.now(),
       retention: { maxAgeMs: config.flowRetentionMs, maxRows: config.flowRetentionMax },
       maxQueuedBatches: deps.maxQueuedBatches,
@@ -124,7 +143,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
     stops.push(() => liveStats.stop());
     // Capture stops first, so its last batches reach the pipeline before it drains.
     stops.push(() => monitoring.stop());
-    return { sensor, monitoring, liveStats, pipeline, detection, close };
+    return { sensor, monitoring, liveStats, pipeline, detection, eve, close };
   } catch (err) {
     await close();
     throw err;

@@ -12,6 +12,7 @@ import type { BlockedIpTable } from './tables/blocked-ip.table.js';
 import type { FirewallAuditTable } from './tables/firewall-audit.table.js';
 import type { FlowTable } from './tables/flow.table.js';
 import type { MetaTable } from './tables/meta.table.js';
+import type { SuppressionTable } from './tables/suppression.table.js';
 import type { ThreatTable } from './tables/threat.table.js';
 import type { TrafficBucketTable } from './tables/traffic.table.js';
 import type { WebhookDeliveryTable } from './tables/webhook-delivery.table.js';
@@ -26,6 +27,7 @@ export interface Database {
   blocked_ips: BlockedIpTable;
   firewall_audit: FirewallAuditTable;
   webhook_deliveries: WebhookDeliveryTable;
+  suppressions: SuppressionTable;
 }
 
 /** What repos accept: the store or an open transaction. */

@@ -11,6 +11,7 @@ export type { Threat };
 export type { Flow, FlowList } from '../../src/desktop-api/schemas/flow.schema.js';
 export type { InterfaceList } from '../../src/desktop-api/schemas/monitoring.schema.js';
 export type { BlockedEntry } from '../../src/desktop-api/schemas/firewall.schema.js';
+export type { Suppression, SuppressionList } from '../../src/desktop-api/schemas/suppression.schema.js';
 
 /** `GET /api/threats`. */
 export interface ThreatList {

@@ -1,6 +1,7 @@
 /**
  * `vigil start`: the composition root of the desktop sensor. Config -> store -> firewall -> sensor runtime (detection,
- * sensor + monitoring, live statistics, pipeline) -> desktop REST API; graceful shutdown on SIGINT/SIGTERM.
+ * sensor + monitoring, live statistics, pipeline, EVE export) -> desktop REST API; graceful shutdown on SIGINT/SIGTERM;
+ * SIGHUP reopens the EVE file (`VIGIL_EVE_FILE`) for logrotate.
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -140,6 +141,8 @@ export async function startDesktop(
     if (sample !== null && (notifyConfig.webhooks.length > 0 || notifyConfig.syslog !== null)) {
       log('vigil: webhooks and syslog are off while sample data is shown');
     }
+    // Nor EVE records of the sample's flows and alerts into a SIEM.
+    if (sample !== null && config.eve.file !== undefined) log('vigil: the EVE export is off while sample data is shown');
     const alertSinks = createAlertSinks({
       config: sample === null ? notifyConfig : { ...notifyConfig, desktopMinSeverity: null, webhooks: [], syslog: null },
       store,
@@ -152,7 +155,7 @@ export async function startDesktop(
     cleanups.push(() => alertSinks.stop());
 
     const runtime = await createSensorRuntime({
-      config,
+      config: sample === null ? config : { ...config, eve: { ...config.eve, file: undefined } },
       store,
       events,
       firewall,
@@ -165,6 +168,19 @@ export async function startDesktop(
     });
     cleanups.push(() => runtime.close());
     const { monitoring, pipeline } = runtime;
+    // logrotate (copytruncate not needed): it moves the EVE file away, then sends SIGHUP; the export reopens the path.
+    const eve = runtime.eve;
+    if (eve) {
+      const onHangUp = (): void => {
+        eve.reopen().then(
+          () => log(`vigil: SIGHUP: reopened the EVE file ${config.eve.file ?? ''}`),
+          (err: unknown) => log(`vigil: SIGHUP: reopening the EVE file failed: ${String(err)}`),
+        );
+      };
+      process.on('SIGHUP', onHangUp);
+      cleanups.push(() => void process.off('SIGHUP', onHangUp));
+      log(`vigil: EVE JSON export to ${config.eve.file ?? ''}`);
+    }
     const stats = new StatsService({ store, live: runtime.liveStats, monitoring, firewall, events, clock: systemClock });
     cleanups.push(() => stats.close());
     const eventStream = new EventStreamService(events);
@@ -184,6 +200,7 @@ export async function startDesktop(
       version: packageVersion(),
       startedAtMs,
       alertSinks,
+      eve,
       pairingUrl: () => {
         const host = reachableHost(config);
         const port = (server.address() as AddressInfo | null)?.port ?? config.port;

@@ -8,12 +8,14 @@ import type { HealthService } from '../services/health.service.js';
 import type { MlStatsService } from '../services/ml-stats.service.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
 import type { StatsService } from '../services/stats.service.js';
+import type { SuppressionsService } from '../services/suppressions.service.js';
 import type { ThreatsService } from '../services/threats.service.js';
 
 export interface RouteDeps {
   health: HealthService;
   stats: StatsService;
   alerts: AlertsService;
+  suppressions: SuppressionsService;
   threats: ThreatsService;
   monitoring: MonitoringService;
   firewall: FirewallService;

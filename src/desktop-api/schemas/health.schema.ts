@@ -124,6 +124,34 @@ export const healthSchema = z.object({
       })
       .nullable(),
   }),
+  /** The EVE JSON export (`VIGIL_EVE_FILE`); null when it is off. Counters since start. */
+  eve: z
+    .object({
+      /** The live file's path. */
+      file: z.string(),
+      /** Records queued, by kind. */
+      flows: z.number().int().min(0),
+      alerts: z.number().int().min(0),
+      /** Records written to disk and their bytes. */
+      written: z.number().int().min(0),
+      bytes: z.number().int().min(0),
+      /** Records dropped: the queue (VIGIL_EVE_QUEUE_MB) was full, or the disk refused them. Capture never waits. */
+      dropped: z.number().int().min(0),
+      rotations: z.number().int().min(0),
+      /** Reopens of the path (SIGHUP). */
+      reopens: z.number().int().min(0),
+      /** Failed opens, writes and renames. */
+      errors: z.number().int().min(0),
+      /** Bytes waiting to be written now. */
+      queuedBytes: z.number().int().min(0),
+    })
+    .nullable(),
+  /** Suppression rules (`/api/suppressions`): stored, in force now, and findings they silenced in all. */
+  suppressions: z.object({
+    rules: z.number().int().min(0),
+    active: z.number().int().min(0),
+    hits: z.number().int().min(0),
+  }),
 });
 
 export type Health = z.infer<typeof healthSchema>;

@@ -1,9 +1,11 @@
 /** `GET /api/health`: capture, database and firewall state in one small document. */
 import type { FirewallService, FirewallStatus } from '../../firewall/types.js';
 import { storeAnswers, type Store } from '../../store/database.js';
+import { suppressionTotals } from '../../store/repos/suppression.repo.js';
 import type { Health, HealthReason } from '../schemas/health.schema.js';
 import type { Clock } from '../../clock.js';
 import type { MonitoringService } from '../../sensor/monitoring.js';
+import type { EveExporter } from '../../export/eve-export.js';
 import type { EventStreamService } from './event-stream.service.js';
 
 export class HealthService {
@@ -19,6 +21,8 @@ export class HealthService {
       clock: Clock;
       version: string;
       startedAtMs: number;
+      /** The EVE export; null or absent when it is off. */
+      eve?: Pick<EveExporter, 'stats'> | null;
     },
   ) {}
 
@@ -46,6 +50,8 @@ export class HealthService {
       firewall = { backend: 'unknown', available: false, desired: 0, applied: null, error: message };
       reasons.push({ code: 'firewall_unavailable', detail: message });
     }
+    const suppressions =
+      database === 'ok' ? await suppressionTotals(this.deps.store, new Date(this.deps.clock.now()).toISOString()) : { rules: 0, active: 0, hits: 0 };
     return {
       status: reasons.length === 0 ? 'ok' : 'degraded',
       reasons,
@@ -60,6 +66,8 @@ export class HealthService {
         maxPendingBytes: this.deps.eventsMaxPendingBytes,
       },
       alertSinks: (await this.deps.alertSinks?.().catch(() => null)) ?? { desktop: null, webhooks: null, syslog: null },
+      eve: this.deps.eve?.stats() ?? null,
+      suppressions,
     };
   }
 }

@@ -17,7 +17,7 @@
  * broadcast destinations are never series.
  */
 import type { BeaconConfig } from '../../config/detection.js';
-import { flowColumns } from '../../native/flow-batch.js';
+import { flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
@@ -26,6 +26,9 @@ import { normaliseName } from '../server-names.js';
 import { addressesOfPairKey, addressPairKey, isGroupAddressAt, isPrivateAt } from './address.js';
 import { LOGIN_PORTS } from './brute-force.js';
 import { unsolicitedSynAck } from './flood.js';
+
+/** Payload bytes per burst (both ways) that a check-in carries and a keepalive does not (see `inFlow`). */
+const MIN_BURST_BYTES = 256;
 
 /** Ports standing in for the allowlisted applications when the application layer is off (no label at all). */
 const PERIODIC_PORTS_WITHOUT_APP_LAYER = new Set([53, 67, 68, 123, 137, 138, 546, 547, 1900, 5353, 5355]);
@@ -162,9 +165,13 @@ export class BeaconDetector implements Detector {
   /** By (source, server name). */
   private readonly byName = new KeyTable<BeaconState>();
   private readonly nameKey: TableKey = { a: 0, b: 0, text: null };
+  /** Flows already reported for check-ins inside them (insertion order = age; capped at `maxTracked`). */
+  private readonly inFlowReported = new Set<string>();
   private readonly allowApps: ReadonlySet<number>;
   /** Allowlisted names (a leading `*.` or `.` dropped): a name matches itself or a parent domain. */
   private readonly allowNames: ReadonlySet<string>;
+  /** Allowlisted server addresses (normalised text, as `c.ip` gives it). */
+  private readonly allowAddresses: ReadonlySet<string>;
 
   constructor(
     private readonly config: BeaconConfig,
@@ -172,6 +179,7 @@ export class BeaconDetector implements Detector {
   ) {
     this.allowApps = new Set(config.allowApps.map((a) => APP_NAMES.indexOf(a)).filter((i) => i > 0));
     this.allowNames = new Set(config.allowNames.map((n) => n.toLowerCase().replace(/^\*?\./, '')));
+    this.allowAddresses = new Set(config.allowAddresses);
   }
 
   observe(flows: readonly FlowRecord[]): Finding[] {
@@ -179,9 +187,12 @@ export class BeaconDetector implements Detector {
     this.byName.begin();
     const c = flowColumns(flows);
     const { cols, n } = c;
+    const out: Finding[] = [];
     for (let i = 0; i < n; i++) {
       const protocol = cols[C.protocol * n + i] as number;
-      if (cols[C.endReason * n + i] === SNAPSHOT_REASON || (protocol !== 6 && protocol !== 17)) continue;
+      if (protocol !== 6 && protocol !== 17) continue;
+      // Snapshots of long flows are judged for check-ins inside them (below), not as connection starts.
+      const snapshot = cols[C.endReason * n + i] === SNAPSHOT_REASON;
       const dstPort = cols[C.dstPort * n + i] as number;
       const app = cols[C.app * n + i] as number;
       if (app > 0) {
@@ -196,9 +207,14 @@ export class BeaconDetector implements Detector {
       const t = c.firstSeenMs(i);
       const bytes = cols[C.bytes * n + i] as number;
       const name = (cols[C.serverNameSource * n + i] as number) > 0 ? normaliseName((flows[i] as FlowRecord).serverName) : null;
+      if (name !== null && allowedName(name, this.allowNames)) continue;
+      // Public DoH resolvers by address (only where DoH and DoT run: the address text is built for those ports only).
+      if ((dstPort === 443 || dstPort === 853) && this.allowAddresses.has(c.ip(n + i))) continue;
+      const inFlow = this.inFlow(c, i, name);
+      if (inFlow) out.push(inFlow);
+      if (snapshot) continue;
       let state: BeaconState | undefined;
       if (name !== null) {
-        if (allowedName(name, this.allowNames)) continue;
         const key = this.nameKey;
         key.text = `\u0003${c.ip(i)}\u0000${name}`;
         state = this.byName.use(key);
@@ -230,7 +246,6 @@ export class BeaconDetector implements Detector {
     }
     this.byAddress.cap(this.maxTracked);
     this.byName.cap(this.maxTracked);
-    const out: Finding[] = [];
     for (const table of [this.byAddress, this.byName]) {
       for (const state of table.live()) {
         const f = this.judge(table, state);
@@ -238,6 +253,77 @@ export class BeaconDetector implements Detector {
       }
     }
     return out;
+  }
+
+  /**
+   * Check-ins inside one long flow (a C2 session kept open over QUIC, HTTP/2 or a WebSocket): the capture core splits
+   * each flow into active periods at gaps longer than its activity timeout (5 s, CICFlowMeter's; the `active*`/`idle*`
+   * columns, docs/flow-features.md), so the idle periods between bursts are what separates check-ins. A flow whose
+   * bursts number at least `minConnections` (estimated from its duration and mean active and idle periods), whose idle
+   * periods vary by at most `maxJitter` (standard deviation over mean: uniform sleep jitter of +-30% gives 0.17) and
+   * whose bursts carry at least {@link MIN_BURST_BYTES} of payload each (more than keepalives: TCP keepalives, HTTP/2
+   * and WebSocket pings, WireGuard's persistent keepalive carry 0 to ~80 bytes) is a beacon of its own. Judged on
+   * snapshots of the live flow too; one finding per (source, destination, port, protocol).
+   */
+  private inFlow(c: FlowColumns, i: number, name: string | null): Finding | null {
+    const { cols, n } = c;
+    const col = (k: number): number => cols[k * n + i] as number;
+    const idleMean = col(C.idleMeanUs);
+    if (!(idleMean > 0)) return null;
+    const activeMean = col(C.activeMeanUs);
+    const bursts = Math.round((col(C.durationUs) - activeMean) / (activeMean + idleMean)) + 1;
+    if (bursts < this.config.minConnections) return null;
+    const cv = col(C.idleStdUs) / idleMean;
+    if (cv > this.config.maxJitter) return null;
+    const payload = col(C.fwdPayloadBytes) + col(C.bwdPayloadBytes);
+    if (payload / bursts < MIN_BURST_BYTES) return null;
+    const intervalSec = Math.round((idleMean + activeMean) / 1e4) / 100;
+    if (intervalSec < this.config.minIntervalSec) return null;
+    const srcIp = c.ip(i);
+    const dstIp = c.ip(n + i);
+    const dstPort = col(C.dstPort);
+    const protocol = col(C.protocol);
+    const key = `${srcIp}>${dstIp}:${dstPort}/${protocol}`;
+    if (this.inFlowReported.has(key)) return null;
+    this.inFlowReported.add(key);
+    if (this.inFlowReported.size > this.maxTracked) this.inFlowReported.delete(this.inFlowReported.values().next().value as string);
+    const server = name ?? `${dstIp}:${dstPort}`;
+    const round = (x: number): number => Math.round(x * 1000) / 1000;
+    return {
+      category: 'beaconing',
+      source: 'rule',
+      severity: cv <= this.config.maxJitter / 2 ? 'medium' : 'low',
+      score: ruleScore(bursts, this.config.minConnections),
+      srcIp,
+      srcPort: col(C.srcPort),
+      dstIp,
+      dstPort,
+      protocol,
+      target: name ?? `${dstIp}:${dstPort}/${protocol}`,
+      threatIp: dstIp,
+      title: `Periodic check-ins inside one connection from ${srcIp} to ${server}`,
+      description:
+        `One ${protocol === 17 ? 'UDP' : 'TCP'} flow from ${srcIp} to ${server} carried about ${bursts} bursts, one every ${intervalSec} s ` +
+        `(idle periods varying ${(cv * 100).toFixed(1)}%), ${Math.round(payload / bursts)} payload bytes each: possible command-and-control check-ins.`,
+      count: bursts,
+      firstSeenMs: c.firstSeenMs(i),
+      lastSeenMs: c.lastSeenMs(i),
+      details: {
+        detector: 'beaconing',
+        series: 'in_flow',
+        serverName: name,
+        addresses: [dstIp],
+        connections: 1,
+        bursts,
+        medianIntervalSec: intervalSec,
+        idleMeanSec: round(idleMean / 1e6),
+        idleStdSec: round(col(C.idleStdUs) / 1e6),
+        idleMinSec: round(col(C.idleMinUs) / 1e6),
+        idleMaxSec: round(col(C.idleMaxUs) / 1e6),
+        jitter: round(cv),
+        bytesPerBurst: Math.round(payload / bursts),
+      },
+    };
   }
 
   private newState(t: number, bytes: number, srcPort: number, dstPort: number, protocol: number, name: string | null): BeaconState {

@@ -9,6 +9,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { sqliteHandleOf, type Store } from '../database.js';
 import type { AlertRow } from '../tables/alert.table.js';
+import type { SuppressionRow } from '../tables/suppression.table.js';
 import type { ThreatRow } from '../tables/threat.table.js';
 
 /** A new alert: every column but the id. */
@@ -45,6 +46,10 @@ export interface AlertBatch {
    * order (`listThreats` breaks ties on last_seen by rowid). The stored first_seen is the earlier of the two.
    */
   upsertThreat(row: ThreatRow): void;
+  /** The suppression rules in force at `nowIso`: no expiry, or an expiry after it; oldest first. */
+  activeSuppressions(nowIso: string): SuppressionRow[];
+  /** Adds `hits` to a rule's hit count and sets its last hit time (a rule deleted meanwhile is left alone). */
+  countSuppressionHits(id: number, hits: number, atIso: string): void;
 }
 
 const ALERT_COLUMNS = [
@@ -128,6 +133,8 @@ class SqliteAlertBatch implements AlertBatch {
   private readonly insert: SqliteDatabase.Statement<unknown[]>;
   private readonly getThreatRow: SqliteDatabase.Statement<[string], ThreatRow>;
   private readonly writeThreat: SqliteDatabase.Statement<unknown[]>;
+  private readonly activeRules: SqliteDatabase.Statement<[string], SuppressionRow>;
+  private readonly countHits: SqliteDatabase.Statement<[number, string, number]>;
   /** Threat rows staged in this batch, in first-staged order. */
   private readonly threats = new Map<string, ThreatRow>();
   /** Runs a work function, then writes the staged threats, in one transaction (built once: `transaction()` builds a new wrapper per call). */
@@ -152,6 +159,8 @@ class SqliteAlertBatch implements AlertBatch {
     this.writeThreat = h.prepare(
       `insert into threats (${THREAT_COLUMNS.join(', ')}) values (${params(THREAT_COLUMNS)}) on conflict (ip) do update set ${threatSet}`,
     );
+    this.activeRules = h.prepare('select * from suppressions where expires_at is null or expires_at > ? order by id');
+    this.countHits = h.prepare('update suppressions set hits = hits + ?, last_hit_at = ? where id = ?');
     this.inTransaction = h.transaction((work: (batch: AlertBatch) => unknown) => {
       const result = work(this);
       for (const t of this.threats.values()) this.writeThreat.run(valuesOf(t, THREAT_COLUMNS));
@@ -193,6 +202,14 @@ class SqliteAlertBatch implements AlertBatch {
 
   upsertThreat(row: ThreatRow): void {
     this.threats.set(row.ip, row);
+  }
+
+  activeSuppressions(nowIso: string): SuppressionRow[] {
+    return this.activeRules.all(nowIso);
+  }
+
+  countSuppressionHits(id: number, hits: number, atIso: string): void {
+    this.countHits.run(hits, atIso, id);
   }
 }
 

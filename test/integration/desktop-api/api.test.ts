@@ -412,6 +412,26 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
     expect(Object.keys(r.body.paths)).to.include.members(['/api/health', '/api/alerts/{id}/acknowledge', '/api/events']);
   });
 
+  it('suppression routes answer their documented shapes (suppressions.test.ts covers what they do)', async () => {
+    const alert = (await ctx.request<{ alerts: Array<{ id: number; category: string }> }>('GET', '/api/alerts?limit=1')).body.alerts[0]!;
+    const fromAlert = await ctx.request('POST', `/api/alerts/${alert.id}/suppress`, { body: { match: 'source', durationSeconds: 60 } });
+    mark('post', '/api/alerts/:id/suppress');
+    expect(fromAlert.status).to.equal(201);
+    expect(documented('Suppression', fromAlert.body)).to.include({ category: alert.category, target: null, alertId: alert.id });
+    const made = await ctx.request<{ id: number }>('POST', '/api/suppressions', { body: { category: 'port_scan', source: '192.0.2.0/24' } });
+    mark('post', '/api/suppressions');
+    expect(made.status).to.equal(201);
+    documented('Suppression', made.body);
+    const list = await ctx.request('GET', '/api/suppressions');
+    mark('get', '/api/suppressions');
+    expect(documented<{ total: number }>('SuppressionList', list.body).total).to.equal(2);
+    for (const id of [(fromAlert.body as { id: number }).id, made.body.id]) {
+      const d = await ctx.request('DELETE', `/api/suppressions/${id}`);
+      expect(documented('SuppressionDeleted', d.body)).to.deep.equal({ id, deleted: true });
+    }
+    mark('delete', '/api/suppressions/:id');
+  });
+
   it('every documented JSON route was answered above with its documented shape', () => {
     mark('get', '/api/events'); // covered by events.test.ts
     const documentedRoutes = ROUTES.map((r) => `${r.method} ${r.path}`);

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../../../src/config/detection.js';
 import { loadFlowModel, type FlowModel } from '../../../src/ml/model.js';
 import { FEATURE_EXTRACTORS } from '../../../src/ml/features.js';
+import { classShare } from '../../../src/detect/ml-findings.js';
 import { FlowScorer } from '../../../src/ml/scorer.js';
 import { replayFile } from '../../../src/native/capture.js';
 import { FIXTURES } from '../../helpers/setup.js';
@@ -89,8 +90,11 @@ describe('detection: fixture captures replayed through the live path (Sensor -> 
     const attackMin = Math.min(...attackScored!.scores);
     const benignMax = Math.max(...benignScored!.scores);
     expect(attackMin).to.be.above(benignMax);
-    expect(attackScored!.flagged.length).to.be.at.least(8);
-    expect(attackScored!.flagged.filter((f) => f.category === 'web_attack').length).to.be.at.least(7);
+    // 1.2.0 clamps payload lengths at the MTU: the lab's capture merged these flows' responses (up to 4,149 bytes), the
+    // cue that made 1.1.0 flag 8-9 of them (one as dos). Without it 7 are flagged, 6 as web_attack; the web-attack rule
+    // (URI patterns) owns SQL injection, the model has no payload features.
+    expect(attackScored!.flagged.length).to.be.at.least(7);
+    expect(attackScored!.flagged.filter((f) => f.category === 'web_attack').length).to.be.at.least(6);
     expect(benignScored!.flagged).to.deep.equal([]);
     const why = attackScored!.flagged[0]!.explain();
     expect(why).to.have.length(3);
@@ -133,8 +137,9 @@ describe('detection: fixture captures replayed through the live path (Sensor -> 
     });
   }
 
+  // A capture the model flags flows in (1.2.0 flags nothing in the benign fixture captures this test used before).
   it('ML stats count exactly the flows delivered', async () => {
-    const r = await replayCapture('sv_eth_lan_dns_icmp_icmpv6_smb.pcap', { model });
+    const r = await replayCapture('ndpi_cicids2017_webattack_sqli.pcap', { model });
     const stats = r.engine.mlStats();
     expect(r.flowsDelivered).to.equal(r.stats.flows + r.stats.snapshots);
     expect(Object.keys(r.flows[0]!), 'column-backed records (columnFlows), as live capture delivers them').to.deep.equal([]);
@@ -154,7 +159,9 @@ describe('detection: fixture captures replayed through the live path (Sensor -> 
     const scorer = new FlowScorer(model, { maxInFlight: 1, maxQueuedFlows: 0, maxBatch: 4096, explainTop: 1 });
     const scored = await scorer.score(r.flows);
     expect(scorer.stats().flagged, 'same records, same per-class flags').to.deep.equal(stats.flagged);
-    expect(mlAlertFlows).to.equal(new Set(scored!.flagged.map((f) => r.flows[f.index]!.id)).size);
+    // Flows whose family is not clear make no alert (VIGIL_ML_MIN_CLASS_SHARE).
+    const clear = scored!.flagged.filter((f) => classShare(f) >= loadDetectionConfig({}).ml.minClassShare);
+    expect(mlAlertFlows).to.equal(new Set(clear.map((f) => r.flows[f.index]!.id)).size);
   });
 
   it('without a model (VIGIL_ML=off) the detectors still work and ML stats are empty', async () => {

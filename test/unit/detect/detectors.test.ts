@@ -415,6 +415,53 @@ describe('detect/detectors', () => {
       const reflected = (i: number) => makeFlow({ ...call(i), fwdSyn: 1, fwdAck: 1, bwdSyn: 0, fwdPayloadBytes: 0, bwdPayloadBytes: 0, endReason: 'rst' });
       expect(Array.from({ length: 8 }, (_, i) => synAck.observe([reflected(i)])).flat()).to.deep.equal([]);
     });
+    /** One long flow 10.0.0.5 -> dst:443 with `bursts` bursts every ~15 s (CICFlowMeter active/idle periods). */
+    const session = (over: Partial<FlowRecord> & { bursts?: number; idleStdUs?: number; bytesPerBurst?: number } = {}): FlowRecord => {
+      const { bursts = 13, idleStdUs = 50_000, bytesPerBurst = 1500, ...rest } = over;
+      return makeFlow({
+        srcIp: '10.0.0.5',
+        dstIp: '203.0.113.7',
+        dstPort: 443,
+        protocol: 17,
+        firstSeenMs: T0,
+        durationUs: (bursts - 1) * 15_100_000 + 100_000,
+        activeMeanUs: 100_000,
+        activeStdUs: 10_000,
+        idleMeanUs: 15_000_000,
+        idleStdUs,
+        idleMinUs: 14_900_000,
+        idleMaxUs: 15_100_000,
+        fwdPayloadBytes: (bursts * bytesPerBurst) / 2,
+        bwdPayloadBytes: (bursts * bytesPerBurst) / 2,
+        endReason: 'snapshot',
+        ...rest,
+      });
+    };
+
+    it('flags check-ins inside one long flow (bursts every 15 s), once per flow, snapshots included', () => {
+      const d = new BeaconDetector(config.beacon, 1000);
+      const [f, ...rest] = d.observe([session()]);
+      expect(rest).to.deep.equal([]);
+      expect(f).to.deep.include({ category: 'beaconing', severity: 'medium', dstIp: '203.0.113.7', dstPort: 443, threatIp: '203.0.113.7', count: 13 });
+      expect(f!.details).to.deep.include({ series: 'in_flow', bursts: 13, medianIntervalSec: 15.1, idleMeanSec: 15, bytesPerBurst: 1500 });
+      // The flow's later snapshot and its end: already reported.
+      expect(d.observe([session({ bursts: 20 }), session({ bursts: 21, endReason: 'idle' })])).to.deep.equal([]);
+    });
+
+    it('not keepalives (under 256 payload bytes a burst), irregular idle periods, too few bursts, or a public DoH resolver', () => {
+      const none = (f: FlowRecord): void => {
+        expect(new BeaconDetector(config.beacon, 1000).observe([f])).to.deep.equal([]);
+      };
+      none(session({ bytesPerBurst: 80 }));
+      none(session({ idleStdUs: 6_000_000 }));
+      none(session({ bursts: 7 }));
+      none(session({ dstIp: '1.1.1.1' }));
+      none(session({ dstIp: '2001:4860:4860::8888', srcIp: 'fd00::5' }));
+      // Jitter between half the limit and the limit: low.
+      const [f] = new BeaconDetector(config.beacon, 1000).observe([session({ idleStdUs: 2_250_000 })]);
+      expect(f).to.deep.include({ severity: 'low' });
+    });
+
     it('ignores irregular intervals and DNS', () => {
       const irregular = new BeaconDetector(config.beacon, 1000);
       const jitter = [0, 40_000, 5_000, 55_000, 20_000, 1_000, 30_000, 50_000];

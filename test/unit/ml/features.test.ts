@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FEATURE_EXTRACTORS, FeatureMatrixBuilder } from '../../../src/ml/features.js';
+import { FEATURE_EXTRACTORS, FeatureMatrixBuilder, MTU_PAYLOAD_CAP, WINDOW_US } from '../../../src/ml/features.js';
 import { percentileOf, explainRow, topIndices } from '../../../src/ml/explain.js';
 import type { FeatureSpec } from '../../../src/ml/model.js';
 import { makeFlow } from '../detect/flow-factory.js';
@@ -100,6 +100,33 @@ describe('ml/explain', () => {
   });
 });
 
+describe('ml/features: normalisation (models/README.md)', () => {
+  const x = (name: string, over: Parameters<typeof makeFlow>[0]): number => FEATURE_EXTRACTORS[name]!(makeFlow(over));
+
+  it('clamps payload lengths at the MTU and their std at half of it (offload-merged segments)', () => {
+    expect(x('pktLenMax', { pktLenMax: 6000 })).to.equal(MTU_PAYLOAD_CAP);
+    expect(x('pktLenMax', { pktLenMax: 1448 })).to.equal(1448);
+    expect(x('bwdPktLenMean', { bwdPktLenMean: 2100 })).to.equal(1500);
+    // population 2000 over 2 packets -> sample 2828 -> 750
+    expect(x('bwdPktLenStd', { bwdPktLenStd: 2000, bwdPackets: 2 })).to.equal(750);
+  });
+
+  it('clamps durations at 120 s and scales counts to a 120 s piece of a longer flow', () => {
+    expect(x('durationUs', { durationUs: 300e6 })).to.equal(WINDOW_US);
+    expect(x('fwdPackets', { durationUs: 300e6, fwdPackets: 1000 })).to.equal(400);
+    expect(x('fwdPackets', { durationUs: 100e6, fwdPackets: 1000 })).to.equal(1000);
+    expect(x('synCount', { durationUs: 240e6, fwdSyn: 1, bwdSyn: 1 })).to.equal(1);
+    expect(x('fwdIatMaxUs', { fwdIatMaxUs: 200e6 })).to.equal(WINDOW_US);
+  });
+
+  it('turns flag counts into shares of the packets', () => {
+    expect(x('pshShare', { fwdPackets: 1000, bwdPackets: 2000, fwdPsh: 900, bwdPsh: 1500 })).to.equal(0.8);
+    expect(x('fwdPshShare', { fwdPackets: 1000, fwdPsh: 900 })).to.equal(0.9);
+    expect(x('fwdActDataShare', { fwdPackets: 4, fwdActDataPkts: 1 })).to.equal(0.25);
+    expect(x('rstShare', { fwdPackets: 0, bwdPackets: 0, fwdRst: 0, bwdRst: 0 })).to.equal(0);
+  });
+});
+
 describe('ml/features: writeCanonicalRows()', () => {
   it('matches the per-feature extractors exactly (fast path and general path agree)', async () => {
     const { CANONICAL_FEATURES, writeCanonicalRows } = await import('../../../src/ml/features.js');
@@ -108,6 +135,28 @@ describe('ml/features: writeCanonicalRows()', () => {
       makeFlow(),
       makeFlow({ protocol: 17, fwdInitWin: -1, bwdInitWin: -1, packets: 1, fwdPackets: 1, bwdPackets: 0, fwdPktLenStd: 3, iatStdUs: 7 }),
       makeFlow({ fwdPsh: 3, bwdPsh: 2, fwdUrg: 1, fwdRst: 1, fwdIatStdUs: Number.POSITIVE_INFINITY }),
+      // A 5-minute offloaded session: every normalisation bites.
+      makeFlow({
+        durationUs: 300e6,
+        packets: 3000,
+        fwdPackets: 1000,
+        bwdPackets: 2000,
+        bwdPktLenMax: 6000,
+        pktLenMax: 6000,
+        bwdPktLenMean: 2100,
+        pktLenStd: 1900,
+        bwdPktLenStd: 2000,
+        fwdPsh: 900,
+        bwdPsh: 1500,
+        fwdAck: 1000,
+        bwdAck: 2000,
+        fwdSyn: 1,
+        bwdSyn: 1,
+        iatMaxUs: 200e6,
+        fwdIatTotalUs: 299e6,
+        fwdActDataPkts: 950,
+      }),
+      makeFlow({ packets: 0, fwdPackets: 0, bwdPackets: 0, fwdPsh: 0 }),
     ];
     for (const f of flows) {
       const fast = new Float32Array(CANONICAL_FEATURES.length);

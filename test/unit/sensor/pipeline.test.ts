@@ -111,6 +111,41 @@ describe('SensorPipeline (src/sensor/pipeline.ts)', function () {
     expect(await countFlows(store)).to.equal(3);
   });
 
+  it('onStored sees each stored batch after it is stored and before detection, never a dropped one; a throw is counted', async () => {
+    const order: string[] = [];
+    const stored: number[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const p = new SensorPipeline({
+      sensor: { on: () => undefined as never, off: () => undefined as never },
+      store,
+      detection: {
+        ingest: async (flows) => {
+          order.push(`detect ${flows[0]!.id} (${await countFlows(store)} stored)`);
+          if (flows[0]!.id === 0) await gate;
+        },
+      },
+      onStored: (flows) => {
+        stored.push(flows[0]!.srcPort);
+        order.push(`stored ${flows[0]!.id}`);
+        if (flows[0]!.id === 2) throw new Error('export failed');
+      },
+      now: () => Date.now(),
+      retention: { maxAgeMs: 3_600_000, maxRows: 100_000 },
+      maxQueuedBatches: 2,
+      log: () => undefined,
+    });
+    const batch = (id: number): FlowRecord[] => [makeFlow({ id, srcPort: 1000 + id })];
+    for (let i = 0; i < 5; i++) p.accept(batch(i));
+    release();
+    await p.idle();
+    // Batch 0 in flight, 1 and 2 queued, 3 and 4 dropped: onStored saw 0, 1, 2 only, each before its detection.
+    expect(order).to.deep.equal(['stored 0', 'detect 0 (1 stored)', 'stored 1', 'detect 1 (2 stored)', 'stored 2', 'detect 2 (3 stored)']);
+    expect(stored).to.deep.equal([1000, 1001, 1002]);
+    // The hook's throw is counted and logged; detection still ran on that batch.
+    expect(p.counters).to.include({ droppedBatches: 2, storedFlows: 3, errors: 1 });
+  });
+
   it('prune() applies retention by age and by count', async () => {
     let now = 1_000_000;
     const p = new SensorPipeline({

@@ -1,13 +1,29 @@
 /**
  * Alerts: newest first, filtered by severity, category and acknowledgement (in the page: the list is kept current by
  * the stream, so filtering costs no request); the detail shows the evidence and the model's explanation, with
- * `Acknowledge` and `Delete`.
+ * `Acknowledge`, `Delete` and `Suppress` (a rule from the alert, for a chosen time: later findings of its category
+ * between its addresses are dropped before they are stored). Below, the suppression rules with their hits and `Delete`;
+ * they are fetched when the view is shown (at most once in 5 minutes) and after each change.
  */
 import { api } from '../api.js';
 import { formatTime, h, replace } from '../dom.js';
 import { state } from '../state.js';
-import type { Alert } from '../types.js';
+import type { Alert, Suppression, SuppressionList } from '../types.js';
 import { errorText, type View } from '../view.js';
+
+/**
+ * How old the shown suppression rules (their hit counts) may get before showing the view fetches them again: the rules
+ * change only through this page or the API, and the page stays well inside the rate limit (docs/dashboard.md).
+ */
+const RULES_REFRESH_MS = 5 * 60_000;
+
+/** Suppression durations offered, seconds (0: until the rule is deleted). */
+const SUPPRESS_DURATIONS: Array<[number, string]> = [
+  [3600, '1 hour'],
+  [86_400, '24 hours'],
+  [604_800, '7 days'],
+  [0, 'until deleted'],
+];
 
 const PROTOCOLS: Record<number, string> = { 1: 'ICMP', 6: 'TCP', 17: 'UDP', 58: 'ICMPv6' };
 
@@ -49,6 +65,8 @@ export function createAlerts(): View {
   const list = h('tbody');
   const more = h('button', { type: 'button' }, 'Load older alerts');
   const detail = h('div', { class: 'detail panel', 'aria-live': 'polite' });
+  const rulesBody = h('tbody');
+  const rulesError = h('p', { class: 'error', role: 'alert' });
   const el = h(
     'section',
     { id: 'view-alerts', 'aria-labelledby': 'alerts-h' },
@@ -70,8 +88,72 @@ export function createAlerts(): View {
       ),
       detail,
     ),
+    h(
+      'section',
+      { class: 'panel suppressions', 'aria-labelledby': 'suppressions-h' },
+      h('h3', { id: 'suppressions-h' }, 'Suppression rules'),
+      h(
+        'table',
+        { class: 'list', 'aria-label': 'Suppression rules' },
+        h(
+          'thead',
+          {},
+          h('tr', {}, ...['Category', 'Source', 'Target', 'Server name', 'Expires', 'Hits', 'Last hit', ''].map((c) => h('th', { scope: 'col' }, c))),
+        ),
+        rulesBody,
+      ),
+      rulesError,
+    ),
   );
   let selected: number | null = null;
+  let rules: Suppression[] = [];
+  let rulesLoadedMs = 0;
+
+  const renderRules = (): void => {
+    replace(
+      rulesBody,
+      ...(rules.length === 0
+        ? [h('tr', {}, h('td', { colspan: 8, class: 'empty' }, 'No suppression rules'))]
+        : rules.map((r) => {
+            const del = h('button', { type: 'button' }, 'Delete');
+            del.addEventListener('click', () => {
+              del.disabled = true;
+              rulesError.textContent = '';
+              api('DELETE', `/api/suppressions/${r.id}`)
+                .then(() => loadRules())
+                .catch((err: unknown) => {
+                  rulesError.textContent = errorText(err);
+                  del.disabled = false;
+                });
+            });
+            return h(
+              'tr',
+              { class: r.active ? '' : 'acked', 'data-suppression-id': r.id },
+              h('td', {}, r.category),
+              h('td', {}, r.source ?? 'any'),
+              h('td', {}, r.target ?? 'any'),
+              h('td', {}, r.serverName ?? 'any'),
+              h('td', {}, r.expiresAt === null ? 'never' : `${r.active ? '' : 'expired '}${formatTime(r.expiresAt)}`),
+              h('td', { class: 'hits' }, String(r.hits)),
+              h('td', {}, formatTime(r.lastHitAt)),
+              h('td', {}, del),
+            );
+          })),
+    );
+  };
+
+  /** Fetches the rules (one request) and shows them. */
+  const loadRules = (): Promise<void> =>
+    api<SuppressionList>('GET', '/api/suppressions').then(
+      (list) => {
+        rules = list.suppressions;
+        rulesLoadedMs = Date.now();
+        renderRules();
+      },
+      (err: unknown) => {
+        rulesError.textContent = errorText(err);
+      },
+    );
 
   const filtered = (): Alert[] =>
     state.alerts.filter(
@@ -126,6 +208,28 @@ export function createAlerts(): View {
     const error = h('p', { class: 'error', role: 'alert' });
     const ack = h('button', { type: 'button', class: 'primary', disabled: a.acknowledged }, 'Acknowledge');
     const del = h('button', { type: 'button', class: 'danger' }, 'Delete');
+    const suppressFor = h(
+      'select',
+      { 'aria-label': 'Suppression duration' },
+      ...SUPPRESS_DURATIONS.map(([sec, text]) => h('option', { value: sec, selected: sec === 86_400 }, text)),
+    );
+    const suppress = h('button', { type: 'button' }, 'Suppress');
+    const suppressed = h('p', { class: 'note', role: 'status' });
+    suppress.addEventListener('click', () => {
+      suppress.disabled = true;
+      error.textContent = '';
+      const seconds = Number(suppressFor.value);
+      api<Suppression>('POST', `/api/alerts/${a.id}/suppress`, seconds > 0 ? { durationSeconds: seconds } : {})
+        .then((rule) => {
+          suppressed.textContent = `Suppressed: ${rule.category} from ${rule.source ?? 'any source'} to ${rule.target ?? 'any target'} (rule ${rule.id}).`;
+          suppress.disabled = false;
+          return loadRules();
+        })
+        .catch((err: unknown) => {
+          error.textContent = errorText(err);
+          suppress.disabled = false;
+        });
+    });
     ack.addEventListener('click', () => {
       ack.disabled = true;
       api<Alert>('POST', `/api/alerts/${a.id}/acknowledge`)
@@ -207,7 +311,8 @@ export function createAlerts(): View {
               ),
             ),
           ),
-      h('div', { class: 'row' }, ack, del),
+      h('div', { class: 'row' }, ack, del, suppressFor, suppress),
+      suppressed,
       error,
     );
   };
@@ -235,6 +340,7 @@ export function createAlerts(): View {
       }
       renderList();
       state.loadAlerts().catch(() => undefined);
+      if (Date.now() - rulesLoadedMs > RULES_REFRESH_MS) void loadRules();
     },
   };
 }
