@@ -286,7 +286,7 @@ export class WebhookDelivery {
     const at = [next !== null && (next > now || this.inFlight.size < MAX_IN_FLIGHT) ? next : null, ...this.held.values()].filter(
       (t): t is number => t !== null,
     );
-    if (at.length === 0) return;
+    if (at.length === 0 || !this.running) return; // stop() may have run during the query
     const wait = Math.max(Math.min(...at) - this.deps.clock.now(), 10);
     this.timer = setTimeout(() => this.kick(), Math.min(wait, MAX_BACKOFF_MS));
     this.timer.unref();
