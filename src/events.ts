@@ -6,8 +6,12 @@ import { EventEmitter } from 'node:events';
 
 /** Event name → payload. */
 export interface VigilEventMap {
-  /** An alert was raised or its aggregate updated (count/lastSeen) or acknowledged/deleted. */
-  alert: { action: 'created' | 'updated' | 'acknowledged' | 'deleted'; alert: Record<string, unknown> };
+  /**
+   * An alert was raised or its aggregate updated (count/lastSeen) or acknowledged/deleted. On an `updated` by new
+   * evidence, `previousSeverity` is the alert's severity before it, so a subscriber can tell an alert that has just
+   * reached its threshold (a scan opened `low` by the model and raised to `high` by the scan rule).
+   */
+  alert: { action: 'created' | 'updated' | 'acknowledged' | 'deleted'; alert: Record<string, unknown>; previousSeverity?: string };
   /** A firewall block/unblock/expiry happened. */
   firewall: { action: 'blocked' | 'unblocked' | 'expired'; ip: string; reason: string | null; source: string; at: string };
   /** Capture started/stopped/failed. */

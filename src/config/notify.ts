@@ -58,6 +58,15 @@ export interface NotifyConfig {
   readonly dbusSessionAddress: string | undefined;
 }
 
+/**
+ * An entry as an error message may show it: scheme and host, never the path or query (a chat webhook's path is its
+ * credential, and start-up errors end up in service logs).
+ */
+function shown(entry: string): string {
+  const m = /^([^:/]*:\/\/[^/?#]*)/.exec(entry);
+  return m === null ? '(not a URL)' : m[1].length < entry.length ? `${m[1]}/...` : m[1];
+}
+
 /** Parses one VIGIL_WEBHOOK_URLS entry (`[format+]http(s)://...`). */
 export function parseWebhookTarget(entry: string): WebhookTarget {
   const m = /^([a-z]+)\+(https?:\/\/.*)$/i.exec(entry);
@@ -70,9 +79,9 @@ export function parseWebhookTarget(entry: string): WebhookTarget {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError('VIGIL_WEBHOOK_URLS', `expected http(s) URLs, got "${entry}"`);
+    throw new ConfigError('VIGIL_WEBHOOK_URLS', `expected http(s) URLs, got "${shown(entry)}"`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError('VIGIL_WEBHOOK_URLS', `expected http(s) URLs, got "${entry}"`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError('VIGIL_WEBHOOK_URLS', `expected http(s) URLs, got "${shown(entry)}"`);
   return Object.freeze({ format: format as WebhookFormat, url: parsed.toString() });
 }
 

@@ -51,6 +51,8 @@ export interface AlertAggregatorDeps {
 export interface RecordedAlert {
   action: 'created' | 'updated';
   row: AlertRow;
+  /** The severity the alert had before this update (`updated`), or null (`created`). */
+  previousSeverity: Severity | null;
   /** The threat the alert counts towards, or null when its address cannot be one ({@link isThreatAddress}). */
   threatIp: string | null;
 }
@@ -228,13 +230,14 @@ function storeBatch(
     const open = batch.findOpenAlert(key, iso(f.firstSeenMs - windowMs));
     const change = planAlert(open, f, key, nowIso, seen);
     const row = change.action === 'updated' ? batch.updateAlertAggregate(change.open, change.aggregate, change.lead) : batch.insertAlert(change.row);
+    const previousSeverity = change.action === 'updated' ? change.open.severity : null;
     if (!isThreatAddress(f.threatIp)) {
-      recorded.push({ action: change.action, row, threatIp: null });
+      recorded.push({ action: change.action, row, previousSeverity, threatIp: null });
       continue;
     }
     const ip = f.threatIp;
     batch.upsertThreat(nextThreatRow(batch.getThreat(ip), threatUpdate(f, row, change.action, seen), locations.get(ip) ?? null, nowIso));
-    recorded.push({ action: change.action, row, threatIp: ip });
+    recorded.push({ action: change.action, row, previousSeverity, threatIp: ip });
   }
   return recorded;
 }
@@ -282,7 +285,10 @@ export class AlertAggregator {
       const kept = unsuppressed(batch, findings, nowIso);
       return kept.length === 0 ? [] : storeBatch(batch, mergeBatch(kept), windowMs, nowIso, locations);
     });
-    for (const r of recorded) this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertView(r.row) } });
+    for (const r of recorded) {
+      const previous = r.previousSeverity === null ? {} : { previousSeverity: r.previousSeverity };
+      this.deps.events?.emit('alert', { action: r.action, alert: { ...toAlertView(r.row) }, ...previous });
+    }
     await this.autoBlock(recorded);
     return recorded;
   }

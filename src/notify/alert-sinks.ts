@@ -1,19 +1,22 @@
 /**
- * The alert sinks: where a new alert goes besides the store. Subscribes to the event bus's `alert` events with action
- * `created` and hands each alert (the same view `GET /api/alerts/:id` returns) to the desktop notifier, the webhook
- * queue and syslog, each configured or off. Every hand-off returns at once; the sinks' own work runs on timers and
+ * The alert sinks: where a new alert goes besides the store. Subscribes to the event bus's `alert` events and hands
+ * each alert (the same view `GET /api/alerts/:id` returns) to the desktop notifier, the webhook queue and syslog, each
+ * configured or off, once: when it is created at or above that sink's threshold, or when new evidence raises it to
+ * the threshold from below (a scan the model opened as `low` that the scan rule makes `high`). Later updates of an
+ * alert a sink has had do not reach it again. Every hand-off returns at once; the sinks' own work runs on timers and
  * sockets, so they never hold up detection, the store or the API. `vigil start` starts them after the store and stops
  * them after the sensor runtime.
  */
 import type { Clock } from '../clock.js';
 import type { NotifyConfig } from '../config/notify.js';
-import { alertViewSchema, severityRank, type AlertView } from '../domain/alert.js';
+import { alertViewSchema, severityRank, severitySchema, type AlertView, type Severity } from '../domain/alert.js';
 import type { EventBus } from '../events.js';
 import type { Store } from '../store/database.js';
 import { DesktopNotifier, type DesktopNotifierStatus, type NotificationBackend } from './desktop-notifier.js';
 import { FreedesktopBackend } from './freedesktop.js';
 import { CommandBackend, launchDetached, osascriptCommand, windowsToastCommand, xdgOpenCommand } from './notification-commands.js';
 import { SyslogSender, type SyslogStatus } from './syslog.js';
+import { ALERT_CREATED_EVENT, ALERT_ESCALATED_EVENT } from './webhook-format.js';
 import { WebhookDelivery, type WebhookStatus } from './webhook-delivery.js';
 
 /** The sinks' state in `/api/health` (null = that sink is off). */
@@ -91,10 +94,13 @@ export function createAlertSinks(deps: AlertSinksDeps): AlertSinks {
   const syslogMin = config.syslogMinSeverity;
   let unsubscribe: (() => void) | null = null;
 
-  const onCreated = (alert: AlertView): void => {
-    desktop?.offer(alert);
-    void webhooks?.enqueue(alert);
-    if (syslog !== null && severityRank(alert.severity) >= severityRank(syslogMin)) syslog.send(alert);
+  const onAlert = (alert: AlertView, previous: Severity | null): void => {
+    // Created at or above `min`, or raised to it from below by this update.
+    const reaches = (min: Severity): boolean =>
+      severityRank(alert.severity) >= severityRank(min) && (previous === null || severityRank(previous) < severityRank(min));
+    if (desktop !== null && config.desktopMinSeverity !== null && reaches(config.desktopMinSeverity)) desktop.offer(alert);
+    if (webhooks !== null && reaches(config.webhookMinSeverity)) void webhooks.enqueue(alert, previous === null ? ALERT_CREATED_EVENT : ALERT_ESCALATED_EVENT);
+    if (syslog !== null && reaches(syslogMin)) syslog.send(alert);
   };
 
   return {
@@ -106,9 +112,11 @@ export function createAlertSinks(deps: AlertSinksDeps): AlertSinks {
       webhooks?.start();
       syslog?.start();
       unsubscribe = deps.events.on('alert', (e) => {
-        if (e.action !== 'created') return;
+        const raisedFrom = e.action === 'updated' ? severitySchema.safeParse(e.previousSeverity) : null;
+        if (e.action !== 'created' && raisedFrom?.success !== true) return;
+        const previous = raisedFrom?.success === true ? raisedFrom.data : null;
         const parsed = alertViewSchema.safeParse(e.alert);
-        if (parsed.success) onCreated(parsed.data);
+        if (parsed.success) onAlert(parsed.data, previous);
       });
     },
     async stop() {

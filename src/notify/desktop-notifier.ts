@@ -33,6 +33,8 @@ export interface DesktopNotifierOptions {
   dashboardUrl: string;
   /** How long the first alert of a burst waits for the rest, ms. Default 1000 (at most the interval). */
   gatherMs?: number;
+  /** Time limit of one notification, ms. Default {@link SHOW_TIMEOUT_MS}. */
+  showTimeoutMs?: number;
 }
 
 /** Counters for health (`alertSinks.desktop`). */
@@ -46,6 +48,9 @@ export interface DesktopNotifierStatus {
   failed: number;
   lastError: string | null;
 }
+
+/** How long a backend may take to show one notification before it counts as failed (a session bus that never answers). */
+export const SHOW_TIMEOUT_MS = 10_000;
 
 /** Hosts named in a group's body before `+N more`. */
 const HOSTS_NAMED = 3;
@@ -112,7 +117,7 @@ export class DesktopNotifier {
     await this.sending;
   }
 
-  /** Drops what is waiting and closes the backend. */
+  /** Drops what is waiting, waits for the notification being shown (at most its time limit) and closes the backend. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearTimeout(this.timer);
@@ -120,6 +125,17 @@ export class DesktopNotifier {
     this.pending = [];
     await this.sending;
     await this.backend.close();
+  }
+
+  /** The backend's show(), failed after {@link DesktopNotifierOptions.showTimeoutMs} (the next notification must not wait behind a hung one, nor shutdown). */
+  private showWithin(n: DesktopNotification): Promise<void> {
+    const limitMs = this.options.showTimeoutMs ?? SHOW_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${this.backend.name} did not answer within ${limitMs} ms`)), limitMs);
+      timer.unref();
+    });
+    return Promise.race([this.backend.show(n), late]).finally(() => clearTimeout(timer));
   }
 
   private flush(): void {
@@ -131,7 +147,7 @@ export class DesktopNotifier {
     const n = groupNotification(alerts, this.options.dashboardUrl);
     this.sending = this.sending.then(async () => {
       try {
-        await this.backend.show(n);
+        await this.showWithin(n);
         this.counters.shown++;
         this.counters.alerts += alerts.length;
       } catch (err) {

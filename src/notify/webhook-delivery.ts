@@ -23,8 +23,8 @@ import {
   nextWebhookAttemptAt,
   scheduleWebhookRetry,
 } from '../store/repos/webhook-delivery.repo.js';
-import type { WebhookDeliveryRow } from '../store/tables/webhook-delivery.table.js';
-import { ALERT_CREATED_EVENT, buildWebhookRequest } from './webhook-format.js';
+import type { NewWebhookDelivery, WebhookDeliveryRow } from '../store/tables/webhook-delivery.table.js';
+import { ALERT_CREATED_EVENT, buildWebhookRequest, type WebhookRequest } from './webhook-format.js';
 
 /** Concurrent requests to one destination. */
 export const MAX_IN_FLIGHT_PER_TARGET = 2;
@@ -32,6 +32,10 @@ export const MAX_IN_FLIGHT_PER_TARGET = 2;
 export const MAX_IN_FLIGHT = 8;
 /** Longest retry delay, ms (1 h). */
 export const MAX_BACKOFF_MS = 3_600_000;
+/** How long a row whose outcome could not be recorded is left alone, ms (at least; the backoff's base when longer). */
+export const HOLD_AFTER_ERROR_MS = 1000;
+/** Bytes of a response body read (so the connection can be reused); the rest is discarded with the connection. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Settings of the webhook worker (from `config/notify.ts`). */
 export interface WebhookDeliveryOptions {
@@ -91,6 +95,29 @@ export function backoffDelayMs(baseMs: number, attempts: number, random: number)
   return Math.max(1, Math.round(exp * (0.5 + 0.5 * random)));
 }
 
+/**
+ * Reads and drops a response body up to {@link MAX_RESPONSE_BYTES} (bounded in time by the request's signal), so the
+ * connection can be reused; a longer body is cancelled, which closes the connection, rather than held in memory.
+ */
+async function discardBody(res: Response): Promise<void> {
+  if (res.body === null) return;
+  const reader = res.body.getReader();
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      bytes += value.byteLength;
+      if (bytes > MAX_RESPONSE_BYTES) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // The answer's status is what counts; a body cut short changes nothing.
+  }
+}
+
 /** The configured form of a target (`[format+]url`), as stored in the queue. */
 export function targetKey(t: WebhookTarget): string {
   return t.format === 'generic' ? t.url : `${t.format}+${t.url}`;
@@ -102,10 +129,17 @@ export class WebhookDelivery {
   private readonly byKey: Map<string, WebhookTarget>;
   private readonly inFlight = new Map<number, { target: string; abort: AbortController; done: Promise<void> }>();
   private timer: NodeJS.Timeout | null = null;
+  /** Rows left alone until the time given (epoch ms) after their outcome could not be recorded. */
+  private readonly held = new Map<number, number>();
   private running = false;
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private writes: Promise<unknown> = Promise.resolve();
+  /** Rows waiting for the next write, and the promise of that write. */
+  private batch: NewWebhookDelivery[] = [];
+  private batchWritten: Promise<void> | null = null;
+  /** Pending rows in the store (this worker is their only writer), counted at the first write; null until then. */
+  private pendingRows: number | null = null;
   private lastError: string | null = null;
 
   constructor(private readonly deps: WebhookDeliveryDeps) {
@@ -133,32 +167,53 @@ export class WebhookDelivery {
     await this.writes.catch(() => undefined);
   }
 
-  /** Queues `alert` for every destination when it is at or above the threshold. Never throws; resolves once stored. */
+  /**
+   * Queues `alert` for every destination when it is at or above the threshold. Never throws; resolves once stored.
+   * The alerts of one detection batch arrive in one tick and are written in one transaction (one SQLite commit per
+   * batch rather than per alert: the store's thread is the pipeline's).
+   */
   enqueue(alert: AlertView, event = ALERT_CREATED_EVENT): Promise<void> {
     const { options } = this.deps;
     if (options.targets.length === 0 || severityRank(alert.severity) < severityRank(options.minSeverity)) return Promise.resolve();
     const now = this.deps.clock.now();
     const alertJson = JSON.stringify(alert);
-    const rows = options.targets.map((t) => ({
-      target: targetKey(t),
-      event,
-      alert_id: alert.id,
-      alert_json: alertJson,
-      created_at_ms: now,
-      next_attempt_at_ms: now,
-      last_error: null,
-    }));
-    const write = this.writes.then(async () => {
-      try {
-        this.counters.dropped += await enqueueWebhookDeliveries(this.deps.store, rows, options.queueMax);
-        this.counters.queued += rows.length;
-        this.kick();
-      } catch (err) {
-        this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    });
-    this.writes = write;
-    return write;
+    for (const t of options.targets) {
+      this.batch.push({
+        target: targetKey(t),
+        event,
+        alert_id: alert.id,
+        alert_json: alertJson,
+        created_at_ms: now,
+        next_attempt_at_ms: now,
+        last_error: null,
+      });
+    }
+    if (this.batchWritten === null) {
+      const previous = this.writes;
+      this.batchWritten = new Promise<void>((resolve) => setImmediate(resolve)).then(() => previous).then(() => this.writeBatch());
+      this.writes = this.batchWritten;
+    }
+    return this.batchWritten;
+  }
+
+  /** Writes the alerts queued since the last write, dropping the oldest waiting rows beyond the queue's bound. */
+  private async writeBatch(): Promise<void> {
+    const rows = this.batch;
+    this.batch = [];
+    this.batchWritten = null;
+    try {
+      this.pendingRows ??= (await countWebhookDeliveries(this.deps.store)).pending;
+      const excess = Math.max(0, this.pendingRows + rows.length - this.deps.options.queueMax);
+      const dropped = await enqueueWebhookDeliveries(this.deps.store, rows.slice(Math.max(0, rows.length - this.deps.options.queueMax)), excess);
+      // More new rows than the bound: the oldest of them are dropped without being written.
+      const unwritten = Math.max(0, rows.length - this.deps.options.queueMax);
+      this.pendingRows += rows.length - unwritten - dropped;
+      this.counters.dropped += dropped + unwritten;
+      this.counters.queued += rows.length;
+      this.kick();
+    } catch (err) {
+      this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Counters and queue sizes. */
@@ -178,6 +233,11 @@ export class WebhookDelivery {
       }
       await Promise.race([...[...this.inFlight.values()].map((f) => f.done), new Promise((r) => setTimeout(r, 5))]);
     }
+  }
+
+  /** A pending row left the queue (delivered or dead-lettered); false when it had been dropped meanwhile. */
+  private settled(wasPending: boolean): void {
+    if (wasPending && this.pendingRows !== null) this.pendingRows = Math.max(0, this.pendingRows - 1);
   }
 
   /** Runs {@link pump} now (once more if it is already running). */
@@ -200,37 +260,62 @@ export class WebhookDelivery {
     })();
   }
 
-  /** Starts due deliveries within the in-flight bounds, then sets the timer for the next due one. */
+  /**
+   * Starts due deliveries within the in-flight bounds, then sets the timer for the next one that could start. Rows of
+   * destinations whose slots are all taken wait for a request to end (which runs this again), not for a timer.
+   */
   private async pump(): Promise<void> {
     if (!this.running) return;
     const now = this.deps.clock.now();
+    for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
+    const excluded = (): number[] => [...this.inFlight.keys(), ...this.held.keys()];
     if (this.inFlight.size < MAX_IN_FLIGHT) {
-      const due = await dueWebhookDeliveries(this.deps.store, now, 64, [...this.inFlight.keys()]);
+      const due = await dueWebhookDeliveries(this.deps.store, now, 64, excluded(), this.saturatedTargets());
       for (const row of due) {
         if (this.inFlight.size >= MAX_IN_FLIGHT) break;
-        let perTarget = 0;
-        for (const f of this.inFlight.values()) if (f.target === row.target) perTarget++;
-        if (perTarget >= MAX_IN_FLIGHT_PER_TARGET) continue;
+        if (this.requestsTo(row.target) >= MAX_IN_FLIGHT_PER_TARGET) continue;
         this.send(row);
       }
     }
-    const next = await nextWebhookAttemptAt(this.deps.store);
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (next !== null && this.running) {
-      // Rows already in flight are due too; the request's end kicks the pump again, so a short wait suffices then.
-      const wait = Math.max(next - this.deps.clock.now(), this.inFlight.size > 0 ? 50 : 0);
-      this.timer = setTimeout(() => this.kick(), Math.min(wait, MAX_BACKOFF_MS));
-      this.timer.unref();
-    }
+    if (!this.running) return;
+    // Every slot taken: nothing can start before a request ends, which runs this again (no need to look).
+    const next = this.inFlight.size >= MAX_IN_FLIGHT ? null : await nextWebhookAttemptAt(this.deps.store, excluded(), this.saturatedTargets());
+    // A row that could start now but did not: every slot is taken, and the end of a request runs this again.
+    const at = [next !== null && (next > now || this.inFlight.size < MAX_IN_FLIGHT) ? next : null, ...this.held.values()].filter(
+      (t): t is number => t !== null,
+    );
+    if (at.length === 0 || !this.running) return; // stop() may have run during the query
+    const wait = Math.max(Math.min(...at) - this.deps.clock.now(), 10);
+    this.timer = setTimeout(() => this.kick(), Math.min(wait, MAX_BACKOFF_MS));
+    this.timer.unref();
   }
 
-  /** One attempt of `row`, recorded in the store when it ends. */
+  /** Requests in flight to `target`. */
+  private requestsTo(target: string): number {
+    let n = 0;
+    for (const f of this.inFlight.values()) if (f.target === target) n++;
+    return n;
+  }
+
+  /** Destinations with all {@link MAX_IN_FLIGHT_PER_TARGET} slots taken. */
+  private saturatedTargets(): string[] {
+    return [...new Set([...this.inFlight.values()].map((f) => f.target))].filter((t) => this.requestsTo(t) >= MAX_IN_FLIGHT_PER_TARGET);
+  }
+
+  /**
+   * One attempt of `row`, recorded in the store when it ends. When recording fails (the store refuses a write), the
+   * row is held back for a while rather than picked again at once, which would spin.
+   */
   private send(row: WebhookDeliveryRow): void {
     const abort = new AbortController();
     const entry = { target: row.target, abort, done: Promise.resolve() };
     entry.done = this.attempt(row, abort)
-      .catch((err: unknown) => this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`))
+      .catch((err: unknown) => {
+        this.held.set(row.id, this.deps.clock.now() + Math.max(HOLD_AFTER_ERROR_MS, this.deps.options.backoffMs));
+        this.deps.log?.(`vigil: webhook queue write failed: ${err instanceof Error ? err.message : String(err)}`);
+      })
       .finally(() => {
         this.inFlight.delete(row.id);
         this.kick();
@@ -246,19 +331,28 @@ export class WebhookDelivery {
     if (target === undefined) {
       // Queued by an earlier run for a destination no longer configured: kept as a dead letter, not sent.
       error = 'destination no longer configured';
-      await deadLetterWebhookDelivery(this.deps.store, row.id, row.attempts, error);
+      this.settled(await deadLetterWebhookDelivery(this.deps.store, row.id, row.attempts, error, options.queueMax));
       this.counters.deadLettered++;
       return;
     }
-    const request = buildWebhookRequest({
-      target,
-      event: row.event,
-      alert: JSON.parse(row.alert_json) as AlertView,
-      deliveryId: row.id,
-      nowMs: this.deps.clock.now(),
-      secret: options.secret,
-      dashboardUrl: options.dashboardUrl,
-    });
+    let request: WebhookRequest;
+    try {
+      request = buildWebhookRequest({
+        target,
+        event: row.event,
+        alert: JSON.parse(row.alert_json) as AlertView,
+        deliveryId: row.id,
+        nowMs: this.deps.clock.now(),
+        secret: options.secret,
+        dashboardUrl: options.dashboardUrl,
+      });
+    } catch (err) {
+      // A row no attempt can ever send (its alert is not JSON): kept as a dead letter, not retried.
+      error = `unreadable queued alert: ${err instanceof Error ? err.message : String(err)}`;
+      this.settled(await deadLetterWebhookDelivery(this.deps.store, row.id, row.attempts, error, options.queueMax));
+      this.counters.deadLettered++;
+      return;
+    }
     const timeout = AbortSignal.timeout(options.timeoutMs);
     try {
       const res = await fetch(request.url, {
@@ -268,10 +362,9 @@ export class WebhookDelivery {
         redirect: 'manual',
         signal: AbortSignal.any([abort.signal, timeout]),
       });
-      // The body is read (bounded by the same signal) so the connection can be reused, and dropped.
-      await res.arrayBuffer().catch(() => undefined);
+      await discardBody(res);
       if (res.status >= 200 && res.status < 300) {
-        await deleteWebhookDelivery(this.deps.store, row.id);
+        this.settled(await deleteWebhookDelivery(this.deps.store, row.id));
         this.counters.delivered++;
         return;
       }
@@ -290,7 +383,7 @@ export class WebhookDelivery {
     // The host only: a chat webhook's path is its credential, and health is readable by any paired client.
     this.lastError = `${target.format} ${new URL(target.url).host}: ${error}`;
     if (attempts >= options.maxAttempts) {
-      await deadLetterWebhookDelivery(this.deps.store, row.id, attempts, error);
+      this.settled(await deadLetterWebhookDelivery(this.deps.store, row.id, attempts, error, options.queueMax));
       this.counters.deadLettered++;
       this.deps.log?.(`vigil: webhook to ${new URL(target.url).host} gave up on alert ${row.alert_id} after ${attempts} attempts: ${error}`);
       return;

@@ -12,6 +12,8 @@ import type { AlertView, Severity } from '../domain/alert.js';
 
 /** The generic JSON's `event` for a new alert. */
 export const ALERT_CREATED_EVENT = 'alert.created';
+/** The generic JSON's `event` for an alert that new evidence raised to the webhooks' threshold from below. */
+export const ALERT_ESCALATED_EVENT = 'alert.escalated';
 
 /** One HTTP request to send. */
 export interface WebhookRequest {

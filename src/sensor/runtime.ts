@@ -43,6 +43,8 @@ export interface SensorRuntimeDeps {
   clock?: Clock;
   /** Delay (ms) before a looping replay restarts. Default 1000. */
   loopDelayMs?: number;
+  /** Flow batches that may wait for storage and detection before further ones are dropped (see SensorPipeline). Default 64. */
+  maxQueuedBatches?: number;
   /** Progress and failures of the running parts, one line per message, each prefixed `vigil: `. */
   log?: (message: string) => void;
 }
@@ -132,6 +134,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       onStored: eve ? (flows) => eve.onFlows(flows) : undefined,
       now: () => clock.now(),
       retention: { maxAgeMs: config.flowRetentionMs, maxRows: config.flowRetentionMax },
+      maxQueuedBatches: deps.maxQueuedBatches,
       log: log && ((m, e) => log(`vigil: ${m}${detail(e)}`)),
     });
     pipeline.start();

@@ -6,15 +6,19 @@ import type { Db } from '../database.js';
 import type { NewWebhookDelivery, WebhookDeliveryRow } from '../tables/webhook-delivery.table.js';
 
 /**
- * Queues `rows` and keeps at most `maxPending` pending rows and `maxPending` dead letters, deleting the oldest beyond
- * that. Returns how many pending rows were dropped to make room (the caller counts them).
+ * Queues `rows` and, in the same transaction, deletes the `dropOldest` oldest pending rows (the caller, which keeps the
+ * count of pending rows, makes room for a full queue this way without counting the table per call). Returns how many
+ * pending rows were deleted.
  */
-export async function enqueueWebhookDeliveries(db: Db, rows: readonly NewWebhookDelivery[], maxPending: number): Promise<number> {
+export async function enqueueWebhookDeliveries(db: Db, rows: readonly NewWebhookDelivery[], dropOldest = 0): Promise<number> {
   if (rows.length === 0) return 0;
   return db.transaction().execute(async (tx) => {
+    let dropped = 0;
+    if (dropOldest > 0) {
+      const oldest = tx.selectFrom('webhook_deliveries').select('id').where('state', '=', 'pending').orderBy('id').limit(dropOldest);
+      dropped = Number((await tx.deleteFrom('webhook_deliveries').where('id', 'in', oldest).executeTakeFirst()).numDeletedRows);
+    }
     await tx.insertInto('webhook_deliveries').values(rows).execute();
-    const dropped = await trimState(tx, 'pending', maxPending);
-    await trimState(tx, 'dead', maxPending);
     return dropped;
   });
 }
@@ -33,8 +37,18 @@ async function trimState(db: Db, state: 'pending' | 'dead', keep: number): Promi
   return Number(result.numDeletedRows);
 }
 
-/** Up to `limit` pending rows due at `nowMs`, soonest first, leaving out `exclude` (rows being sent now). */
-export async function dueWebhookDeliveries(db: Db, nowMs: number, limit: number, exclude: readonly number[] = []): Promise<WebhookDeliveryRow[]> {
+/**
+ * Up to `limit` pending rows due at `nowMs`, soonest first, leaving out the rows `excludeIds` (being sent now, or held
+ * back) and the destinations `excludeTargets` (those with all their request slots taken), so rows that can be sent
+ * are never hidden behind rows that cannot.
+ */
+export async function dueWebhookDeliveries(
+  db: Db,
+  nowMs: number,
+  limit: number,
+  excludeIds: readonly number[] = [],
+  excludeTargets: readonly string[] = [],
+): Promise<WebhookDeliveryRow[]> {
   let q = db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -43,23 +57,27 @@ export async function dueWebhookDeliveries(db: Db, nowMs: number, limit: number,
     .orderBy('next_attempt_at_ms')
     .orderBy('id')
     .limit(limit);
-  if (exclude.length > 0) q = q.where('id', 'not in', [...exclude]);
+  if (excludeIds.length > 0) q = q.where('id', 'not in', [...excludeIds]);
+  if (excludeTargets.length > 0) q = q.where('target', 'not in', [...excludeTargets]);
   return q.execute();
 }
 
-/** The earliest next attempt of a pending row (epoch ms), or null when nothing is pending. */
-export async function nextWebhookAttemptAt(db: Db): Promise<number | null> {
-  const row = await db
+/** The earliest next attempt of a pending row (epoch ms) other than the excluded ones, or null when there is none. */
+export async function nextWebhookAttemptAt(db: Db, excludeIds: readonly number[] = [], excludeTargets: readonly string[] = []): Promise<number | null> {
+  let q = db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.min<number>('next_attempt_at_ms').as('at'))
-    .where('state', '=', 'pending')
-    .executeTakeFirst();
+    .where('state', '=', 'pending');
+  if (excludeIds.length > 0) q = q.where('id', 'not in', [...excludeIds]);
+  if (excludeTargets.length > 0) q = q.where('target', 'not in', [...excludeTargets]);
+  const row = await q.executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
-/** A successful delivery: the row leaves the queue. */
-export async function deleteWebhookDelivery(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('webhook_deliveries').where('id', '=', id).execute();
+/** A successful delivery: the row leaves the queue. Returns whether it was still there (not dropped meanwhile). */
+export async function deleteWebhookDelivery(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('webhook_deliveries').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }
 
 /** A failed attempt that will be retried at `nextAttemptAtMs`. */
@@ -67,9 +85,21 @@ export async function scheduleWebhookRetry(db: Db, id: number, attempts: number,
   await db.updateTable('webhook_deliveries').set({ attempts, next_attempt_at_ms: nextAttemptAtMs, last_error: error }).where('id', '=', id).execute();
 }
 
-/** The last attempt failed: the row stays as a dead letter. */
-export async function deadLetterWebhookDelivery(db: Db, id: number, attempts: number, error: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ attempts, state: 'dead', last_error: error }).where('id', '=', id).execute();
+/**
+ * The last attempt failed: the row stays as a dead letter, and the oldest dead letters beyond `keepDead` are deleted.
+ * Returns whether the row was still pending (not dropped meanwhile).
+ */
+export async function deadLetterWebhookDelivery(db: Db, id: number, attempts: number, error: string, keepDead: number): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const result = await tx
+      .updateTable('webhook_deliveries')
+      .set({ attempts, state: 'dead', last_error: error })
+      .where('id', '=', id)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    await trimState(tx, 'dead', keepDead);
+    return Number(result.numUpdatedRows) > 0;
+  });
 }
 
 /** Rows waiting (`pending`) and given up on (`dead`). */

@@ -42,7 +42,7 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
   this.timeout(60_000);
   let store: Store;
   let events: EventBus;
-  let seen: Array<{ action: string; alert: Record<string, unknown> }>;
+  let seen: Array<{ action: string; alert: Record<string, unknown>; previousSeverity?: string }>;
 
   beforeEach(async () => {
     store = await openStore(path.join(tempDir(), 'alerts.db'));
@@ -78,6 +78,9 @@ describe('detect/alert-aggregator: AlertAggregator#record()', function () {
     expect(rows[0]!.aggregation_key).to.equal(aggregationKey(finding()));
     expect(seen.map((e) => e.action)).to.deep.equal(['created', 'updated']);
     expect(seen[1]!.alert).to.include({ id: rows[0]!.id, count: 15, srcIp: '64.13.134.52', acknowledged: false });
+    // The severity before the update, for the alert sinks (a medium alert raised to high reaches a high threshold).
+    expect(seen[0]!.previousSeverity).to.equal(undefined);
+    expect(seen[1]!.previousSeverity).to.equal('medium');
     const threat = await store.selectFrom('threats').selectAll().executeTakeFirstOrThrow();
     expect(threat).to.include({ ip: '64.13.134.52', alerts: 1, severity: 'high', score: 0.9, category: 'port_scan' });
   });

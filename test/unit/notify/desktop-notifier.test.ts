@@ -151,6 +151,30 @@ describe('DesktopNotifier rate limit', () => {
   });
 });
 
+describe('DesktopNotifier with a backend that never answers', () => {
+  it('counts the notification as failed after its time limit, shows the next one, and stops without waiting for it', async () => {
+    const shown: DesktopNotification[] = [];
+    let calls = 0;
+    const backend: NotificationBackend = {
+      name: 'hung',
+      // The first call never settles (a session bus that accepts the call and never replies).
+      show: (n) => (++calls === 1 ? new Promise<void>(() => undefined) : Promise.resolve(void shown.push(n))),
+      close: async () => undefined,
+    };
+    const notifier = new DesktopNotifier(backend, { minSeverity: 'low', intervalMs: 1, dashboardUrl: 'http://d', gatherMs: 1, showTimeoutMs: 50 }, clock);
+    notifier.offer(alertView(1));
+    await until(() => notifier.status().failed === 1);
+    expect(notifier.status()).to.deep.include({ shown: 0, failed: 1, lastError: 'hung did not answer within 50 ms' });
+    notifier.offer(alertView(2));
+    await until(() => shown.length === 1);
+    expect(notifier.status()).to.include({ shown: 1, failed: 1 });
+    notifier.offer(alertView(3));
+    calls = 0; // the next call hangs again: stop() must still return
+    await new Promise((r) => setTimeout(r, 10));
+    await notifier.stop();
+  });
+});
+
 describe('groupNotification()', () => {
   it('names more than three hosts as +N more', () => {
     const n = groupNotification(

@@ -13,7 +13,7 @@ import { createAlertSinks } from '../../../src/notify/alert-sinks.js';
 import { buildWebhookRequest, ntfyTopic } from '../../../src/notify/webhook-format.js';
 import { backoffDelayMs, WebhookDelivery, type WebhookDeliveryOptions } from '../../../src/notify/webhook-delivery.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
-import { listDeadWebhookDeliveries } from '../../../src/store/repos/webhook-delivery.repo.js';
+import { enqueueWebhookDeliveries, listDeadWebhookDeliveries } from '../../../src/store/repos/webhook-delivery.repo.js';
 import { tempDir } from '../../helpers/setup.js';
 import { alertView } from './alert-fixture.js';
 
@@ -179,6 +179,80 @@ describe('WebhookDelivery', function () {
     for (const id of [1, 2, 3]) await worker.enqueue(alertView(id));
     expect(await worker.status()).to.include({ queued: 3, dropped: 1, pending: 2 });
     await worker.stop();
+  });
+
+  it('writes the alerts of one tick together, keeping the newest VIGIL_WEBHOOK_QUEUE_MAX of them', async () => {
+    const worker = new WebhookDelivery({ store, clock, options: options([parseWebhookTarget('http://127.0.0.1:9/x')], { queueMax: 2 }) });
+    await Promise.all([1, 2, 3, 4, 5].map((id) => worker.enqueue(alertView(id))));
+    expect(await worker.status()).to.include({ queued: 5, dropped: 3, pending: 2 });
+    const rows = await store.selectFrom('webhook_deliveries').select('alert_id').orderBy('id').execute();
+    expect(rows.map((r) => r.alert_id)).to.deep.equal([4, 5]);
+    await worker.stop();
+  });
+
+  it('counts the rows that leave the queue, so a delivered one makes room without a drop', async () => {
+    const rx = await receiver(() => 200);
+    closers.push(rx.close);
+    const worker = new WebhookDelivery({ store, clock, options: options([parseWebhookTarget(rx.url)], { queueMax: 3 }) });
+    worker.start();
+    closers.push(() => worker.stop());
+    for (const id of [1, 2, 3]) await worker.enqueue(alertView(id));
+    while ((await worker.status()).delivered < 3) await worker.idle();
+    // Three delivered, three more queued at once: the queue holds them all (a stale count of 3 would drop three).
+    await Promise.all([4, 5, 6].map((id) => worker.enqueue(alertView(id))));
+    while ((await worker.status()).delivered < 6) await worker.idle();
+    expect(await worker.status()).to.include({ queued: 6, delivered: 6, dropped: 0, pending: 0 });
+  });
+
+  it('a hanging destination with a long backlog does not hide the rows of another destination behind it', async () => {
+    const hang = await receiver(() => null);
+    const ok = await receiver(() => 200);
+    closers.push(hang.close, ok.close);
+    const [a, b] = [parseWebhookTarget(hang.url), parseWebhookTarget(ok.url)];
+    // 100 rows of the hanging destination queued before any of the other's (e.g. it was added to the list later).
+    const row = (target: string, id: number) => ({
+      target,
+      event: 'alert.created',
+      alert_id: id,
+      alert_json: JSON.stringify(alertView(id)),
+      created_at_ms: 1000 + id,
+      next_attempt_at_ms: 1000 + id,
+      last_error: null,
+    });
+    await enqueueWebhookDeliveries(
+      store,
+      Array.from({ length: 100 }, (_, i) => row(hang.url, i + 1)),
+    );
+    await enqueueWebhookDeliveries(
+      store,
+      [1, 2, 3, 4, 5].map((id) => row(ok.url, 200 + id)),
+    );
+    const worker = new WebhookDelivery({ store, clock, options: options([a, b], { timeoutMs: 300_000 }) });
+    worker.start();
+    closers.push(() => worker.stop());
+    for (let i = 0; i < 300 && ok.received.length < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(ok.received.map((r) => (JSON.parse(r.body) as { id: number }).id).sort()).to.deep.equal([201, 202, 203, 204, 205]);
+    expect(hang.received).to.have.length(2);
+    expect(await worker.status()).to.include({ delivered: 5, inFlight: 2, pending: 100 });
+  });
+
+  it('dead-letters a queued row whose alert cannot be read, and sends the rest', async () => {
+    const rx = await receiver(() => 200);
+    closers.push(rx.close);
+    await enqueueWebhookDeliveries(store, [
+      { target: rx.url, event: 'alert.created', alert_id: 1, alert_json: '{not json', created_at_ms: 1, next_attempt_at_ms: 1, last_error: null },
+    ]);
+    const worker = new WebhookDelivery({ store, clock, options: options([parseWebhookTarget(rx.url)]) });
+    worker.start();
+    closers.push(() => worker.stop());
+    await worker.enqueue(alertView(2));
+    while ((await worker.status()).delivered < 1) await worker.idle();
+    await worker.idle();
+    expect(rx.received.map((r) => (JSON.parse(r.body) as { id: number }).id)).to.deep.equal([2]);
+    const [dead] = await listDeadWebhookDeliveries(store);
+    expect(dead).to.include({ alert_id: 1, attempts: 0, state: 'dead' });
+    expect(dead.last_error).to.match(/^unreadable queued alert: /);
+    expect(await worker.status()).to.include({ delivered: 1, deadLettered: 1, pending: 0, dead: 1 });
   });
 
   it('a receiver that never answers does not hold up the alert bus, queueing or the other destinations', async () => {
