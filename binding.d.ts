@@ -232,6 +232,10 @@ export declare namespace Binding {
     communityIdSeed?: number;
     /** Entries of the IP -> name table learned from DNS answers (default 16384). */
     dnsCacheEntries?: number;
+    /** Live capture on Linux: look up the program owning each new TCP/UDP flow's local socket (default false). */
+    processes?: boolean;
+    /** At most one round of process lookups per this many milliseconds (default 50). */
+    processIntervalMs?: number;
   }
 
   /** One ARP (IP, MAC) binding's totals since first seen. */
@@ -283,6 +287,27 @@ export declare namespace Binding {
     /** Sub-second digits of the source's timestamps: 6 (µs) or 9 (ns). */
     tsDigits: number;
     appLayer: RawAppLayerStats;
+    process: RawProcessStats;
+  }
+
+  /** Counters of the process resolver (native/process); all 0 and enabled false when it does not run. */
+  interface RawProcessStats {
+    enabled: boolean;
+    /** Lookups asked for: new TCP and UDP flows. */
+    requests: number;
+    /** Flows given a process. */
+    resolved: number;
+    /** The kernel knew no socket for the flow (not this host's, or already closed). */
+    noSocket: number;
+    /** A socket, but no process held it by the time /proc was read. */
+    noProcess: number;
+    /** Lookups refused because the resolver's queue was full. */
+    dropped: number;
+    /** Passes over /proc/<pid>/fd, and fd links read. */
+    walks: number;
+    fds: number;
+    /** CPU time of the resolver thread, milliseconds. */
+    cpuMs: number;
   }
 
   /** Native errors carry `code` `ERR_CAPTURE_*`. */

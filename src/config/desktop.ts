@@ -59,6 +59,10 @@ export interface DesktopCaptureConfig {
   readonly appLayer: boolean;
   /** Community ID seed (`VIGIL_COMMUNITY_ID_SEED`, 0..65535). */
   readonly communityIdSeed: number;
+  /** Per-process attribution of live flows (`VIGIL_CAPTURE_PROCESS`). */
+  readonly processes: boolean;
+  /** Milliseconds between rounds of process lookups (`VIGIL_CAPTURE_PROCESS_INTERVAL_MS`). */
+  readonly processIntervalMs: number;
 }
 
 /** Everything `vigil start` needs. */
@@ -164,6 +168,8 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
       replayLoop: bool(env, 'VIGIL_REPLAY_LOOP', true),
       appLayer: core.appLayer,
       communityIdSeed: core.communityIdSeed,
+      processes: core.processes,
+      processIntervalMs: core.processIntervalMs,
     }),
     corsOrigins: Object.freeze(corsOrigins),
     allowedHosts: Object.freeze(allowedHosts),

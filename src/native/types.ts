@@ -46,6 +46,13 @@ export interface FlowOptions {
   appLayer?: boolean;
   /** Community ID seed, 0..65535 (default 0). */
   communityIdSeed?: number;
+  /**
+   * Live capture on Linux: attribute each new TCP and UDP flow to the program owning its local socket (the flow's
+   * `process`; default false). Ignored for files: a replay carries no process.
+   */
+  processes?: boolean;
+  /** At most one round of process lookups per this many milliseconds (default 50; lookups within it share one walk of /proc). */
+  processIntervalMs?: number;
 }
 
 /** First and last packet times of a set of flows, epoch milliseconds. */

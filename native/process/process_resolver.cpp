@@ -1,0 +1,198 @@
+// ProcessResolver: the resolver thread and its bounded queue.
+#include "process/process_resolver.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "process/proc_table.h"
+
+namespace vigil {
+
+namespace {
+int64_t MonotonicNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+}  // namespace
+
+ProcessResolver::ProcessResolver(const ProcessResolverConfig& config) : config_(config) {
+  if (config_.queue_capacity == 0) config_.queue_capacity = 1;
+  ring_.resize(config_.queue_capacity);
+  stats_.enabled = false;
+}
+
+ProcessResolver::~ProcessResolver() { Stop(); }
+
+bool ProcessResolver::Start() {
+  if (thread_.joinable()) return true;
+  diag_ = std::make_unique<SockDiag>();
+  if (!diag_->ok()) return false;
+  table_ = std::make_unique<ProcTable>(config_.proc);
+  {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.enabled = true;
+  }
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "vigil-process");
+    Run();
+  });
+  return true;
+}
+
+void ProcessResolver::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::shared_ptr<ProcessSlot> ProcessResolver::Submit(uint8_t protocol, bool ipv6, const uint8_t* a, uint16_t a_port,
+                                                     const uint8_t* b, uint16_t b_port) {
+  auto slot = std::make_shared<ProcessSlot>();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    requests_++;
+    if (count_ == ring_.size() || stop_) {
+      dropped_++;
+      return nullptr;
+    }
+    Request& r = ring_[(head_ + count_) % ring_.size()];
+    r.slot = slot;
+    r.tuple.protocol = protocol;
+    r.tuple.ipv6 = ipv6;
+    std::memcpy(r.tuple.local, a, 16);
+    std::memcpy(r.tuple.remote, b, 16);
+    r.tuple.local_port = a_port;
+    r.tuple.remote_port = b_port;
+    count_++;
+    if (!idle_) return slot;  // the thread takes it at its next round
+  }
+  cv_.notify_one();
+  return slot;
+}
+
+ProcessResolverStats ProcessResolver::Stats() {
+  ProcessResolverStats s;
+  {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    s = stats_;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  s.requests = requests_;
+  s.dropped = dropped_;
+  return s;
+}
+
+void ProcessResolver::Run() {
+  std::vector<Request> taken;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      for (;;) {
+        if (stop_) return;
+        if (count_ == 0) {
+          idle_ = true;
+          cv_.wait(lock, [this] { return stop_ || count_ > 0; });
+          idle_ = false;
+          continue;
+        }
+        const int64_t now = MonotonicNs();
+        if (last_round_ns_ < 0 || UnderBudget(now)) break;
+        const int64_t due = last_round_ns_ + config_.round_interval_ns;
+        if (now >= due) break;
+        // Rate bound: sleep to the next round; lookups queued meanwhile join it (Submit does not wake us).
+        cv_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)),
+                       [this] { return stop_; });
+      }
+      while (count_ > 0) {
+        taken.push_back(std::move(ring_[head_]));
+        head_ = (head_ + 1) % ring_.size();
+        count_--;
+      }
+    }
+    const int64_t now = MonotonicNs();
+    last_round_ns_ = now;
+    for (const Request& r : taken) Lookup(r, now);
+    taken.clear();
+    if (!pending_.empty()) Walk(now);
+    const ProcTableStats& t = table_->stats();
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.walks = t.walks;
+    stats_.fds = t.fds;
+    stats_.cpu_ns = ThreadCpuNs();
+  }
+}
+
+bool ProcessResolver::UnderBudget(int64_t now_ns) {
+  const uint64_t cpu = ThreadCpuNs();
+  if (window_start_ns_ < 0 || now_ns - window_start_ns_ >= 1'000'000'000) {
+    window_start_ns_ = now_ns;
+    window_cpu_ns_ = cpu;
+  }
+  return cpu - window_cpu_ns_ < static_cast<uint64_t>(config_.cpu_budget_ns);
+}
+
+void ProcessResolver::Lookup(const Request& r, int64_t now_ns) {
+  SocketOwner owner;
+  DiagResult res = diag_->Lookup(r.tuple, &owner);
+  if (res != DiagResult::kFound) {
+    SocketTuple reversed;
+    reversed.protocol = r.tuple.protocol;
+    reversed.ipv6 = r.tuple.ipv6;
+    std::memcpy(reversed.local, r.tuple.remote, 16);
+    std::memcpy(reversed.remote, r.tuple.local, 16);
+    reversed.local_port = r.tuple.remote_port;
+    reversed.remote_port = r.tuple.local_port;
+    res = diag_->Lookup(reversed, &owner);
+  }
+  if (res != DiagResult::kFound) {
+    r.slot->state.store(ProcessState::kUnresolved, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.no_socket++;
+    return;
+  }
+  // The cache alone (no walk): a process already known to hold this socket.
+  const int32_t pid = table_->CachedPid(owner.inode);
+  if (pid != 0) {
+    Settle(r.slot, pid, now_ns);
+    return;
+  }
+  pending_.push_back(Pending{r.slot, owner.inode, owner.uid});
+}
+
+void ProcessResolver::Walk(int64_t now_ns) {
+  std::vector<ProcTable::Want> wants(pending_.size());
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    wants[i].inode = pending_[i].inode;
+    wants[i].uid = pending_[i].uid;
+  }
+  table_->Find(&wants, now_ns);
+  for (size_t i = 0; i < pending_.size(); ++i) Settle(pending_[i].slot, wants[i].pid, now_ns);
+  pending_.clear();
+}
+
+void ProcessResolver::Settle(const std::shared_ptr<ProcessSlot>& slot, int32_t pid, int64_t now_ns) {
+  std::shared_ptr<const ProcessInfo> info = pid != 0 ? table_->Info(pid, now_ns) : nullptr;
+  if (info == nullptr) {
+    slot->state.store(ProcessState::kUnresolved, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.no_process++;
+    return;
+  }
+  slot->info = std::move(info);
+  slot->state.store(ProcessState::kResolved, std::memory_order_release);
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  stats_.resolved++;
+}
+
+}  // namespace vigil
