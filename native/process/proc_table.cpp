@@ -117,7 +117,6 @@ void ProcTable::List(int64_t now_ns) {
   DIR* dir = opendir(proc_.c_str());
   if (dir == nullptr) return;
   pids_.clear();
-  new_pids_.clear();
   std::unordered_map<int32_t, PidState> next;
   next.reserve(known_.size() + 16);
   while (dirent* d = readdir(dir)) {
@@ -125,17 +124,30 @@ void ProcTable::List(int64_t now_ns) {
     const int32_t pid = static_cast<int32_t>(std::strtol(d->d_name, nullptr, 10));
     pids_.push_back(pid);
     const auto it = known_.find(pid);
-    if (it == known_.end()) {
-      new_pids_.push_back(pid);
-      next.emplace(pid, PidState{});
-    } else {
-      next.emplace(pid, it->second);
-    }
+    next.emplace(pid, it == known_.end() ? PidState{} : it->second);
   }
   closedir(dir);
-  // Newest first: a process started for one connection is likely the latest pid.
-  std::sort(new_pids_.begin(), new_pids_.end(), [](int32_t a, int32_t b) { return a > b; });
   known_.swap(next);
+}
+
+void ProcTable::NewPids(std::vector<int32_t>* out, int64_t now_ns) {
+  out->clear();
+  std::string text;
+  if (!ReadSmallFile(proc_ + "/loadavg", &text, 256)) return;
+  const size_t sp = text.rfind(' ');
+  if (sp == std::string::npos) return;
+  const int32_t last = static_cast<int32_t>(std::strtol(text.c_str() + sp + 1, nullptr, 10));
+  if (last <= 0) return;
+  const int32_t prev = last_pid_ < 0 || last_pid_ > last ? last - kMaxNewPids : last_pid_;  // first call, or wrapped
+  last_pid_ = last;
+  for (int32_t pid = last; pid > prev && pid > 0 && last - pid < kMaxNewPids; --pid) {
+    out->push_back(pid);
+    young_.emplace_back(pid, now_ns);
+  }
+  size_t drop = 0;
+  while (drop < young_.size() && (now_ns - young_[drop].second > kYoungNs || young_.size() - drop > 4 * kMaxNewPids))
+    ++drop;
+  young_.erase(young_.begin(), young_.begin() + static_cast<std::ptrdiff_t>(drop));
 }
 
 bool ProcTable::WalkFds(int32_t pid, std::unordered_set<uint32_t>* missing) {
@@ -205,16 +217,11 @@ void ProcTable::Find(std::vector<Want>* wants, int64_t now_ns) {
   }
   if (missing == 0) return;
   stats_.walks++;
-  bool fresh = false;
-  if (listed_ns_ < 0 || now_ns - listed_ns_ >= listing_ttl_ns_) {
-    List(now_ns);
-    fresh = true;
-  }
   std::unordered_set<int32_t> visited;
   std::unordered_set<uint32_t> wanted;
   for (const Want& w : *wants)
     if (w.pid == 0) wanted.insert(w.inode);
-  // Walks one process; true when every want has been found.
+  // Walks one process (or thread: same fd table); true when every want has been found.
   auto visit = [&](int32_t pid) {
     if (!visited.insert(pid).second) return false;
     if (!WalkFds(pid, &wanted)) return false;
@@ -229,11 +236,16 @@ void ProcTable::Find(std::vector<Want>* wants, int64_t now_ns) {
     }
     return false;
   };
-  for (const int32_t pid : new_pids_)
+  std::vector<int32_t> fresh_pids;
+  NewPids(&fresh_pids, now_ns);
+  for (const int32_t pid : fresh_pids)
     if (visit(pid)) return;
   const std::vector<int32_t> recent = recent_;
   for (const int32_t pid : recent)
-    if (known_.count(pid) != 0 && visit(pid)) return;
+    if (visit(pid)) return;
+  for (auto it = young_.rbegin(); it != young_.rend(); ++it)
+    if (visit(it->first)) return;
+  if (listed_ns_ < 0 || now_ns - listed_ns_ >= listing_ttl_ns_) List(now_ns);
   std::unordered_set<uint32_t> uids;
   for (const Want& w : *wants)
     if (w.pid == 0) uids.insert(w.uid);
@@ -241,11 +253,6 @@ void ProcTable::Find(std::vector<Want>* wants, int64_t now_ns) {
     if (uids.count(PidUid(pid)) != 0 && visit(pid)) return;
   for (const int32_t pid : pids_)
     if (visit(pid)) return;
-  if (!fresh) {  // a process started after the cached listing: list again and walk the newcomers
-    List(now_ns);
-    for (const int32_t pid : new_pids_)
-      if (visit(pid)) return;
-  }
 }
 
 std::shared_ptr<const ProcessInfo> ProcTable::Info(int32_t pid, int64_t now_ns) {
@@ -273,6 +280,11 @@ std::shared_ptr<const ProcessInfo> ProcTable::ReadInfo(int32_t pid) {
   if (n > 0) info->exe.assign(exe, static_cast<size_t>(n));
   std::string status;
   if (ReadSmallFile(base + "status", &status, 16384)) {
+    // A thread's id (walked as a new pid): describe its process instead.
+    const size_t tg = status.find("\nTgid:");
+    const int32_t tgid =
+        tg == std::string::npos ? pid : static_cast<int32_t>(std::strtol(status.c_str() + tg + 6, nullptr, 10));
+    if (tgid > 0 && tgid != pid) return ReadInfo(tgid);
     const size_t at = status.find("\nUid:");
     if (at != std::string::npos) info->uid = static_cast<uint32_t>(std::strtoul(status.c_str() + at + 5, nullptr, 10));
   }

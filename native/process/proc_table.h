@@ -27,9 +27,9 @@ struct ProcTableStats {
 // Single-threaded (the resolver thread).
 class ProcTable {
  public:
-  // `proc` is the procfs mount ("/proc"); `listing_ttl_ns` bounds how often /proc itself is listed (a walk that
-  // misses lists it again at once, so a process started since is still found).
-  explicit ProcTable(std::string proc = "/proc", int64_t listing_ttl_ns = 10'000'000);
+  // `proc` is the procfs mount ("/proc"); `listing_ttl_ns` bounds how often /proc itself is listed (costly: the
+  // kernel fills a dentry per process). Processes started since are found without it, from /proc/loadavg's last pid.
+  explicit ProcTable(std::string proc = "/proc", int64_t listing_ttl_ns = 1'000'000'000);
 
   // One inode to find, with the socket's uid (processes of that uid are walked first). pid is set when found.
   struct Want {
@@ -38,8 +38,9 @@ class ProcTable {
     int32_t pid = 0;
   };
   // Finds the pid of each want: the cache first, then one walk over the fd directories, in this order: processes
-  // new since the last listing, processes that owned a recent match, processes of a wanted uid, the rest. The walk
-  // stops when every want is found. `now_ns` is a monotonic clock.
+  // that owned a recent match, processes created since the last walk (pids up to /proc/loadavg's last one),
+  // processes created in the last seconds, processes of a wanted uid, the rest. The walk stops when every want is
+  // found. A pid found may be a thread's id (Info maps it to its process). `now_ns` is a monotonic clock.
   void Find(std::vector<Want>* wants, int64_t now_ns);
 
   // The pid the cache holds for `inode` (no walk), or 0.
@@ -66,6 +67,9 @@ class ProcTable {
     int64_t read_ns = 0;
   };
   void List(int64_t now_ns);
+  // Pids created since the last call, newest first (at most kMaxNewPids), from /proc/loadavg's last pid; each is
+  // also remembered as young for kYoungNs.
+  void NewPids(std::vector<int32_t>* out, int64_t now_ns);
   // Reads the fd links of `pid` (newest descriptor first), recording the socket inodes read in the cache and erasing
   // them from `missing`; stops when `missing` is empty. Returns false when the process is gone.
   bool WalkFds(int32_t pid, std::unordered_set<uint32_t>* missing);
@@ -77,18 +81,21 @@ class ProcTable {
   std::string proc_;
   int64_t listing_ttl_ns_;
   int64_t listed_ns_ = -1;
-  std::vector<int32_t> pids_;                     // the last listing
-  std::vector<int32_t> new_pids_;                 // pids of the last listing absent from the one before
-  std::unordered_map<int32_t, PidState> known_;   // pids of the last listing
-  std::unordered_map<uint32_t, int32_t> inodes_;  // socket inode -> pid, from walks
-  std::vector<int> fd_numbers_;                   // scratch of WalkFds
-  std::vector<int32_t> recent_;                   // pids of recent matches, most recent first (at most kRecent)
+  std::vector<int32_t> pids_;                       // the last listing
+  std::unordered_map<int32_t, PidState> known_;     // pids of the last listing
+  std::unordered_map<uint32_t, int32_t> inodes_;    // socket inode -> pid, from walks
+  std::vector<int> fd_numbers_;                     // scratch of WalkFds
+  int32_t last_pid_ = -1;                           // /proc/loadavg's last pid at the previous NewPids
+  std::vector<std::pair<int32_t, int64_t>> young_;  // (pid, seen) of recently created pids, oldest first
+  std::vector<int32_t> recent_;                     // pids of recent matches, most recent first (at most kRecent)
   std::unordered_map<int32_t, CachedInfo> infos_;
   std::unordered_map<uint32_t, std::string> users_;
   ProcTableStats stats_;
   static constexpr size_t kRecent = 16;
   static constexpr size_t kMaxInodes = 1u << 17;  // the cache is dropped whole past this (stale sockets pile up)
   static constexpr size_t kMaxInfos = 4096;
+  static constexpr int32_t kMaxNewPids = 256;
+  static constexpr int64_t kYoungNs = 5'000'000'000;
   static constexpr int64_t kInfoTtlNs = 2'000'000'000;
 };
 

@@ -3,9 +3,8 @@
  * (curl, a Node client, a Python client) make TCP and UDP connections to echo servers in a second namespace, while a
  * sensor captures on the first namespace's veth with process attribution on. Each program reports its local ports;
  * the flows from those ports must carry the program's pid and name, and none may carry another program's. The
- * measured rates are printed. The issue's bar (95% of TCP, 80% of UDP flows) is not asserted yet: on this 2-core
- * shared machine runs measured TCP 88-98%, UDP 67-100% (a lookup loses the race with a socket closed within ~20 ms
- * when the resolver thread is scheduled late); asserting it would make the test flaky. A replay carries no process. Needs root (namespaces,
+ * measured rates are printed; at least 95% of the TCP flows and 80% of the UDP flows must be right (the issue's
+ * bar). A replay carries no process. Needs root (namespaces,
  * CAP_NET_RAW), which CI has; otherwise skipped, saying why.
  */
 import { expect } from 'chai';
@@ -100,6 +99,8 @@ print(json.dumps({'tcp': tcp, 'udp': udp}))
 `;
 
 interface Expected {
+  /** The connection's local port. */
+  port: number;
   pid: number;
   name: RegExp;
   proto: 6 | 17;
@@ -134,11 +135,11 @@ describe('process attribution (live capture in a network namespace)', function (
     });
     await lineFrom(sensor, (l) => l === 'ready');
 
-    const expected = new Map<number, Expected>(); // local port -> program
+    const expected: Expected[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       // the echo server answers curl's request with the request itself (HTTP/0.9 to curl)
       const r = await run(ns, 'curl', ['-s', '-o', '/dev/null', '--http0.9', '-m', '2', '-w', '%{local_port}', `http://${ADDR_B}:${PORT}/`]);
-      expected.set(Number(r.out.trim()), { pid: r.pid, name: /^curl$/, proto: 6 });
+      expected.push({ port: Number(r.out.trim()), pid: r.pid, name: /^curl$/, proto: 6 });
     }
     for (const [file, args, name] of [
       [process.execPath, ['-e', NODE_CLIENT], /^node$/],
@@ -148,21 +149,35 @@ describe('process attribution (live capture in a network namespace)', function (
       const ports = JSON.parse(r.out.trim().split('\n').pop() ?? '{}') as { tcp: number[]; udp: number[] };
       expect(ports.tcp).to.have.length(ROUNDS);
       expect(ports.udp).to.have.length(ROUNDS);
-      for (const p of ports.tcp) expected.set(p, { pid: r.pid, name, proto: 6 });
-      for (const p of ports.udp) expected.set(p, { pid: r.pid, name, proto: 17 });
+      for (const port of ports.tcp) expected.push({ port, pid: r.pid, name, proto: 6 });
+      for (const port of ports.udp) expected.push({ port, pid: r.pid, name, proto: 17 });
     }
     await new Promise((r) => setTimeout(r, 300)); // let the last packets reach the capture
     const result = lineFrom(sensor, (l) => l.startsWith('{'));
     sensor.stdin?.end('stop\n');
     const { flows, stats } = JSON.parse(await result) as { flows: FlowRecord[]; stats: SensorStats & { process: { requests: number; resolved: number } } };
 
-    const rate = { 6: { right: 0, total: 0, wrong: 0 }, 17: { right: 0, total: 0, wrong: 0 } };
-    const seen = new Set<number>();
+    // The clients' flows by (protocol, local port): an ephemeral port may serve two connections one after another.
+    const byPort = new Map<string, FlowRecord[]>();
     for (const f of flows) {
-      const want = f.srcIp === ADDR_A ? expected.get(f.srcPort) : undefined;
-      if (want === undefined || want.proto !== f.protocol || seen.has(f.srcPort)) continue;
-      seen.add(f.srcPort);
+      if (f.srcIp !== ADDR_A) continue;
+      const key = `${f.protocol}/${f.srcPort}`;
+      byPort.set(key, [...(byPort.get(key) ?? []), f]);
+    }
+    const rate = { 6: { right: 0, total: 0, wrong: 0 }, 17: { right: 0, total: 0, wrong: 0 } };
+    for (const want of expected) {
       const r = rate[want.proto];
+      const group = byPort.get(`${want.proto}/${want.port}`) ?? [];
+      const mine = group.findIndex((f) => f.process?.pid === want.pid);
+      const k =
+        mine >= 0
+          ? mine
+          : Math.max(
+              group.findIndex((f) => f.process == null),
+              0,
+            );
+      const f = group.splice(k, 1)[0];
+      if (f === undefined) continue; // not captured: fails the totals below
       r.total++;
       if (f.process == null) continue;
       if (f.process.pid === want.pid && want.name.test(f.process.name ?? '')) r.right++;
@@ -180,9 +195,8 @@ describe('process attribution (live capture in a network namespace)', function (
     expect(rate[6].total).to.equal(3 * ROUNDS); // every connection was captured: curl, node, python
     expect(rate[17].total).to.equal(2 * ROUNDS);
     expect(rate[6].wrong + rate[17].wrong, 'flows given another program').to.equal(0);
-    // Most flows must be attributed (a resolver that finds nothing fails here); see the file comment for the bar.
-    expect(tcpRate).to.be.at.least(0.5);
-    expect(udpRate).to.be.at.least(0.5);
+    expect(tcpRate).to.be.at.least(0.95);
+    expect(udpRate).to.be.at.least(0.8);
   });
 
   it('a replay carries no process', async () => {
