@@ -234,8 +234,8 @@ export declare namespace Binding {
     dnsCacheEntries?: number;
     /** Live capture on Linux: look up the program owning each new TCP/UDP flow's local socket (default false). */
     processes?: boolean;
-    /** At most one round of process lookups per this many milliseconds (default 50). */
-    processIntervalMs?: number;
+    /** CPU budget of the process resolver, percent of one core (default 1). */
+    processCpuPercent?: number;
   }
 
   /** One ARP (IP, MAC) binding's totals since first seen. */

@@ -348,7 +348,7 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   cfg.app.community_id_seed = static_cast<uint16_t>(GetNumber(o, "communityIdSeed", 0));
   cfg.app.dns_cache_entries = static_cast<uint32_t>(GetNumber(o, "dnsCacheEntries", 16384));
   cfg.processes = GetBool(o, "processes", false);
-  cfg.process_round_interval_ns = static_cast<int64_t>(GetNumber(o, "processIntervalMs", 50) * 1e6);
+  cfg.process_cpu_budget_ns = static_cast<int64_t>(GetNumber(o, "processCpuPercent", 1) * 1e7);  // % of 1 s
 
   auto* session = new CaptureSession(cfg.batch_flows);
   session->owner = this;

@@ -18,7 +18,7 @@ namespace vigil {
 // is gone soon after), and keeps the slot in the flow for the batch encoder.
 class ProcessHook : public FlowStartListener {
  public:
-  explicit ProcessHook(int64_t round_interval_ns) : resolver_(Config(round_interval_ns)) {}
+  explicit ProcessHook(int64_t cpu_budget_ns) : resolver_(Config(cpu_budget_ns)) {}
   bool Start() { return resolver_.Start(); }
   void Stop() { resolver_.Stop(); }
   ProcessResolverStats Stats() { return resolver_.Stats(); }
@@ -31,9 +31,10 @@ class ProcessHook : public FlowStartListener {
   }
 
  private:
-  static ProcessResolverConfig Config(int64_t round_interval_ns) {
+  static ProcessResolverConfig Config(int64_t cpu_budget_ns) {
     ProcessResolverConfig c;
-    c.round_interval_ns = round_interval_ns;
+    c.cpu_budget_ns = cpu_budget_ns;
+    c.cpu_burst_ns = 2 * cpu_budget_ns;
     return c;
   }
   ProcessResolver resolver_;
@@ -75,7 +76,7 @@ CaptureThread::CaptureThread(std::unique_ptr<PcapSource> source, const CaptureCo
   if (app_.enabled()) table_.SetObserver(&app_);
 #ifdef __linux__
   if (config.processes && source_->live()) {
-    process_ = std::make_unique<ProcessHook>(config.process_round_interval_ns);
+    process_ = std::make_unique<ProcessHook>(config.process_cpu_budget_ns);
     // The netlink socket opens here, on the caller's thread: in the network namespace the capture was opened in.
     if (process_->Start())
       table_.SetStartListener(process_.get());

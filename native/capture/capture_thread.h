@@ -82,7 +82,7 @@ struct CaptureConfig {
   AppLayerConfig app;         // the application layer (native/app); app.enabled = false turns it off
   // Per-process attribution (native/process): live capture on Linux only; ignored for files and elsewhere.
   bool processes = false;
-  int64_t process_round_interval_ns = 50'000'000;  // see ProcessResolverConfig::round_interval_ns
+  int64_t process_cpu_budget_ns = 10'000'000;  // per second: see ProcessResolverConfig::cpu_budget_ns
 };
 
 class ProcessHook;  // capture_thread.cpp: new flows -> the process resolver

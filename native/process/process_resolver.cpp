@@ -107,8 +107,7 @@ void ProcessResolver::Run() {
           continue;
         }
         const int64_t now = MonotonicNs();
-        if (last_round_ns_ < 0 || UnderBudget(now)) break;
-        const int64_t due = last_round_ns_ + config_.round_interval_ns;
+        const int64_t due = NextRoundNs(now);
         if (now >= due) break;
         // Rate bound: sleep to the next round; lookups queued meanwhile join it (Submit does not wake us).
         cv_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)),
@@ -121,7 +120,6 @@ void ProcessResolver::Run() {
       }
     }
     const int64_t now = MonotonicNs();
-    last_round_ns_ = now;
     for (const Request& r : taken) Lookup(r, now);
     taken.clear();
     if (!pending_.empty()) Walk(now);
@@ -133,13 +131,20 @@ void ProcessResolver::Run() {
   }
 }
 
-bool ProcessResolver::UnderBudget(int64_t now_ns) {
+int64_t ProcessResolver::NextRoundNs(int64_t now_ns) {
   const uint64_t cpu = ThreadCpuNs();
-  if (window_start_ns_ < 0 || now_ns - window_start_ns_ >= 1'000'000'000) {
-    window_start_ns_ = now_ns;
-    window_cpu_ns_ = cpu;
+  const double rate = static_cast<double>(config_.cpu_budget_ns) / 1e9;  // CPU ns earned per ns
+  if (refilled_ns_ < 0) {
+    tokens_ns_ = static_cast<double>(config_.cpu_burst_ns);
+  } else {
+    tokens_ns_ += static_cast<double>(now_ns - refilled_ns_) * rate;
+    if (tokens_ns_ > static_cast<double>(config_.cpu_burst_ns)) tokens_ns_ = static_cast<double>(config_.cpu_burst_ns);
+    tokens_ns_ -= static_cast<double>(cpu - charged_cpu_ns_);
   }
-  return cpu - window_cpu_ns_ < static_cast<uint64_t>(config_.cpu_budget_ns);
+  refilled_ns_ = now_ns;
+  charged_cpu_ns_ = cpu;
+  if (tokens_ns_ >= 0 || rate <= 0) return now_ns;
+  return now_ns + static_cast<int64_t>(-tokens_ns_ / rate) + 1;
 }
 
 void ProcessResolver::Lookup(const Request& r, int64_t now_ns) {

@@ -19,12 +19,14 @@ class ProcTable;
 
 struct ProcessResolverConfig {
   size_t queue_capacity = 4096;  // lookups waiting; a full queue refuses (counted), never blocks capture
-  // Cost bound. While the thread has used less than `cpu_budget_ns` of CPU in the current second, each lookup goes
-  // at once (a short-lived socket is gone within a round trip). Past the budget, at most one round of lookups
-  // (netlink, then one /proc walk for the sockets the cache does not know) per interval: lookups arriving within it
-  // wait and share the round.
-  int64_t round_interval_ns = 50'000'000;
-  int64_t cpu_budget_ns = 10'000'000;  // 1% of a core
+  // Cost bound: a token bucket of the thread's own CPU time. It fills at `cpu_budget_ns` per second up to
+  // `cpu_burst_ns`, and everything the thread spends is taken from it. While it holds any, each lookup goes at once
+  // (a short-lived socket is gone within a round trip); in debt, the thread waits until it is paid off, and the
+  // lookups queued meanwhile share one round (netlink, then one /proc walk for the sockets the cache does not know).
+  // Their sockets may close while they wait (counted as no_socket / no_process); a full queue refuses (dropped).
+  // Long-run CPU share: cpu_budget_ns per second (default 1% of a core).
+  int64_t cpu_budget_ns = 10'000'000;
+  int64_t cpu_burst_ns = 20'000'000;
   std::string proc = "/proc";
 };
 
@@ -82,10 +84,11 @@ class ProcessResolver {
   bool idle_ = false;  // under mu_: the thread waits for work (Submit wakes it); else it sleeps to its next round
 
   std::vector<Pending> pending_;  // resolver thread: sockets of this round the cache did not know
-  int64_t last_round_ns_ = -1;
-  int64_t window_start_ns_ = -1;  // the current one-second budget window
-  uint64_t window_cpu_ns_ = 0;    // thread CPU time at its start
-  bool UnderBudget(int64_t now_ns);
+  double tokens_ns_ = 0;          // the CPU bucket (negative: in debt)
+  int64_t refilled_ns_ = -1;      // monotonic time of the last refill
+  uint64_t charged_cpu_ns_ = 0;   // thread CPU time already taken from the bucket
+  // The earliest monotonic time the next round may start (see ProcessResolverConfig's cost bound).
+  int64_t NextRoundNs(int64_t now_ns);
 
   std::mutex stats_mu_;
   ProcessResolverStats stats_;  // written by the resolver thread (requests and dropped: see requests_, dropped_)

@@ -61,8 +61,8 @@ export interface DesktopCaptureConfig {
   readonly communityIdSeed: number;
   /** Per-process attribution of live flows (`VIGIL_CAPTURE_PROCESS`). */
   readonly processes: boolean;
-  /** Milliseconds between rounds of process lookups (`VIGIL_CAPTURE_PROCESS_INTERVAL_MS`). */
-  readonly processIntervalMs: number;
+  /** The process resolver's CPU budget, percent of one core (`VIGIL_CAPTURE_PROCESS_CPU_PERCENT`). */
+  readonly processCpuPercent: number;
 }
 
 /** Everything `vigil start` needs. */
@@ -169,7 +169,7 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
       appLayer: core.appLayer,
       communityIdSeed: core.communityIdSeed,
       processes: core.processes,
-      processIntervalMs: core.processIntervalMs,
+      processCpuPercent: core.processCpuPercent,
     }),
     corsOrigins: Object.freeze(corsOrigins),
     allowedHosts: Object.freeze(allowedHosts),

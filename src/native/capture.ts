@@ -91,7 +91,7 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
   positive('activityTimeoutSec', o.activityTimeoutSec, false);
   positive('batchFlows', o.batchFlows, false);
   positive('_queueDepth', o._queueDepth, false);
-  positive('processIntervalMs', o.processIntervalMs, false);
+  positive('processCpuPercent', o.processCpuPercent, false);
   if (o.communityIdSeed !== undefined && (!Number.isInteger(o.communityIdSeed) || o.communityIdSeed < 0 || o.communityIdSeed > 65535)) {
     throw new RangeError(`communityIdSeed must be a whole number from 0 to 65535, got ${String(o.communityIdSeed)}`);
   }
@@ -122,7 +122,7 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
   return {
     kind: 'live',
     processes: o.processes ?? false,
-    processIntervalMs: o.processIntervalMs,
+    processCpuPercent: o.processCpuPercent,
     interface: source.interface,
     filter: source.filter,
     promiscuous: source.promiscuous,

@@ -51,8 +51,8 @@ export interface FlowOptions {
    * `process`; default false). Ignored for files: a replay carries no process.
    */
   processes?: boolean;
-  /** At most one round of process lookups per this many milliseconds (default 50; lookups within it share one walk of /proc). */
-  processIntervalMs?: number;
+  /** CPU budget of the process resolver, percent of one core (default 1): past it, lookups wait and share rounds. */
+  processCpuPercent?: number;
 }
 
 /** First and last packet times of a set of flows, epoch milliseconds. */

@@ -99,7 +99,7 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
         appLayer: config.capture.appLayer,
         communityIdSeed: config.capture.communityIdSeed,
         processes: config.capture.processes,
-        processIntervalMs: config.capture.processIntervalMs,
+        processCpuPercent: config.capture.processCpuPercent,
       },
       samplePath: deps.samplePath,
       events,

@@ -48,7 +48,7 @@ describe('sensor: a looping replay (MonitoringService + native sensor + detectio
           appLayer: true,
           communityIdSeed: 0,
           processes: true,
-          processIntervalMs: 50,
+          processCpuPercent: 1,
         },
         flowRetentionMs: 3_600_000_000,
         flowRetentionMax: 10_000_000,

@@ -22,7 +22,7 @@ function capture(over: Partial<DesktopCaptureConfig>): DesktopCaptureConfig {
     appLayer: true,
     communityIdSeed: 0,
     processes: true,
-    processIntervalMs: 50,
+    processCpuPercent: 1,
     ...over,
   };
 }
