@@ -1,6 +1,8 @@
 // SockDiag: asks the kernel (NETLINK_SOCK_DIAG, inet_diag_req_v2) which socket owns a TCP or UDP 5-tuple: its inode
-// and uid. Linux only. The exact-lookup request follows ss(8) (iproute2 misc/ss.c) and OpenSnitch
-// (daemon/netlink/socket_linux.go); the kernel side is net/ipv4/inet_diag.c and udp_diag.c.
+// and uid. Linux only. The request layout is the one ss(8) (iproute2 misc/ss.c) and OpenSnitch
+// (daemon/netlink/socket_linux.go) send; they dump and filter, this asks for one socket without NLM_F_DUMP, which the
+// kernel answers with its own hash lookup (net/ipv4/inet_diag.c inet_diag_find_one_icsk, net/ipv4/udp_diag.c
+// udp_dump_one).
 #pragma once
 
 #include <cstdint>
