@@ -297,7 +297,9 @@ export declare namespace Binding {
     requests: number;
     /** Flows given a process. */
     resolved: number;
-    /** The kernel knew no socket for the flow (not this host's, or already closed). */
+    /** Neither end is an address of this host (traffic between other hosts): not asked. */
+    foreign: number;
+    /** The kernel knew no socket for the flow (already closed, or not ours). */
     noSocket: number;
     /** A socket, but no process held it by the time /proc was read. */
     noProcess: number;

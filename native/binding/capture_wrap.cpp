@@ -269,6 +269,7 @@ Napi::Object StatsToObject(Napi::Env env, const CaptureStats& s) {
   proc.Set("enabled", Napi::Boolean::New(env, s.process.enabled));
   proc.Set("requests", num(s.process.requests));
   proc.Set("resolved", num(s.process.resolved));
+  proc.Set("foreign", num(s.process.foreign));
   proc.Set("noSocket", num(s.process.no_socket));
   proc.Set("noProcess", num(s.process.no_process));
   proc.Set("dropped", num(s.process.dropped));

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,15 @@
 namespace vigil {
 
 namespace {
+
+// A getdents64 record (linux_dirent64; glibc declares no type for the raw syscall).
+struct Dirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
 
 bool AllDigits(const char* s) {
   if (*s == '\0') return false;
@@ -111,6 +121,11 @@ void ParseCgroup(const std::string& text, std::string* unit, std::string* contai
 ProcTable::ProcTable(std::string proc, int64_t listing_ttl_ns)
     : proc_(std::move(proc)), listing_ttl_ns_(listing_ttl_ns) {}
 
+ProcTable::~ProcTable() {
+  for (const auto& d : fd_dirs_) close(d.second);
+  if (loadavg_fd_ >= 0) close(loadavg_fd_);
+}
+
 void ProcTable::List(int64_t now_ns) {
   stats_.listings++;
   listed_ns_ = now_ns;
@@ -132,11 +147,16 @@ void ProcTable::List(int64_t now_ns) {
 
 void ProcTable::NewPids(std::vector<int32_t>* out, int64_t now_ns) {
   out->clear();
-  std::string text;
-  if (!ReadSmallFile(proc_ + "/loadavg", &text, 256)) return;
-  const size_t sp = text.rfind(' ');
-  if (sp == std::string::npos) return;
-  const int32_t last = static_cast<int32_t>(std::strtol(text.c_str() + sp + 1, nullptr, 10));
+  // Kept open and read again from the start each time (procfs regenerates it on every read).
+  if (loadavg_fd_ < 0) loadavg_fd_ = open((proc_ + "/loadavg").c_str(), O_RDONLY | O_CLOEXEC);
+  if (loadavg_fd_ < 0) return;
+  char text[128];
+  const ssize_t n = pread(loadavg_fd_, text, sizeof text - 1, 0);
+  if (n <= 0) return;
+  text[n] = '\0';
+  const char* sp = std::strrchr(text, ' ');
+  if (sp == nullptr) return;
+  const int32_t last = static_cast<int32_t>(std::strtol(sp + 1, nullptr, 10));
   if (last <= 0) return;
   const int32_t prev = last_pid_ < 0 || last_pid_ > last ? last - kMaxNewPids : last_pid_;  // first call, or wrapped
   last_pid_ = last;
@@ -150,37 +170,132 @@ void ProcTable::NewPids(std::vector<int32_t>* out, int64_t now_ns) {
   young_.erase(young_.begin(), young_.begin() + static_cast<std::ptrdiff_t>(drop));
 }
 
-bool ProcTable::WalkFds(int32_t pid, std::unordered_set<uint32_t>* missing) {
+int ProcTable::FdDir(int32_t pid) {
+  for (const auto& d : fd_dirs_)
+    if (d.first == pid) return d.second;
   const std::string path = proc_ + "/" + std::to_string(pid) + "/fd";
   const int dfd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return false;
-  DIR* dir = fdopendir(dfd);
-  if (dir == nullptr) {
-    close(dfd);
-    return false;
+  if (dfd < 0) return -1;
+  // Kept open for the processes walked most recently (opening and closing the directory cost as much as reading it).
+  if (fd_dirs_.size() >= kRecent) {
+    close(fd_dirs_.front().second);
+    last_fds_.erase(fd_dirs_.front().first);
+    fd_dirs_.erase(fd_dirs_.begin());
   }
-  stats_.fd_dirs++;
+  fd_dirs_.emplace_back(pid, dfd);
+  return dfd;
+}
+
+void ProcTable::ForgetFdDir(int32_t pid) {
+  last_fds_.erase(pid);
+  for (auto it = fd_dirs_.begin(); it != fd_dirs_.end(); ++it) {
+    if (it->first != pid) continue;
+    close(it->second);
+    fd_dirs_.erase(it);
+    return;
+  }
+}
+
+bool ProcTable::ProbeFds(int32_t pid, int dfd, std::unordered_set<uint32_t>* missing) {
+  const auto last_it = last_fds_.find(pid);
+  if (last_it == last_fds_.end() || last_it->second.empty()) return false;
+  std::unordered_map<int, uint32_t>& last = last_it->second;
+  // A new descriptor is the lowest number free when it was made (POSIX): one free at the last walk (a gap, or past
+  // the highest), or one a closed connection gave back (it held a socket a flow asked about). Lowest first.
+  int highest = 0;
+  for (const auto& e : last) highest = e.first > highest ? e.first : highest;
   fd_numbers_.clear();
-  while (dirent* d = readdir(dir)) {
-    if (d->d_name[0] >= '0' && d->d_name[0] <= '9') fd_numbers_.push_back(std::atoi(d->d_name));
+  for (int fd = 0; fd <= highest + kProbePast && fd_numbers_.size() < kProbes; ++fd) {
+    const auto it = last.find(fd);
+    if (it == last.end() || (it->second != 0 && asked_.count(it->second) != 0)) fd_numbers_.push_back(fd);
   }
-  if (inodes_.size() > kMaxInodes) inodes_.clear();
-  // Newest descriptors first (a growing table hands out high numbers), and stop once the wanted inodes are found.
-  std::sort(fd_numbers_.begin(), fd_numbers_.end(), [](int a, int b) { return a > b; });
-  // stat() through the fd link gives the socket's inode directly (what readlink spells "socket:[inode]"), without
-  // the kernel formatting a path.
   char name[16];
   struct stat st;
   for (const int fd : fd_numbers_) {
     std::snprintf(name, sizeof name, "%d", fd);
     stats_.fds++;
-    if (fstatat(dfd, name, &st, 0) != 0 || !S_ISSOCK(st.st_mode)) continue;
-    const uint32_t inode = static_cast<uint32_t>(st.st_ino);
+    if (fstatat(dfd, name, &st, 0) != 0) {
+      if (errno == ENOENT) last.erase(fd);
+      continue;
+    }
+    const uint32_t inode = S_ISSOCK(st.st_mode) ? static_cast<uint32_t>(st.st_ino) : 0;
+    last[fd] = inode;
+    if (inode == 0) continue;
+    inodes_[inode] = pid;
+    if (missing->erase(inode) != 0 && missing->empty()) return true;
+  }
+  return false;
+}
+
+bool ProcTable::WalkFds(int32_t pid, std::unordered_set<uint32_t>* missing) {
+  const int dfd = FdDir(pid);
+  if (dfd < 0) return false;
+  // A process walked before: probe the likely descriptors by number, without reading the directory (that costs as
+  // much per entry as reading a link).
+  if (ProbeFds(pid, dfd, missing)) return true;
+  // Read the directory from its start with getdents64 (no DIR stream: the descriptor is reused by the next walk).
+  if (lseek(dfd, 0, SEEK_SET) != 0) {
+    ForgetFdDir(pid);
+    return false;
+  }
+  stats_.fd_dirs++;
+  fd_numbers_.clear();
+  alignas(8) char buf[16384];
+  for (;;) {
+    const long n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+    if (n < 0) {
+      ForgetFdDir(pid);  // the process is gone (ENOENT) or the directory is no longer readable
+      return false;
+    }
+    if (n == 0) break;
+    for (long off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const Dirent64*>(buf + off);
+      if (d->d_name[0] >= '0' && d->d_name[0] <= '9') fd_numbers_.push_back(std::atoi(d->d_name));
+      off += d->d_reclen;
+    }
+  }
+  if (fd_numbers_.empty()) {
+    ForgetFdDir(pid);  // an exited process's directory reads empty
+    return false;
+  }
+  if (inodes_.size() > kMaxInodes) inodes_.clear();
+  // Most likely first: descriptors this process did not have at its last walk, then those that held a socket a flow
+  // asked about (connections are short: their numbers are reused first), then other sockets, then what was not a
+  // socket (files, pipes, epoll: they rarely turn into one); newest first within each. Stop once all are found.
+  std::unordered_map<int, uint32_t>& last = last_fds_[pid];
+  auto tier = [&](int fd) {
+    const auto it = last.find(fd);
+    if (it == last.end()) return 0;
+    if (it->second == 0) return 3;
+    return asked_.count(it->second) != 0 ? 1 : 2;
+  };
+  std::sort(fd_numbers_.begin(), fd_numbers_.end(), [&](int a, int b) {
+    const int ta = tier(a);
+    const int tb = tier(b);
+    return ta != tb ? ta < tb : a > b;
+  });
+  // stat() through the fd link gives the socket's inode directly (what readlink spells "socket:[inode]"), without
+  // the kernel formatting a path.
+  char name[16];
+  struct stat st;
+  std::unordered_map<int, uint32_t> now;
+  now.reserve(fd_numbers_.size());
+  for (const int fd : fd_numbers_) now.emplace(fd, 0);
+  for (const auto& [fd, inode] : last) {
+    const auto it = now.find(fd);
+    if (it != now.end()) it->second = inode;  // unread descriptors keep what they held (a guess for the next walk)
+  }
+  for (const int fd : fd_numbers_) {
+    std::snprintf(name, sizeof name, "%d", fd);
+    stats_.fds++;
+    if (fstatat(dfd, name, &st, 0) != 0) continue;
+    const uint32_t inode = S_ISSOCK(st.st_mode) ? static_cast<uint32_t>(st.st_ino) : 0;
+    now[fd] = inode;
     if (inode == 0) continue;
     inodes_[inode] = pid;
     if (missing->erase(inode) != 0 && missing->empty()) break;
   }
-  closedir(dir);  // closes dfd
+  last.swap(now);
   return true;
 }
 
@@ -217,6 +332,14 @@ void ProcTable::Find(std::vector<Want>* wants, int64_t now_ns) {
   }
   if (missing == 0) return;
   stats_.walks++;
+  for (const Want& w : *wants) {
+    if (w.pid != 0) continue;
+    if (asked_order_.size() >= kAsked) {
+      asked_.erase(asked_order_.front());
+      asked_order_.pop_front();
+    }
+    if (asked_.insert(w.inode).second) asked_order_.push_back(w.inode);
+  }
   std::unordered_set<int32_t> visited;
   std::unordered_set<uint32_t> wanted;
   for (const Want& w : *wants)
@@ -236,12 +359,12 @@ void ProcTable::Find(std::vector<Want>* wants, int64_t now_ns) {
     }
     return false;
   };
+  const std::vector<int32_t> recent = recent_;
+  for (const int32_t pid : recent)
+    if (visit(pid)) return;
   std::vector<int32_t> fresh_pids;
   NewPids(&fresh_pids, now_ns);
   for (const int32_t pid : fresh_pids)
-    if (visit(pid)) return;
-  const std::vector<int32_t> recent = recent_;
-  for (const int32_t pid : recent)
     if (visit(pid)) return;
   for (auto it = young_.rbegin(); it != young_.rend(); ++it)
     if (visit(it->first)) return;

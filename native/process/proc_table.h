@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -30,6 +31,9 @@ class ProcTable {
   // `proc` is the procfs mount ("/proc"); `listing_ttl_ns` bounds how often /proc itself is listed (costly: the
   // kernel fills a dentry per process). Processes started since are found without it, from /proc/loadavg's last pid.
   explicit ProcTable(std::string proc = "/proc", int64_t listing_ttl_ns = 1'000'000'000);
+  ~ProcTable();
+  ProcTable(const ProcTable&) = delete;
+  ProcTable& operator=(const ProcTable&) = delete;
 
   // One inode to find, with the socket's uid (processes of that uid are walked first). pid is set when found.
   struct Want {
@@ -73,6 +77,12 @@ class ProcTable {
   // Reads the fd links of `pid` (newest descriptor first), recording the socket inodes read in the cache and erasing
   // them from `missing`; stops when `missing` is empty. Returns false when the process is gone.
   bool WalkFds(int32_t pid, std::unordered_set<uint32_t>* missing);
+  // Probes the descriptors of a process walked before that most likely hold a new socket (by number, no directory
+  // read); true when `missing` became empty.
+  bool ProbeFds(int32_t pid, int dfd, std::unordered_set<uint32_t>* missing);
+  // The open /proc/<pid>/fd directory of `pid` (kept for the kRecent processes walked last), or -1.
+  int FdDir(int32_t pid);
+  void ForgetFdDir(int32_t pid);
   uint32_t PidUid(int32_t pid);
   std::shared_ptr<const ProcessInfo> ReadInfo(int32_t pid);
   std::string UserName(uint32_t uid);
@@ -81,10 +91,16 @@ class ProcTable {
   std::string proc_;
   int64_t listing_ttl_ns_;
   int64_t listed_ns_ = -1;
-  std::vector<int32_t> pids_;                       // the last listing
-  std::unordered_map<int32_t, PidState> known_;     // pids of the last listing
-  std::unordered_map<uint32_t, int32_t> inodes_;    // socket inode -> pid, from walks
-  std::vector<int> fd_numbers_;                     // scratch of WalkFds
+  std::vector<int32_t> pids_;                     // the last listing
+  std::unordered_map<int32_t, PidState> known_;   // pids of the last listing
+  std::unordered_map<uint32_t, int32_t> inodes_;  // socket inode -> pid, from walks
+  std::vector<int> fd_numbers_;                   // scratch of WalkFds
+  std::vector<std::pair<int32_t, int>> fd_dirs_;  // (pid, open /proc/<pid>/fd), oldest first
+  // Per process with an open fd directory: each descriptor's socket inode at the last walk (0: not a socket).
+  std::unordered_map<int32_t, std::unordered_map<int, uint32_t>> last_fds_;
+  std::unordered_set<uint32_t> asked_;  // socket inodes walks looked for (at most kAsked, oldest dropped first)
+  std::deque<uint32_t> asked_order_;
+  int loadavg_fd_ = -1;                             // /proc/loadavg, kept open
   int32_t last_pid_ = -1;                           // /proc/loadavg's last pid at the previous NewPids
   std::vector<std::pair<int32_t, int64_t>> young_;  // (pid, seen) of recently created pids, oldest first
   std::vector<int32_t> recent_;                     // pids of recent matches, most recent first (at most kRecent)
@@ -95,6 +111,9 @@ class ProcTable {
   static constexpr size_t kMaxInodes = 1u << 17;  // the cache is dropped whole past this (stale sockets pile up)
   static constexpr size_t kMaxInfos = 4096;
   static constexpr int32_t kMaxNewPids = 256;
+  static constexpr size_t kAsked = 4096;
+  static constexpr size_t kProbes = 64;  // free numbers probed per process and walk
+  static constexpr int kProbePast = 8;   // numbers past the highest descriptor probed
   static constexpr int64_t kYoungNs = 5'000'000'000;
   static constexpr int64_t kInfoTtlNs = 2'000'000'000;
 };

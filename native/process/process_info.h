@@ -40,7 +40,8 @@ struct ProcessResolverStats {
   bool enabled = false;
   uint64_t requests = 0;    // lookups asked for (new TCP and UDP flows of a live capture)
   uint64_t resolved = 0;    // flows given a process
-  uint64_t no_socket = 0;   // the kernel had no socket with an inode for the flow (not ours, or already closed)
+  uint64_t foreign = 0;     // neither end is an address of this host (traffic between other hosts): not asked
+  uint64_t no_socket = 0;   // the kernel had no socket with an inode for the flow (already closed, or not ours)
   uint64_t no_process = 0;  // a socket, but no process held it by the time /proc was read
   uint64_t dropped = 0;     // lookups refused: the queue was full
   uint64_t walks = 0;       // passes over /proc/<pid>/fd

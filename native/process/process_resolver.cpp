@@ -1,6 +1,9 @@
 // ProcessResolver: the resolver thread and its bounded queue.
 #include "process/process_resolver.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -147,10 +150,48 @@ int64_t ProcessResolver::NextRoundNs(int64_t now_ns) {
   return now_ns + static_cast<int64_t>(-tokens_ns_ / rate) + 1;
 }
 
+bool ProcessResolver::IsLocal(const uint8_t* addr, int64_t now_ns) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& a : local_addrs_)
+      if (std::memcmp(a.data(), addr, 16) == 0) return true;
+    if (pass == 1 || (local_addrs_ns_ >= 0 && now_ns - local_addrs_ns_ < 100'000'000)) return false;
+    local_addrs_ns_ = now_ns;
+    local_addrs_.clear();
+    ifaddrs* list = nullptr;
+    if (getifaddrs(&list) != 0) return false;
+    for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
+      if (i->ifa_addr == nullptr) continue;
+      std::array<uint8_t, 16> a{};
+      if (i->ifa_addr->sa_family == AF_INET) {
+        a[10] = 0xff;
+        a[11] = 0xff;
+        std::memcpy(a.data() + 12, &reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr, 4);
+      } else if (i->ifa_addr->sa_family == AF_INET6) {
+        std::memcpy(a.data(), &reinterpret_cast<const sockaddr_in6*>(i->ifa_addr)->sin6_addr, 16);
+      } else {
+        continue;
+      }
+      local_addrs_.push_back(a);
+    }
+    freeifaddrs(list);
+  }
+  return false;
+}
+
 void ProcessResolver::Lookup(const Request& r, int64_t now_ns) {
+  // Only an end that is this host's can be a socket of ours. Asking for the responder's end of an outbound flow would
+  // find a local server listening on the same port (the kernel's listener lookup does not check the address).
+  const bool initiator_local = IsLocal(r.tuple.local, now_ns);
+  const bool responder_local = IsLocal(r.tuple.remote, now_ns);
+  if (!initiator_local && !responder_local) {
+    r.slot->state.store(ProcessState::kUnresolved, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.foreign++;
+    return;
+  }
   SocketOwner owner;
-  DiagResult res = diag_->Lookup(r.tuple, &owner);
-  if (res != DiagResult::kFound) {
+  DiagResult res = initiator_local ? diag_->Lookup(r.tuple, &owner) : DiagResult::kNotFound;
+  if (res != DiagResult::kFound && responder_local) {
     SocketTuple reversed;
     reversed.protocol = r.tuple.protocol;
     reversed.ipv6 = r.tuple.ipv6;

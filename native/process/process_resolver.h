@@ -2,6 +2,7 @@
 // /proc for the process), off the capture thread, through a bounded queue. Linux only.
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -66,6 +67,9 @@ class ProcessResolver {
   void Lookup(const Request& r, int64_t now_ns);
   void Settle(const std::shared_ptr<ProcessSlot>& slot, int32_t pid, int64_t now_ns);
   void Walk(int64_t now_ns);
+  // Whether `addr` (16 bytes, IPv4 mapped) is an address of this host (getifaddrs, in the resolver's network
+  // namespace; re-read at most every 100 ms when an address is not found, since addresses come and go).
+  bool IsLocal(const uint8_t* addr, int64_t now_ns);
 
   ProcessResolverConfig config_;
   std::unique_ptr<SockDiag> diag_;
@@ -83,10 +87,12 @@ class ProcessResolver {
 
   bool idle_ = false;  // under mu_: the thread waits for work (Submit wakes it); else it sleeps to its next round
 
-  std::vector<Pending> pending_;  // resolver thread: sockets of this round the cache did not know
-  double tokens_ns_ = 0;          // the CPU bucket (negative: in debt)
-  int64_t refilled_ns_ = -1;      // monotonic time of the last refill
-  uint64_t charged_cpu_ns_ = 0;   // thread CPU time already taken from the bucket
+  std::vector<Pending> pending_;                      // resolver thread: sockets of this round the cache did not know
+  std::vector<std::array<uint8_t, 16>> local_addrs_;  // resolver thread: this host's addresses
+  int64_t local_addrs_ns_ = -1;                       // when they were read
+  double tokens_ns_ = 0;                              // the CPU bucket (negative: in debt)
+  int64_t refilled_ns_ = -1;                          // monotonic time of the last refill
+  uint64_t charged_cpu_ns_ = 0;                       // thread CPU time already taken from the bucket
   // The earliest monotonic time the next round may start (see ProcessResolverConfig's cost bound).
   int64_t NextRoundNs(int64_t now_ns);
 

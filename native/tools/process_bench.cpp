@@ -1,14 +1,16 @@
 // process_bench: the process resolver's cost at a steady rate of new connections. Opens TCP connections to a
-// listener of its own on 127.0.0.1 (each connection = one lookup, as the capture thread would ask at a flow's first
-// packet), keeps the newest `--open` of them open, and reports the resolver thread's CPU time and how many lookups
-// found this process. Linux only.
+// listener in a child process on 127.0.0.1 (each connection = one lookup, as the capture thread would ask at a flow's
+// first packet), keeps the newest `--open` of them open (both ends), and reports the resolver thread's CPU time and
+// how many lookups found this process (not the server's). Linux only.
 // Usage: process_bench [--rate N/s] [--seconds S] [--open N] [--cpu-percent P]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,14 +49,40 @@ int main(int argc, char** argv) {
     if (a == "--open") keep_open = static_cast<size_t>(std::atoi(argv[i + 1]));
     if (a == "--cpu-percent") cpu_percent = std::atof(argv[i + 1]);
   }
-  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  // The server end lives in a child process, so a lookup that finds the listener or an accepted socket (the server's
+  // end) names another pid and does not count as attributed.
+  int port_pipe[2];
+  if (pipe(port_pipe) != 0) {
+    std::perror("pipe");
+    return 1;
+  }
+  const pid_t server = fork();
+  if (server == 0) {
+    const int listener = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t a_len = sizeof a;
+    if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(listener, 4096) != 0 ||
+        getsockname(listener, reinterpret_cast<sockaddr*>(&a), &a_len) != 0)
+      _exit(1);
+    if (write(port_pipe[1], &a.sin_port, sizeof a.sin_port) != sizeof a.sin_port) _exit(1);
+    std::deque<int> accepted;
+    for (;;) {
+      const int c = accept(listener, nullptr, nullptr);
+      if (c < 0) continue;
+      accepted.push_back(c);
+      while (accepted.size() > keep_open) {
+        close(accepted.front());
+        accepted.pop_front();
+      }
+    }
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      listen(listener, 1024) != 0 || getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    std::perror("listener");
+  if (server < 0 || read(port_pipe[0], &addr.sin_port, sizeof addr.sin_port) != sizeof addr.sin_port) {
+    std::fprintf(stderr, "process_bench: the server process did not start\n");
     return 1;
   }
   ProcessResolverConfig config;
@@ -66,7 +94,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<std::shared_ptr<ProcessSlot>> slots;
-  std::deque<std::pair<int, int>> open;
+  std::deque<int> open;
   const auto period = std::chrono::nanoseconds(static_cast<int64_t>(1e9 / rate));
   const auto start = std::chrono::steady_clock::now();
   const size_t total = static_cast<size_t>(rate * seconds);
@@ -87,7 +115,6 @@ int main(int argc, char** argv) {
       std::perror("connect");
       return 1;
     }
-    const int s = accept(listener, nullptr, nullptr);
     sockaddr_in local{};
     socklen_t local_len = sizeof local;
     getsockname(c, reinterpret_cast<sockaddr*>(&local), &local_len);
@@ -96,10 +123,9 @@ int main(int argc, char** argv) {
     Mapped(local.sin_addr.s_addr, a);
     Mapped(addr.sin_addr.s_addr, b);
     slots.push_back(resolver.Submit(6, false, a, ntohs(local.sin_port), b, ntohs(addr.sin_port)));
-    open.emplace_back(c, s);
+    open.push_back(c);
     while (open.size() > keep_open) {
-      close(open.front().first);
-      close(open.front().second);
+      close(open.front());
       open.pop_front();
     }
   }
@@ -115,27 +141,26 @@ int main(int argc, char** argv) {
   const double wall_s = std::chrono::duration<double>(end - start).count();
   const double steady_s = std::chrono::duration<double>(end - steady_t0).count();
   size_t right = 0;
+  size_t wrong = 0;
   for (const auto& slot : slots) {
     const vigil::ProcessInfo* p = vigil::ResolvedProcess(slot.get());
-    if (p != nullptr && p->pid == getpid()) right++;
+    if (p != nullptr) (p->pid == getpid() ? right : wrong)++;
   }
   const vigil::ProcessResolverStats st = resolver.Stats();
   resolver.Stop();
   std::printf(
       "{\"connections\":%zu,\"ratePerSec\":%.0f,\"keptOpen\":%zu,\"cpuBudgetPercent\":%.2f,\"wallSec\":%.3f,"
-      "\"attributed\":%zu,"
+      "\"attributed\":%zu,\"wrongPid\":%zu,"
       "\"resolverCpuMs\":%.3f,\"resolverCpuPercentOfCore\":%.3f,\"steadyCpuPercentOfCore\":%.3f,\"cpuUsPerConnection\":"
       "%.2f,\"walks\":%llu,"
       "\"fdLinksRead\":%llu,\"noSocket\":%llu,\"noProcess\":%llu,\"dropped\":%llu}\n",
-      total, rate, keep_open, cpu_percent, wall_s, right, st.cpu_ns / 1e6, st.cpu_ns / 1e9 / wall_s * 100.0,
+      total, rate, keep_open, cpu_percent, wall_s, right, wrong, st.cpu_ns / 1e6, st.cpu_ns / 1e9 / wall_s * 100.0,
       (st.cpu_ns - steady_cpu0) / 1e9 / steady_s * 100.0, total ? st.cpu_ns / 1e3 / total : 0.0,
       static_cast<unsigned long long>(st.walks), static_cast<unsigned long long>(st.fds),
       static_cast<unsigned long long>(st.no_socket), static_cast<unsigned long long>(st.no_process),
       static_cast<unsigned long long>(st.dropped));
-  for (const auto& p : open) {
-    close(p.first);
-    close(p.second);
-  }
-  close(listener);
+  for (const int c : open) close(c);
+  kill(server, SIGKILL);
+  waitpid(server, nullptr, 0);
   return 0;
 }
