@@ -290,6 +290,17 @@ export declare namespace Binding {
     process: RawProcessStats;
   }
 
+  /** A process as the resolver describes it (the flow record's `process`). */
+  interface RawProcess {
+    pid: number;
+    name: string | null;
+    exe: string | null;
+    user: string | null;
+    uid: number;
+    unit: string | null;
+    container: string | null;
+  }
+
   /** Counters of the process resolver (native/process); all 0 and enabled false when it does not run. */
   interface RawProcessStats {
     enabled: boolean;
@@ -472,6 +483,19 @@ export declare namespace Binding {
     _dnsCacheTest(capacity: number, ops: DnsCacheOp[]): DnsCacheTestResult;
     /** Test-only: what the malloc policy (native/common/malloc_policy.h) did when the addon loaded. */
     _mallocPolicy(): MallocPolicy;
+    /** Test-only (Linux): the systemd unit and container id a `/proc/<pid>/cgroup` text names. */
+    _parseCgroup?(text: string): { unit: string | null; container: string | null };
+    /**
+     * Test-only (Linux): one process lookup for a flow from its initiator to its responder, as the capture thread asks
+     * (a resolver of its own; blocks until it settles, at most 5 s). `process` is null when unresolved; `stats` says why.
+     */
+    _lookupProcess?(
+      protocol: number,
+      initiatorIp: string,
+      initiatorPort: number,
+      responderIp: string,
+      responderPort: number,
+    ): { process: RawProcess | null; stats: { foreign: number; noSocket: number; noProcess: number } };
     /**
      * Test-only: on a new thread, mallocs and frees a block of `2 * bytes`, then one of `bytes` (1 byte to 64 MiB);
      * returns how many bytes the malloc arenas grew by across it, or null without glibc 2.33+.
