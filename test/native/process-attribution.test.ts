@@ -199,6 +199,40 @@ describe('process attribution (live capture in a network namespace)', function (
     expect(udpRate).to.be.at.least(0.8);
   });
 
+  it('vigil capture --json prints the program of each flow (VIGIL_CAPTURE_PROCESS is on by default)', async () => {
+    const ns = (pair as NetnsPair).a;
+    const cli = spawn(
+      'ip',
+      ['netns', 'exec', ns, process.execPath, 'bin/vigil.js', 'capture', '-i', 'veth0', '-f', `udp port ${PORT}`, '--json', '--count', '100'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    cli.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    let done = false;
+    const exited = new Promise<number | null>((resolve) => cli.on('exit', (code) => ((done = true), resolve(code))));
+    // Python clients, one after another, until the CLI has seen 100 packets and exits (it needs a moment to start:
+    // the first run's flows may be missed, never misattributed).
+    const runs: Array<{ pid: number; udp: number[] }> = [];
+    while (!done) {
+      const r = await run(ns, 'python3', ['-c', PYTHON_CLIENT]);
+      runs.push({ pid: r.pid, udp: (JSON.parse(r.out.trim().split('\n').pop() ?? '{}') as { udp: number[] }).udp });
+    }
+    expect(await exited).to.equal(0);
+    const flows = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as FlowRecord & { summary?: unknown })
+      .filter((f) => f.summary === undefined && f.protocol === 17 && f.srcIp === ADDR_A);
+    const pidOf = (port: number): number | undefined => runs.findLast((r) => r.udp.includes(port))?.pid;
+    const ours = flows.filter((f) => pidOf(f.srcPort) !== undefined);
+    expect(ours.length).to.be.at.least(ROUNDS); // 100 packets: at least one whole run of 20 exchanges
+    const right = ours.filter((f) => f.process?.pid === pidOf(f.srcPort) && /^python/.test(f.process?.name ?? ''));
+    const wrong = ours.filter((f) => f.process != null && f.process.pid !== pidOf(f.srcPort));
+    console.log(`    vigil capture --json: ${right.length}/${ours.length} UDP flows of python carry its pid and name`);
+    expect(wrong).to.deep.equal([]);
+    expect(right.length / ours.length).to.be.at.least(0.8);
+  });
+
   it('a replay carries no process', async () => {
     const { flows } = await replayFile(path.join(FIXTURES, 'pcaps', 'zeek_qinq_8021ad_http.pcap'), { processes: true });
     expect(flows.length).to.be.greaterThan(0);
