@@ -44,9 +44,10 @@ class ProcessResolver {
   // Any thread; idempotent. Joins the thread; lookups still queued stay pending (their flows get no process).
   void Stop();
 
-  // Queues a lookup for a TCP or UDP connection between `a` and `b` (initiator first: it is tried as the local end
-  // first). Returns the slot the flow keeps, or nullptr when the queue is full (counted). Capture thread: takes a
-  // mutex only to push, allocates one slot.
+  // Queues a lookup for a TCP or UDP connection between `a` and `b` (initiator first: of the ends that are this
+  // host's addresses, it is asked for first). Returns the slot the flow keeps, or nullptr when the queue is full
+  // (counted). Capture thread: takes a mutex only to push (and wakes the resolver only when it is idle), allocates one
+  // slot.
   std::shared_ptr<ProcessSlot> Submit(uint8_t protocol, bool ipv6, const uint8_t* a, uint16_t a_port, const uint8_t* b,
                                       uint16_t b_port);
 
@@ -55,7 +56,7 @@ class ProcessResolver {
  private:
   struct Request {
     std::shared_ptr<ProcessSlot> slot;
-    SocketTuple tuple;  // local = the initiator; tried reversed when that finds nothing
+    SocketTuple tuple;  // local = the initiator, remote = the responder (Lookup tries each end that is local)
   };
   struct Pending {
     std::shared_ptr<ProcessSlot> slot;
