@@ -164,8 +164,15 @@ describe('process attribution (live capture in a network namespace)', function (
       const key = `${f.protocol}/${f.srcPort}`;
       byPort.set(key, [...(byPort.get(key) ?? []), f]);
     }
+    // Two UDP exchanges that drew the same ephemeral port are one flow (one five-tuple within the idle timeout): which
+    // program it belongs to is ambiguous, so such ports are left out (a collision of 40 draws is rare).
+    const uses = new Map<string, number>();
+    for (const w of expected) uses.set(`${w.proto}/${w.port}`, (uses.get(`${w.proto}/${w.port}`) ?? 0) + 1);
+    const judged = expected.filter((w) => w.proto === 6 || uses.get(`${w.proto}/${w.port}`) === 1);
+    const udpJudged = judged.filter((w) => w.proto === 17).length;
+    expect(udpJudged).to.be.at.least(2 * ROUNDS - 4);
     const rate = { 6: { right: 0, total: 0, wrong: 0 }, 17: { right: 0, total: 0, wrong: 0 } };
-    for (const want of expected) {
+    for (const want of judged) {
       const r = rate[want.proto];
       const group = byPort.get(`${want.proto}/${want.port}`) ?? [];
       const mine = group.findIndex((f) => f.process?.pid === want.pid);
@@ -193,7 +200,7 @@ describe('process attribution (live capture in a network namespace)', function (
         `(${(100 * udpRate).toFixed(1)}%); resolver ${JSON.stringify(stats.process)}`,
     );
     expect(rate[6].total).to.equal(3 * ROUNDS); // every connection was captured: curl, node, python
-    expect(rate[17].total).to.equal(2 * ROUNDS);
+    expect(rate[17].total).to.equal(udpJudged);
     expect(rate[6].wrong + rate[17].wrong, 'flows given another program').to.equal(0);
     expect(tcpRate).to.be.at.least(0.95);
     expect(udpRate).to.be.at.least(0.8);
@@ -223,7 +230,11 @@ describe('process attribution (live capture in a network namespace)', function (
       .split('\n')
       .map((l) => JSON.parse(l) as FlowRecord & { summary?: unknown })
       .filter((f) => f.summary === undefined && f.protocol === 17 && f.srcIp === ADDR_A);
-    const pidOf = (port: number): number | undefined => runs.findLast((r) => r.udp.includes(port))?.pid;
+    // A port two runs drew is one flow for both (one five-tuple within the idle timeout): ambiguous, left out.
+    const pidOf = (port: number): number | undefined => {
+      const users = runs.filter((r) => r.udp.includes(port));
+      return users.length === 1 ? users[0]?.pid : undefined;
+    };
     const ours = flows.filter((f) => pidOf(f.srcPort) !== undefined);
     expect(ours.length).to.be.at.least(ROUNDS); // 100 packets: at least one whole run of 20 exchanges
     const right = ours.filter((f) => f.process?.pid === pidOf(f.srcPort) && /^python/.test(f.process?.name ?? ''));
