@@ -232,6 +232,10 @@ export declare namespace Binding {
     communityIdSeed?: number;
     /** Entries of the IP -> name table learned from DNS answers (default 16384). */
     dnsCacheEntries?: number;
+    /** Live capture on Linux: look up the program owning each new TCP/UDP flow's local socket (default false). */
+    processes?: boolean;
+    /** CPU budget of the process resolver, percent of one core (default 1). */
+    processCpuPercent?: number;
   }
 
   /** One ARP (IP, MAC) binding's totals since first seen. */
@@ -283,6 +287,40 @@ export declare namespace Binding {
     /** Sub-second digits of the source's timestamps: 6 (µs) or 9 (ns). */
     tsDigits: number;
     appLayer: RawAppLayerStats;
+    process: RawProcessStats;
+  }
+
+  /** A process as the resolver describes it (the flow record's `process`). */
+  interface RawProcess {
+    pid: number;
+    name: string | null;
+    exe: string | null;
+    user: string | null;
+    uid: number;
+    unit: string | null;
+    container: string | null;
+  }
+
+  /** Counters of the process resolver (native/process); all 0 and enabled false when it does not run. */
+  interface RawProcessStats {
+    enabled: boolean;
+    /** Lookups asked for: new TCP and UDP flows. */
+    requests: number;
+    /** Flows given a process. */
+    resolved: number;
+    /** Neither end is an address of this host (traffic between other hosts): not asked. */
+    foreign: number;
+    /** The kernel knew no socket for the flow (already closed, or not ours). */
+    noSocket: number;
+    /** A socket, but no process held it by the time /proc was read. */
+    noProcess: number;
+    /** Lookups refused because the resolver's queue was full. */
+    dropped: number;
+    /** Passes over /proc/<pid>/fd, and fd links read. */
+    walks: number;
+    fds: number;
+    /** CPU time of the resolver thread, milliseconds. */
+    cpuMs: number;
   }
 
   /** Native errors carry `code` `ERR_CAPTURE_*`. */
@@ -445,6 +483,19 @@ export declare namespace Binding {
     _dnsCacheTest(capacity: number, ops: DnsCacheOp[]): DnsCacheTestResult;
     /** Test-only: what the malloc policy (native/common/malloc_policy.h) did when the addon loaded. */
     _mallocPolicy(): MallocPolicy;
+    /** Test-only (Linux): the systemd unit and container id a `/proc/<pid>/cgroup` text names. */
+    _parseCgroup?(text: string): { unit: string | null; container: string | null };
+    /**
+     * Test-only (Linux): one process lookup for a flow from its initiator to its responder, as the capture thread asks
+     * (a resolver of its own; blocks until it settles, at most 5 s). `process` is null when unresolved; `stats` says why.
+     */
+    _lookupProcess?(
+      protocol: number,
+      initiatorIp: string,
+      initiatorPort: number,
+      responderIp: string,
+      responderPort: number,
+    ): { process: RawProcess | null; stats: { foreign: number; noSocket: number; noProcess: number } };
     /**
      * Test-only: on a new thread, mallocs and frees a block of `2 * bytes`, then one of `bytes` (1 byte to 64 MiB);
      * returns how many bytes the malloc arenas grew by across it, or null without glibc 2.33+.

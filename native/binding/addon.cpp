@@ -12,6 +12,7 @@ void InitAppQuicWrap(Napi::Env env, Napi::Object exports);     // app_quic_wrap.
 void InitAppMiscWrap(Napi::Env env, Napi::Object exports);     // app_misc_wrap.cpp: test-only HTTP/SSH/ARP/Community ID
 void InitAppDnsWrap(Napi::Env env, Napi::Object exports);      // app_dns_wrap.cpp: _parseDns, _parseDhcp, _dnsCacheTest
 void InitMallocWrap(Napi::Env env, Napi::Object exports);      // malloc_wrap.cpp: policy, _mallocPolicy, _mallocChurn
+void InitProcessWrap(Napi::Env env, Napi::Object exports);     // process_wrap.cpp: _parseCgroup, _lookupProcess
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -23,6 +24,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   vigil::InitAppMiscWrap(env, exports);
   vigil::InitAppDnsWrap(env, exports);
   vigil::InitMallocWrap(env, exports);
+  vigil::InitProcessWrap(env, exports);
   return exports;
 }
 

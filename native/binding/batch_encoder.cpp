@@ -6,6 +6,7 @@
 
 #include "app/app_layer.h"
 #include "app/community_id.h"
+#include "process/process_info.h"
 
 namespace vigil {
 
@@ -121,12 +122,15 @@ const char* const kF64ColumnNames[kF64ColumnCount] = {
     "tlsCipher",
     "httpStatus",
     "httpRequests",
+    "processPid",
+    "processUid",
 };
 
 const char* const kStrColumnNames[kStrColumnCount] = {
-    "serverName", "dnsQuery",  "dnsAnswers",   "tlsSni",   "tlsAlpn",     "tlsJa3",
-    "tlsJa4",     "tlsJa4s",   "httpMethod",   "httpHost", "httpUri",     "httpUserAgent",
-    "sshClient",  "sshServer", "dhcpHostname", "dhcpMac",  "communityId",
+    "serverName", "dnsQuery",    "dnsAnswers",   "tlsSni",           "tlsAlpn",     "tlsJa3",
+    "tlsJa4",     "tlsJa4s",     "httpMethod",   "httpHost",         "httpUri",     "httpUserAgent",
+    "sshClient",  "sshServer",   "dhcpHostname", "dhcpMac",          "communityId", "processName",
+    "processExe", "processUser", "processUnit",  "processContainer",
 };
 
 namespace {
@@ -250,7 +254,22 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   put(kColHttpStatus, a && a->http ? a->http->status : -1);
   put(kColHttpRequests, a && a->http ? a->http->requests : 0);
   AddText(e);
+  AddProcess(e);
   ++count_;
+}
+
+void BatchEncoder::AddProcess(const FlowEntry& e) {
+  static const std::string kNone;
+  const ProcessInfo* p = ResolvedProcess(e.process.get());
+  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  const size_t cap = Stride(capacity_);
+  c[kColProcessPid * cap + count_] = p ? p->pid : -1;
+  c[kColProcessUid * cap + count_] = p ? static_cast<double>(p->uid) : -1;
+  PutText(kStrProcessName, p ? p->name : kNone);
+  PutText(kStrProcessExe, p ? p->exe : kNone);
+  PutText(kStrProcessUser, p ? p->user : kNone);
+  PutText(kStrProcessUnit, p ? p->unit : kNone);
+  PutText(kStrProcessContainer, p ? p->container : kNone);
 }
 
 void BatchEncoder::AddText(const FlowEntry& e) {

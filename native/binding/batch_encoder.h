@@ -22,14 +22,15 @@
 
 namespace vigil {
 
-constexpr uint32_t kBatchLayoutVersion = 2;
+constexpr uint32_t kBatchLayoutVersion = 3;
 constexpr size_t kBatchHeaderBytes = 16;
 
 // Float64 columns, in order. Times: *Sec = whole seconds since the epoch, *Nsec = nanoseconds within the second;
 // durations/IATs/active/idle in microseconds (fractional); lengths in bytes; endReason = EndReason value;
 // early* columns hold the first 8 packets (unused slots 0). Application-layer columns (native/app): app = AppProto,
 // appBy = AppBy, serverNameSource = NameSource (0 none); dnsQtype, dnsRcode, tlsVersion, tlsCipher, httpStatus are
-// -1 when absent; httpRequests 0.
+// -1 when absent; httpRequests 0. processPid, processUid: the program owning the local socket (native/process), -1
+// when unknown (not resolved, a replay, or attribution off).
 enum F64Column : int {
   kColId,
   kColSrcPort,
@@ -121,6 +122,8 @@ enum F64Column : int {
   kColTlsCipher,
   kColHttpStatus,
   kColHttpRequests,
+  kColProcessPid,
+  kColProcessUid,
   kF64ColumnCount
 };
 
@@ -143,6 +146,11 @@ enum StrColumn : int {
   kStrDhcpHostname,
   kStrDhcpMac,
   kStrCommunityId,
+  kStrProcessName,
+  kStrProcessExe,
+  kStrProcessUser,
+  kStrProcessUnit,
+  kStrProcessContainer,
   kStrColumnCount
 };
 extern const char* const kStrColumnNames[kStrColumnCount];
@@ -183,6 +191,7 @@ class BatchEncoder {
   void Grow();
 
   void AddText(const FlowEntry& flow);
+  void AddProcess(const FlowEntry& flow);
   void PutText(int col, const std::string& s) {
     text_[col].append(s);
     ends_[col].push_back(static_cast<uint32_t>(text_[col].size()));

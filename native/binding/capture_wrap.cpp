@@ -265,6 +265,18 @@ Napi::Object StatsToObject(Napi::Env env, const CaptureStats& s) {
   app.Set("arpBindings", num(s.app.arp_bindings));
   app.Set("arpEvictions", num(s.app.arp_evictions));
   o.Set("appLayer", app);
+  Napi::Object proc = Napi::Object::New(env);
+  proc.Set("enabled", Napi::Boolean::New(env, s.process.enabled));
+  proc.Set("requests", num(s.process.requests));
+  proc.Set("resolved", num(s.process.resolved));
+  proc.Set("foreign", num(s.process.foreign));
+  proc.Set("noSocket", num(s.process.no_socket));
+  proc.Set("noProcess", num(s.process.no_process));
+  proc.Set("dropped", num(s.process.dropped));
+  proc.Set("walks", num(s.process.walks));
+  proc.Set("fds", num(s.process.fds));
+  proc.Set("cpuMs", Napi::Number::New(env, static_cast<double>(s.process.cpu_ns) / 1e6));
+  o.Set("process", proc);
   return o;
 }
 
@@ -336,6 +348,8 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   cfg.app.enabled = GetBool(o, "appLayer", true);
   cfg.app.community_id_seed = static_cast<uint16_t>(GetNumber(o, "communityIdSeed", 0));
   cfg.app.dns_cache_entries = static_cast<uint32_t>(GetNumber(o, "dnsCacheEntries", 16384));
+  cfg.processes = GetBool(o, "processes", false);
+  cfg.process_cpu_budget_ns = static_cast<int64_t>(GetNumber(o, "processCpuPercent", 1) * 1e7);  // % of 1 s
 
   auto* session = new CaptureSession(cfg.batch_flows);
   session->owner = this;

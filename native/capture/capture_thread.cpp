@@ -7,9 +7,45 @@
 #include "capture/packet_prefetcher.h"
 #ifdef __linux__
 #include <pthread.h>
+
+#include "process/process_resolver.h"
 #endif
 
 namespace vigil {
+
+#ifdef __linux__
+// Asks the process resolver about each new TCP and UDP flow, at its first packet (a short-lived connection's socket
+// is gone soon after), and keeps the slot in the flow for the batch encoder.
+class ProcessHook : public FlowStartListener {
+ public:
+  explicit ProcessHook(int64_t cpu_budget_ns) : resolver_(Config(cpu_budget_ns)) {}
+  bool Start() { return resolver_.Start(); }
+  void Stop() { resolver_.Stop(); }
+  ProcessResolverStats Stats() { return resolver_.Stats(); }
+  void OnFlowStart(FlowEntry& e, const PacketView& v) override {
+    if (e.key.protocol != 6 && e.key.protocol != 17) return;
+    const bool lo = e.initiator_is_lo;
+    e.process = resolver_.Submit(e.key.protocol, e.ip_version == 6, lo ? e.key.addr_lo : e.key.addr_hi,
+                                 lo ? e.key.port_lo : e.key.port_hi, lo ? e.key.addr_hi : e.key.addr_lo,
+                                 lo ? e.key.port_hi : e.key.port_lo);
+  }
+
+ private:
+  static ProcessResolverConfig Config(int64_t cpu_budget_ns) {
+    ProcessResolverConfig c;
+    c.cpu_budget_ns = cpu_budget_ns;
+    c.cpu_burst_ns = 2 * cpu_budget_ns;
+    return c;
+  }
+  ProcessResolver resolver_;
+};
+#else
+class ProcessHook {
+ public:
+  ProcessResolverStats Stats() { return {}; }
+  void Stop() {}
+};
+#endif
 
 namespace {
 int64_t SteadyNs() {
@@ -38,6 +74,16 @@ const char* ProtoName(int index) {
 CaptureThread::CaptureThread(std::unique_ptr<PcapSource> source, const CaptureConfig& config, CaptureOutput* output)
     : source_(std::move(source)), config_(config), output_(output), table_(config.flows, output), app_(config.app) {
   if (app_.enabled()) table_.SetObserver(&app_);
+#ifdef __linux__
+  if (config.processes && source_->live()) {
+    process_ = std::make_unique<ProcessHook>(config.process_cpu_budget_ns);
+    // The netlink socket opens here, on the caller's thread: in the network namespace the capture was opened in.
+    if (process_->Start())
+      table_.SetStartListener(process_.get());
+    else
+      process_.reset();
+  }
+#endif
   counters_.link_type = source_->link_type();
   counters_.ts_digits = source_->ts_digits();
   published_ = counters_;
@@ -46,6 +92,7 @@ CaptureThread::CaptureThread(std::unique_ptr<PcapSource> source, const CaptureCo
 CaptureThread::~CaptureThread() {
   RequestStop();
   Join();
+  if (process_) process_->Stop();
 }
 
 void CaptureThread::Start() {
@@ -83,6 +130,7 @@ CaptureStats CaptureThread::Collect() {
   s.batches_delivered = output_->batches_delivered.load();
   s.batches_dropped = output_->batches_dropped.load();
   s.app = app_.Stats();
+  if (process_) s.process = process_->Stats();
   return s;
 }
 

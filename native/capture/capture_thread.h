@@ -13,6 +13,7 @@
 #include "capture/pcap_source.h"
 #include "decode/packet_view.h"
 #include "flow/flow_table.h"
+#include "process/process_info.h"
 
 namespace vigil {
 
@@ -47,6 +48,7 @@ struct CaptureStats {
   int link_type = 0;
   int ts_digits = 6;
   AppLayerStats app;
+  ProcessResolverStats process;  // enabled = false when no resolver runs
 };
 
 // Where the loop's output goes. Implemented by the binding (batches to JS) and by tools. All calls come from the
@@ -78,7 +80,12 @@ struct CaptureConfig {
       100'000'000;            // max delay of a finished flow before its batch goes (packet time in a fast replay)
   size_t batch_flows = 1024;  // records per batch
   AppLayerConfig app;         // the application layer (native/app); app.enabled = false turns it off
+  // Per-process attribution (native/process): live capture on Linux only; ignored for files and elsewhere.
+  bool processes = false;
+  int64_t process_cpu_budget_ns = 10'000'000;  // per second: see ProcessResolverConfig::cpu_budget_ns
 };
+
+class ProcessHook;  // capture_thread.cpp: new flows -> the process resolver
 
 class CaptureThread {
  public:
@@ -105,6 +112,7 @@ class CaptureThread {
   CaptureOutput* output_;
   FlowTable table_;
   AppLayer app_;
+  std::unique_ptr<ProcessHook> process_;  // nullptr unless processes are resolved
   std::vector<ArpBinding> arp_pending_;
   std::thread thread_;
   std::atomic<bool> stop_{false};

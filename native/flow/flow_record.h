@@ -2,13 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "features/flow_features.h"
 #include "flow/flow_key.h"
 
 namespace vigil {
 
-struct AppState;  // native/app/app_layer.h
+struct AppState;     // native/app/app_layer.h
+struct ProcessSlot;  // native/process/process_info.h
 
 // Why a flow record was emitted. Values are part of the batch layout (see binding/batch_encoder.h).
 enum class EndReason : uint8_t { kIdle = 0, kActive, kFin, kRst, kEvicted, kFlush, kSnapshot };
@@ -60,6 +62,9 @@ struct FlowEntry {
   bool app_done = false;
   uint8_t app_tries = 0;  // payload packets offered to recognition: fwd in the low nibble, bwd in the high one
   AppState* app = nullptr;
+  // The program owning the flow's local socket, looked up at the flow's first packet (live capture on Linux);
+  // nullptr when nobody asked. Shared with the resolver thread, which fills it in (see ProcessSlot).
+  std::shared_ptr<ProcessSlot> process;
   FlowFeatures f;
 };
 

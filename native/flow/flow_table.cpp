@@ -122,6 +122,7 @@ void FlowTable::Finish(uint32_t idx, EndReason reason) {
   e.f.Finish(reason != EndReason::kFin && reason != EndReason::kRst);
   sink_->OnFlow(e, reason);
   if (observer_ != nullptr) observer_->OnFlowEnd(e);
+  e.process.reset();
   stats_.flows_finished++;
   BucketUnlink(idx);
   LruUnlink(idx);
@@ -176,6 +177,8 @@ uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo
   stats_.flows_created++;
   stats_.flows_by_proto[ProtoIndex(v.protocol)]++;
   e.f.Start(v, ts_ns, config_.activity_timeout_ns);
+  e.process.reset();
+  if (start_listener_ != nullptr) start_listener_->OnFlowStart(e, v);
   if (observer_ != nullptr) observer_->OnFlowStart(e, v, ts_ns);
   AfterPacket(idx, v, kFwd, ts_ns);
   return idx;

@@ -42,6 +42,13 @@ class FlowObserver {
   virtual void OnFlowEnd(FlowEntry& flow) = 0;
 };
 
+// Told of every new flow before any other observer (the process resolver). Called on the table's thread.
+class FlowStartListener {
+ public:
+  virtual ~FlowStartListener() = default;
+  virtual void OnFlowStart(FlowEntry& flow, const PacketView& v) = 0;
+};
+
 // Counters kept by the table (monotonic).
 struct FlowTableStats {
   uint64_t flows_created = 0;
@@ -72,6 +79,8 @@ class FlowTable {
 
   // Optional; must outlive the table. Set before the first packet.
   void SetObserver(FlowObserver* observer) { observer_ = observer; }
+  // Optional; must outlive the table. Set before the first packet.
+  void SetStartListener(FlowStartListener* listener) { start_listener_ = listener; }
 
   uint32_t active() const { return active_; }
   const FlowTableStats& stats() const { return stats_; }
@@ -118,6 +127,7 @@ class FlowTable {
   FlowTableConfig config_;
   FlowSink* sink_;
   FlowObserver* observer_ = nullptr;
+  FlowStartListener* start_listener_ = nullptr;
   std::vector<std::unique_ptr<FlowEntry[]>> chunks_;  // pool, grown one chunk at a time up to max_flows
   uint32_t pool_size_ = 0;                            // slots created so far
   uint32_t free_head_ = kNoFlow;                      // free list through bucket_next

@@ -63,6 +63,10 @@ export interface DesktopCaptureConfig {
   readonly appLayer: boolean;
   /** Community ID seed (`VIGIL_COMMUNITY_ID_SEED`, 0..65535). */
   readonly communityIdSeed: number;
+  /** Per-process attribution of live flows (`VIGIL_CAPTURE_PROCESS`). */
+  readonly processes: boolean;
+  /** The process resolver's CPU budget, percent of one core (`VIGIL_CAPTURE_PROCESS_CPU_PERCENT`). */
+  readonly processCpuPercent: number;
 }
 
 /** Everything `vigil start` needs. */
@@ -176,6 +180,8 @@ export function loadDesktopConfig(env: Env = process.env): DesktopConfig {
       replayLoop: bool(env, 'VIGIL_REPLAY_LOOP', true),
       appLayer: core.appLayer,
       communityIdSeed: core.communityIdSeed,
+      processes: core.processes,
+      processCpuPercent: core.processCpuPercent,
     }),
     corsOrigins: Object.freeze(corsOrigins),
     allowedHosts: Object.freeze(allowedHosts),

@@ -204,6 +204,12 @@ export const ROUTES: readonly RouteDoc[] = [
       { name: 'ip', in: 'query', description: 'Flows with this address at either end', schema: { type: 'string' } },
       { name: 'name', in: 'query', description: 'Flows whose server name contains this text (case-insensitive)', schema: { type: 'string', maxLength: 255 } },
       { name: 'app', in: 'query', description: 'Flows with this application label (tls, dns, http, ...)', schema: { type: 'string', maxLength: 64 } },
+      {
+        name: 'process',
+        in: 'query',
+        description: 'Flows of the program with this process name (comm, exact; live capture on Linux)',
+        schema: { type: 'string', maxLength: 15 },
+      },
     ],
   },
   {

@@ -25,6 +25,7 @@ import type { GeoLocation, GeoLocator } from './geo.js';
 import { isThreatAddress } from '../net/classify.js';
 import { maxScore, nextThreatRow, type ThreatUpdate } from './threats.js';
 import { parseDetails, toAlertView } from './alert-view.js';
+import { MAX_ALERT_PROGRAMS, MAX_THREAT_PROGRAMS, mergePrograms, programsColumn } from './programs.js';
 import { MAX_ALERT_NAMES, MAX_THREAT_NAMES, mergeNames, parseNames } from './server-names.js';
 import { compileSuppressions, matchSuppression } from './suppressions.js';
 
@@ -125,6 +126,8 @@ function mergeBatch(findings: readonly Finding[]): Map<string, Finding> {
       score: maxScore(seen.score, f.score),
       serverNames: mergeNames(seen.serverNames ?? [], f.serverNames, MAX_ALERT_NAMES),
       threatServerNames: mergeNames(seen.threatServerNames ?? [], f.threatServerNames, MAX_THREAT_NAMES),
+      programs: mergePrograms(seen.programs ?? [], f.programs, MAX_ALERT_PROGRAMS),
+      threatPrograms: mergePrograms(seen.threatPrograms ?? [], f.threatPrograms, MAX_THREAT_PROGRAMS),
     });
   }
   return byKey;
@@ -156,6 +159,7 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
         score: maxScore(open.score, f.score),
         details: JSON.stringify(folded.details),
         server_names: namesColumn(open.server_names, f.serverNames),
+        programs: programsColumn(open.programs, f.programs, MAX_ALERT_PROGRAMS),
       },
       lead: folded.leads ? { source: folded.source, title: f.title, description: f.description } : null,
     };
@@ -184,6 +188,7 @@ function planAlert(open: AlertRow | undefined, f: Finding, key: string, nowIso: 
       last_seen: lastIso,
       details: JSON.stringify(f.details),
       server_names: JSON.stringify(mergeNames([], f.serverNames, MAX_ALERT_NAMES)),
+      programs: JSON.stringify(mergePrograms([], f.programs, MAX_ALERT_PROGRAMS)),
     },
   };
 }
@@ -206,6 +211,7 @@ function threatUpdate(f: Finding, row: AlertRow, action: RecordedAlert['action']
     firstSeen: seen.firstIso,
     lastSeen: seen.lastIso,
     serverNames: f.threatServerNames ?? [],
+    programs: f.threatPrograms ?? [],
   };
 }
 

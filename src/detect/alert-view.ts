@@ -4,6 +4,7 @@
  */
 import type { AlertView } from '../domain/alert.js';
 import type { AlertRow } from '../store/tables/alert.table.js';
+import { parsePrograms } from './programs.js';
 import { parseNames } from './server-names.js';
 
 /** Parses the `details` JSON column; a corrupt value becomes `{raw}` rather than an error. */
@@ -40,5 +41,6 @@ export function toAlertView(row: AlertRow): AlertView {
     lastSeen: row.last_seen,
     details: parseDetails(row.details),
     serverNames: parseNames(row.server_names),
+    programs: parsePrograms(row.programs),
   };
 }

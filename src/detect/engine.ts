@@ -32,6 +32,7 @@ import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
 import { mlFindings } from './ml-findings.js';
+import { ProgramIndex } from './programs.js';
 import { ServerNameIndex } from './server-names.js';
 import { loadThreatIntel, type ThreatIntelIndex } from './threat-intel.js';
 import type { MlStats } from '../ml/types.js';
@@ -132,6 +133,8 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   const firstFlag = (flow: FlowRecord): boolean => flaggedFlows.add(flow.id, flow.firstSeenMs);
   // The server names findings and threats were seen under (bounded; see server-names.ts).
   const names = new ServerNameIndex();
+  // The local programs on findings' flows and with threat addresses (bounded; see programs.ts).
+  const programs = new ProgramIndex();
 
   async function process(flows: FlowRecord[]): Promise<RecordedAlert[]> {
     if (closed) throw new RangeError('DetectionEngine is closed');
@@ -142,6 +145,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     const findings: Finding[] = [];
     try {
       names.observe(flows);
+      programs.observe(flows);
       for (const d of detectors) findings.push(...d.observe(flows));
     } catch (err) {
       await scoring?.catch(() => undefined);
@@ -154,7 +158,10 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
           ...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic', config.ml.minClassShare),
         );
     }
-    for (const f of findings) names.annotate(f);
+    for (const f of findings) {
+      names.annotate(f);
+      programs.annotate(f);
+    }
     return alerts.record(findings);
   }
 

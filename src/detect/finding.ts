@@ -2,7 +2,7 @@
  * A finding: one detector's (or the model's) observation about one (source, category, target), before aggregation
  * into an alert. Detectors return findings; `alert-aggregator.ts` folds them into stored alerts.
  */
-import { SEVERITIES, severityRank, type AlertSource, type Severity } from '../domain/alert.js';
+import { SEVERITIES, severityRank, type AlertSource, type ProgramRef, type Severity } from '../domain/alert.js';
 import type { FlowRecord } from '../native/flow-record.js';
 
 /** `s` moved `steps` levels (clamped). */
@@ -43,6 +43,13 @@ export interface Finding {
   serverNames?: string[];
   /** Server names the `threatIp` address was seen under (by any client), at most 10; absent: none known. */
   threatServerNames?: string[];
+  /**
+   * Local programs on the finding's flows (programs.ts): deduplicated, at most 5. Set by the engine from the flows
+   * between `srcIp` and `dstIp`; absent: none known.
+   */
+  programs?: ProgramRef[];
+  /** Programs seen talking with the `threatIp` address, at most 10; absent: none known. */
+  threatPrograms?: ProgramRef[];
 }
 
 /** A behavioural detector: sees every flow batch, keeps bounded state, returns findings. Synchronous and cheap. */

@@ -6,9 +6,10 @@
  * sends from 0.0.0.0), so there is nothing to map or block; their alerts are still stored (net/classify.ts
  * `isThreatAddress` decides).
  */
-import { maxSeverity, severityRank, type Severity } from '../domain/alert.js';
+import { maxSeverity, severityRank, type ProgramRef, type Severity } from '../domain/alert.js';
 import type { ThreatRow } from '../store/tables/threat.table.js';
 import type { GeoLocation } from './geo.js';
+import { MAX_THREAT_PROGRAMS, mergePrograms, programsColumn } from './programs.js';
 import { MAX_THREAT_NAMES, mergeNames, parseNames } from './server-names.js';
 
 /** What one recorded alert contributes to its threat. */
@@ -23,6 +24,8 @@ export interface ThreatUpdate {
   lastSeen: string;
   /** Server names the address was seen under (merged into the threat's, deduplicated, at most 10). */
   serverNames?: readonly string[];
+  /** Local programs seen talking with the address (merged into the threat's, by executable, at most 10). */
+  programs?: readonly ProgramRef[];
 }
 
 /** The higher of two scores, either of which may be absent (null). */
@@ -54,6 +57,7 @@ export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, loca
       longitude: location?.longitude ?? null,
       updated_at: nowIso,
       server_names: JSON.stringify(mergeNames([], u.serverNames, MAX_THREAT_NAMES)),
+      programs: JSON.stringify(mergePrograms([], u.programs, MAX_THREAT_PROGRAMS)),
     };
   }
   const worse = severityRank(u.severity) > severityRank(prev.severity);
@@ -76,5 +80,6 @@ export function nextThreatRow(prev: ThreatRow | undefined, u: ThreatUpdate, loca
       u.serverNames === undefined || u.serverNames.length === 0
         ? prev.server_names
         : JSON.stringify(mergeNames(parseNames(prev.server_names), u.serverNames, MAX_THREAT_NAMES)),
+    programs: programsColumn(prev.programs, u.programs, MAX_THREAT_PROGRAMS),
   };
 }

@@ -38,6 +38,23 @@ export const alertSourceSchema = z.enum(ALERT_SOURCES);
 export const isoTime = z.string().meta({ format: 'date-time' });
 
 /**
+ * A local program as alerts and threats name it: the process that owned a flow's socket (live capture on Linux,
+ * docs/process.md). `pid` is the latest process of the program seen; a program is one executable (else one name).
+ */
+export const programRefSchema = z.object({
+  /** Process name (`comm`). */
+  name: z.string().nullable(),
+  /** Executable path. */
+  exe: z.string().nullable(),
+  pid: z.number().int(),
+  /** User name the process ran as. */
+  user: z.string().nullable(),
+});
+
+/** A program as alerts and threats keep it (see {@link programRefSchema}). */
+export type ProgramRef = z.infer<typeof programRefSchema>;
+
+/**
  * An alert as the desktop API and the event stream show it: camelCase fields, the score clamped to 0..1, the count at
  * least 1 and the details parsed (the row -> view mapping is `detect/alert-view.ts`).
  */
@@ -73,6 +90,12 @@ export const alertViewSchema = z.object({
    * under: deduplicated, at most 5; empty when none is known (or the application layer is off).
    */
   serverNames: z.array(z.string()),
+  /**
+   * The local programs that talked on the alert's flows (between its source and destination; none for an alert without
+   * one destination): deduplicated by executable, at most 5; empty when none is known (replays, other hosts' traffic,
+   * attribution off).
+   */
+  programs: z.array(programRefSchema),
 });
 
 /** An alert as the API and the event stream show it (see {@link alertViewSchema}). */

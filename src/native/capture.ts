@@ -21,6 +21,8 @@ export interface CaptureStats extends SensorStats {
   tsDigits: number;
   /** Application-layer counters (absent from sessions that have not started). */
   appLayer?: Binding.RawAppLayerStats;
+  /** Process attribution counters (absent from sessions that have not started). */
+  process?: Binding.RawProcessStats;
 }
 
 /** One ARP (IP, MAC) binding: totals since first seen (the `arp` event; times ISO 8601 like flows'). */
@@ -89,6 +91,7 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
   positive('activityTimeoutSec', o.activityTimeoutSec, false);
   positive('batchFlows', o.batchFlows, false);
   positive('_queueDepth', o._queueDepth, false);
+  positive('processCpuPercent', o.processCpuPercent, false);
   if (o.communityIdSeed !== undefined && (!Number.isInteger(o.communityIdSeed) || o.communityIdSeed < 0 || o.communityIdSeed > 65535)) {
     throw new RangeError(`communityIdSeed must be a whole number from 0 to 65535, got ${String(o.communityIdSeed)}`);
   }
@@ -118,6 +121,8 @@ function toStartOptions(source: CaptureSource, o: CaptureTuning): Binding.Captur
   positive('bufferSize', source.bufferSize, false);
   return {
     kind: 'live',
+    processes: o.processes ?? false,
+    processCpuPercent: o.processCpuPercent,
     interface: source.interface,
     filter: source.filter,
     promiscuous: source.promiscuous,

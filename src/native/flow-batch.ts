@@ -189,6 +189,8 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.tlsCipher, f.tls?.cipher ? Number.parseInt(f.tls.cipher, 16) : -1);
   set(K.httpStatus, f.http?.status ?? -1);
   set(K.httpRequests, f.http?.requests ?? 0);
+  set(K.processPid, f.process ? f.process.pid : -1);
+  set(K.processUid, f.process ? f.process.uid : -1);
 }
 
 /** Columns of a batch of plain records (tests, the `flows` event): numeric fields copied, times and text kept as given. */
@@ -352,6 +354,19 @@ const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
     return mac === null && hostname === null ? null : { hostname, mac };
   },
   communityId: (b, i) => b.text(T.communityId, i),
+  process: (b, i) => {
+    const pid = b.optional(K.processPid, i);
+    if (pid === null) return null;
+    return {
+      pid,
+      name: b.text(T.processName, i),
+      exe: b.text(T.processExe, i),
+      user: b.text(T.processUser, i),
+      uid: b.cols[K.processUid * b.n + i] as number,
+      unit: b.text(T.processUnit, i),
+      container: b.text(T.processContainer, i),
+    };
+  },
 };
 
 /**

@@ -14,7 +14,7 @@
 import type { AppBy, FlowEndReason, FlowRecord, ServerNameSource } from './flow-record.js';
 
 /** Layout version this module describes (`kBatchLayoutVersion`). */
-export const BATCH_LAYOUT_VERSION = 2;
+export const BATCH_LAYOUT_VERSION = 3;
 /** Bytes of a batch's header (`kBatchHeaderBytes`). */
 export const BATCH_HEADER_BYTES = 16;
 /** Bytes per flow of a Float64 column. */
@@ -137,6 +137,8 @@ const FLOW_LAYOUT = [
   { f64: [], text: ['sshClient', 'sshServer'], fields: ['ssh'] },
   { f64: [], text: ['dhcpHostname', 'dhcpMac'], fields: ['dhcp'] },
   { f64: [], text: ['communityId'], fields: ['communityId'] },
+  // The owning program (native/process): pid and uid -1 when unknown.
+  { f64: ['processPid', 'processUid'], text: ['processName', 'processExe', 'processUser', 'processUnit', 'processContainer'], fields: ['process'] },
 ] as const satisfies readonly ColumnGroup[];
 
 type Group = (typeof FLOW_LAYOUT)[number];

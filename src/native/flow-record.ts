@@ -87,6 +87,25 @@ export interface FlowAppFields {
   communityId?: string | null;
 }
 
+/**
+ * The program that owned the flow's local socket at the flow's first packet (live capture on Linux; see
+ * docs/process.md). Text fields are null when unknown.
+ */
+export interface FlowProcess {
+  pid: number;
+  /** `/proc/<pid>/comm`: the name the program gave itself (at most 15 bytes). */
+  name: string | null;
+  /** The executable's path (`/proc/<pid>/exe`). */
+  exe: string | null;
+  /** The real uid's user name, and the uid. */
+  user: string | null;
+  uid: number;
+  /** The systemd unit or scope of the process's cgroup (e.g. `nginx.service`). */
+  unit: string | null;
+  /** The container id its cgroup names (docker, podman, containerd, cri-o). */
+  container: string | null;
+}
+
 export interface FlowRecord extends FlowAppFields {
   /** Flow id, unique within one capture session (monotonic). Snapshots of an active flow repeat its id. */
   id: number;
@@ -194,4 +213,7 @@ export interface FlowRecord extends FlowAppFields {
   earlySizes: number[];
   earlyDirections: number[];
   earlyIatUs: number[];
+
+  /** The program owning the flow's local socket; null for replays, other hosts' flows, or when not resolved. */
+  process?: FlowProcess | null;
 }

@@ -46,6 +46,13 @@ export interface FlowOptions {
   appLayer?: boolean;
   /** Community ID seed, 0..65535 (default 0). */
   communityIdSeed?: number;
+  /**
+   * Live capture on Linux: attribute each new TCP and UDP flow to the program owning its local socket (the flow's
+   * `process`; default false). Ignored for files: a replay carries no process.
+   */
+  processes?: boolean;
+  /** CPU budget of the process resolver, percent of one core (default 1): past it, lookups wait and share rounds. */
+  processCpuPercent?: number;
 }
 
 /** First and last packet times of a set of flows, epoch milliseconds. */

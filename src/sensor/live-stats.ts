@@ -1,7 +1,8 @@
 /**
  * Live traffic statistics of the running sensor: per-second and per-minute timelines of the sensor totals (kept in
  * memory and in the store's traffic buckets, so the 24-hour view survives restarts), and top talkers, top ports, top
- * domains (the flows' server names), top applications (their application labels) and the direction split attributed
+ * domains (the flows' server names), top applications (their application labels), top programs (the processes that
+ * owned their local sockets, live capture on Linux) and the direction split attributed
  * from flow records. A once-per-second tick closes the last second; listeners registered
  * with {@link LiveStats.onTick} run after it (the desktop API publishes its `stats` event there).
  */
@@ -54,6 +55,21 @@ export interface DomainCounts extends TrafficCounts {
 export interface AppCounts extends TrafficCounts {
   app: string;
   by: AppBy;
+}
+
+/** Traffic of the flows of one program: its executable path (null when unknown) and process name. */
+export interface ProgramCounts extends TrafficCounts {
+  name: string | null;
+  exe: string | null;
+}
+
+/** A flow's program as a key (executable path, else process name), or null when the flow has no process. */
+export function programOf(f: Pick<FlowRecord, 'process'>): { key: string; name: string | null; exe: string | null } | null {
+  const p = f.process;
+  if (!p || (!p.exe && !p.name)) return null;
+  const exe = p.exe ? p.exe.slice(0, 4096) : null;
+  const name = p.name ? p.name.slice(0, MAX_NAME_LENGTH) : null;
+  return { key: exe ?? `comm:${name ?? ''}`, name, exe };
 }
 
 /** A top list ranked two ways (copies). */
@@ -135,9 +151,10 @@ interface Attributed {
   bytes: number;
   fwdBytes: number;
   bwdBytes: number;
-  /** Domain and application key the flow was counted under (null: none yet). */
+  /** Domain, application and program key the flow was counted under (null: none yet). */
   domain: string | null;
   app: string | null;
+  program: string | null;
 }
 
 /** Per-flow deltas being attributed. */
@@ -163,6 +180,8 @@ export class LiveStats {
   private readonly domains = new Map<string, DomainCounts>();
   /** By `app|by`; bounded by {@link MAX_NAMES}. */
   private readonly apps = new Map<string, AppCounts>();
+  /** By program (executable path, else `comm:` + process name); bounded by {@link MAX_NAMES}. */
+  private readonly programs = new Map<string, ProgramCounts>();
   private readonly directions: DirectionCounts = { inbound: zero(), outbound: zero(), internal: zero(), external: zero() };
   /** Counters already attributed for flows reported as snapshots (key: flow identity). */
   private readonly snapshotted = new Map<string, Attributed>();
@@ -232,6 +251,7 @@ export class LiveStats {
       };
       const domain = domainOf(f);
       const app = f.app ? `${f.app}|${f.appBy ?? 'port'}` : null;
+      const program = programOf(f);
       if (f.endReason === 'snapshot') {
         this.snapshotted.set(key, {
           packets: f.packets,
@@ -240,6 +260,7 @@ export class LiveStats {
           bwdBytes: f.bwdBytes,
           domain: domain ?? prev?.domain ?? null,
           app: app ?? prev?.app ?? null,
+          program: program?.key ?? prev?.program ?? null,
         });
         if (this.snapshotted.size > MAX_KEYS) this.snapshotted.delete(this.snapshotted.keys().next().value as string);
       } else if (prev !== undefined) {
@@ -254,11 +275,16 @@ export class LiveStats {
         const c = this.named(this.apps, app, () => ({ app: f.app as string, by: f.appBy ?? 'port', packets: 0, bytes: 0, flows: 0 }));
         this.addNamed(c, f, d, prev !== undefined && prev.app === app);
       }
+      if (program !== null) {
+        const c = this.named(this.programs, program.key, () => ({ name: program.name, exe: program.exe, packets: 0, bytes: 0, flows: 0 }));
+        this.addNamed(c, f, d, prev !== undefined && prev.program === program.key);
+      }
     }
     trim(this.talkers);
     trim(this.ports);
     trimNames(this.domains);
     trimNames(this.apps);
+    trimNames(this.programs);
   }
 
   private named<T extends TrafficCounts>(map: Map<string, T>, key: string, make: () => T): T {
@@ -407,6 +433,11 @@ export class LiveStats {
   /** The `n` application labels with the most bytes, and the `n` with the most flows (copies). */
   topApplications(n: number): RankedCounts<AppCounts> {
     return { byBytes: topN(this.apps, n).map(([, c]) => ({ ...c })), byFlows: topByFlows(this.apps, n).map(([, c]) => ({ ...c })) };
+  }
+
+  /** The `n` programs with the most bytes, and the `n` with the most flows (copies). */
+  topPrograms(n: number): RankedCounts<ProgramCounts> {
+    return { byBytes: topN(this.programs, n).map(([, c]) => ({ ...c })), byFlows: topByFlows(this.programs, n).map(([, c]) => ({ ...c })) };
   }
 
   /** Distinct domains and application labels tracked now (at most {@link MAX_NAMES} each after a batch). */

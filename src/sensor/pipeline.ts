@@ -53,11 +53,18 @@ export interface PipelineCounters {
 /** Longest text kept in a flow summary's application columns. */
 const MAX_TEXT = 255;
 
+/** Longest executable path kept (Linux's PATH_MAX). */
+const MAX_PATH = 4096;
+
 /** `text` capped at {@link MAX_TEXT} characters; null when absent or empty. */
 const bounded = (text: string | null | undefined): string | null => (text ? text.slice(0, MAX_TEXT) : null);
 
-/** Maps a flow record to its stored summary (with its application label, server name and Community ID, when known). */
+/**
+ * Maps a flow record to its stored summary (with its application label, server name, Community ID and program, when
+ * known).
+ */
 export function toFlowRow(f: FlowRecord, storedAtMs: number): NewFlow {
+  const p = f.process;
   return {
     flow_id: f.id,
     src_ip: f.srcIp,
@@ -75,6 +82,13 @@ export function toFlowRow(f: FlowRecord, storedAtMs: number): NewFlow {
     app: bounded(f.app),
     server_name: bounded(f.serverName),
     community_id: bounded(f.communityId),
+    process_pid: p ? p.pid : null,
+    process_name: bounded(p?.name),
+    process_exe: p?.exe ? p.exe.slice(0, MAX_PATH) : null,
+    process_user: bounded(p?.user),
+    process_uid: p ? p.uid : null,
+    process_unit: bounded(p?.unit),
+    process_container: bounded(p?.container),
   };
 }
 

@@ -117,7 +117,12 @@ export async function createSensorRuntime(deps: SensorRuntimeDeps): Promise<Sens
       sensor,
       capture: config.capture,
       // The capture core's settings every session starts with (loops add their time offset on top).
-      flowOptions: { appLayer: config.capture.appLayer, communityIdSeed: config.capture.communityIdSeed },
+      flowOptions: {
+        appLayer: config.capture.appLayer,
+        communityIdSeed: config.capture.communityIdSeed,
+        processes: config.capture.processes,
+        processCpuPercent: config.capture.processCpuPercent,
+      },
       samplePath: deps.samplePath,
       sampleOnly: deps.sampleOnly,
       events,

@@ -109,6 +109,10 @@ describe('vigil replay', function () {
     // A keep-alive connection of 15 requests: every one is counted, past the parsers' 12-packet budget.
     expect(flows.find((f) => f.http?.host === 'poll.example.test')!.http!.requests).to.equal(15);
     expect(flows.at(-1)!.summary!.appLayer.flowsByApp).to.deep.equal({ dns: 14, tls: 12, http: 5, ssh: 3 });
+    // A replay carries no process (per-process attribution is for live capture): every flow line says so.
+    const flowLines = flows.filter((f) => f.summary === undefined && 'srcIp' in f);
+    expect(flowLines.length).to.be.greaterThan(30);
+    for (const f of flowLines) expect(f).to.have.property('process', null);
 
     // ARP: one line per (IP, MAC) binding with its totals, before the summary.
     const lan = await vigil('replay', path.join(FIXTURES, 'pcaps', 'sv_eth_lan_dns_icmp_icmpv6_smb.pcap'), '--json');

@@ -31,9 +31,30 @@ export const flowListQuery = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'expected an application label (letters, digits, . _ -)' })
     .optional(),
+  /** Flows of the program with this process name (`comm`: 1 to 15 bytes as Linux keeps it), exact. */
+  process: z
+    .string()
+    .regex(/^[\x20-\x7e]{1,15}$/, { message: 'expected a process name: 1 to 15 printable ASCII characters' })
+    .optional(),
 });
 
 export type FlowListQuery = z.infer<typeof flowListQuery>;
+
+/** A program as the sensor saw it: /proc's view of the process that owned a flow's local socket. */
+export const processSchema = z.object({
+  pid: z.number().int(),
+  /** Process name (`comm`, at most 15 bytes, set by the program itself). */
+  name: z.string().nullable(),
+  /** Executable path. */
+  exe: z.string().nullable(),
+  /** User name of the real uid, and the uid. */
+  user: z.string().nullable(),
+  uid: z.number().int().nullable(),
+  /** systemd unit or scope of the process's cgroup. */
+  unit: z.string().nullable(),
+  /** Container id named by the cgroup (docker, podman, containerd, cri-o). */
+  container: z.string().nullable(),
+});
 
 /** One stored flow summary (a finished flow, or a snapshot of one still active: `state`). */
 export const flowSchema = z.object({
@@ -63,6 +84,8 @@ export const flowSchema = z.object({
   serverName: z.string().nullable(),
   /** Community ID v1, null when the application layer is off. */
   communityId: z.string().nullable(),
+  /** The program that owned the flow's local socket (live capture on Linux); null when unknown and for replays. */
+  process: processSchema.nullable(),
 });
 
 export const flowListSchema = z.object({

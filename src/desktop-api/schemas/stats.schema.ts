@@ -36,6 +36,9 @@ const appEntry = z.object({
 });
 const bucket = z.object({ t: isoTime, packets: count, bytes: count, flows: count });
 
+/** One program's traffic: its process name and executable path (either may be null, not both). */
+const programEntry = z.object({ name: z.string().nullable(), exe: z.string().nullable(), bytes: count, packets: count, flows: count });
+
 export const trafficStatsSchema = z.object({
   totals: pbf,
   /** Keyed by protocol name: tcp, udp, icmp, icmpv6, other, non_ip. */
@@ -55,6 +58,12 @@ export const trafficStatsSchema = z.object({
    * label are not counted. Empty when the application layer is off (`VIGIL_CAPTURE_APP_LAYER=off`).
    */
   topApplications: z.object({ byBytes: z.array(appEntry), byFlows: z.array(appEntry) }),
+  /**
+   * Programs (the processes that owned the flows' local sockets, one entry per executable path, else per process name)
+   * by bytes and by flows, at most 10 each; flows without a process are not counted. Empty for replays and where
+   * attribution is off or unsupported (`VIGIL_CAPTURE_PROCESS`, Linux only; docs/process.md).
+   */
+  topPrograms: z.object({ byBytes: z.array(programEntry), byFlows: z.array(programEntry) }),
   /**
    * Bytes/packets from the local side's point of view: outbound = sent by local hosts to remote ones, inbound =
    * received from remote; internal = local to local; external = neither end local (transit, replayed captures).

@@ -1,7 +1,7 @@
 /** `GET /api/threats` and `GET /api/ml/stats`. */
 import { z } from 'zod';
 import { isoTime } from './common.schema.js';
-import { severitySchema } from '../../domain/alert.js';
+import { programRefSchema, severitySchema } from '../../domain/alert.js';
 
 export const threatSchema = z.object({
   ip: z.string(),
@@ -26,6 +26,8 @@ export const threatSchema = z.object({
    * deduplicated, at most 10; empty when none is known.
    */
   serverNames: z.array(z.string()),
+  /** Local programs seen talking with the address (by executable, at most 10); empty when none is known. */
+  programs: z.array(programRefSchema),
 });
 
 export const threatListSchema = z.object({

@@ -25,6 +25,18 @@ export function toFlow(row: FlowRow): Flow {
     app: row.app,
     serverName: row.server_name,
     communityId: row.community_id,
+    process:
+      row.process_pid === null
+        ? null
+        : {
+            pid: row.process_pid,
+            name: row.process_name,
+            exe: row.process_exe,
+            user: row.process_user,
+            uid: row.process_uid,
+            unit: row.process_unit,
+            container: row.process_container,
+          },
   };
 }
 
@@ -39,6 +51,7 @@ export class FlowsService {
       ip: q.ip === undefined ? undefined : normaliseIp(q.ip),
       name: q.name,
       app: q.app,
+      process: q.process,
     });
     const flows = rows.map(toFlow);
     return { flows, nextBefore: flows.length === q.limit ? flows[flows.length - 1].id : null };

@@ -26,10 +26,20 @@ const TOP_N = 10;
 /** Dependencies of {@link StatsService}. */
 export interface StatsDeps {
   store: Store;
-  /** The sensor's live statistics (rates, timelines, talkers, ports, domains, applications, directions); its ticks publish `stats`. */
+  /** The sensor's live statistics (rates, timelines, talkers, ports, domains, applications, programs, directions); its ticks publish `stats`. */
   live: Pick<
     LiveStats,
-    'running' | 'onTick' | 'lastSecond' | 'perSecond' | 'perMinute' | 'topTalkers' | 'topPorts' | 'topDomains' | 'topApplications' | 'directionCounts'
+    | 'running'
+    | 'onTick'
+    | 'lastSecond'
+    | 'perSecond'
+    | 'perMinute'
+    | 'topTalkers'
+    | 'topPorts'
+    | 'topDomains'
+    | 'topApplications'
+    | 'topPrograms'
+    | 'directionCounts'
   >;
   monitoring: Pick<MonitoringService, 'totals' | 'state'>;
   firewall: Pick<FirewallService, 'list'>;
@@ -168,6 +178,7 @@ export class StatsService {
       topPorts: live.topPorts(TOP_N),
       topDomains: live.topDomains(TOP_N),
       topApplications: live.topApplications(TOP_N),
+      topPrograms: live.topPrograms(TOP_N),
       directions: live.directionCounts(),
       timeline: { perSecond: live.perSecond().map(toBucket), perMinute: live.perMinute().map(toBucket) },
       capture: {

@@ -1,5 +1,6 @@
 /** Threats for the map: stored rows plus whether the firewall blocks the IP now. */
 import { GEO_ATTRIBUTION } from '../../detect/geo.js';
+import { parsePrograms } from '../../detect/programs.js';
 import { parseNames } from '../../detect/server-names.js';
 import type { FirewallService } from '../../firewall/types.js';
 import type { Store } from '../../store/database.js';
@@ -23,6 +24,7 @@ export function toThreat(row: ThreatRow, blocked: boolean): Threat {
         ? null
         : { country: row.country, countryCode: row.country_code, city: row.city, latitude: row.latitude, longitude: row.longitude },
     serverNames: parseNames(row.server_names),
+    programs: parsePrograms(row.programs),
   };
 }
 

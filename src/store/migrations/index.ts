@@ -8,6 +8,7 @@ import * as m0002 from './0002_create_firewall_tables.js';
 import * as m0003 from './0003_add_app_layer_columns.js';
 import * as m0004 from './0004_create_webhook_deliveries.js';
 import * as m0005 from './0005_create_suppressions_table.js';
+import * as m0006 from './0006_add_process_columns.js';
 
 /** Migration name -> migration; names sort in application order. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0003_add_app_layer_columns': m0003,
   '0004_create_webhook_deliveries': m0004,
   '0005_create_suppressions_table': m0005,
+  '0006_add_process_columns': m0006,
 };

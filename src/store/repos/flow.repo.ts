@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { sqliteHandleOf, type Db, type Store } from '../database.js';
 import type { FlowRow, NewFlow } from '../tables/flow.table.js';
 
-/** Rows per INSERT statement (SQLite's bound-parameter limit is 32766; 16 columns x 500 stays well below). */
+/** Rows per INSERT statement (SQLite's bound-parameter limit is 32766; 23 columns x 500 stays well below). */
 const CHUNK = 500;
 
 const COLUMNS = [
@@ -24,7 +24,28 @@ const COLUMNS = [
   'app',
   'server_name',
   'community_id',
+  'process_pid',
+  'process_name',
+  'process_exe',
+  'process_user',
+  'process_uid',
+  'process_unit',
+  'process_container',
 ] as const;
+
+/** The optional columns of NewFlow: a named parameter must be bound, so absent is null. */
+const ABSENT = {
+  app: null,
+  server_name: null,
+  community_id: null,
+  process_pid: null,
+  process_name: null,
+  process_exe: null,
+  process_user: null,
+  process_uid: null,
+  process_unit: null,
+  process_container: null,
+} as const;
 
 /** Per SQLite connection: a prepared one-row INSERT wrapped in a transaction function. */
 const sqliteInserters = new WeakMap<SqliteDatabase.Database, (rows: NewFlow[]) => void>();
@@ -34,8 +55,7 @@ function sqliteInserter(handle: SqliteDatabase.Database): (rows: NewFlow[]) => v
   if (insert === undefined) {
     const stmt = handle.prepare(`insert into flows (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
     insert = handle.transaction((rows: NewFlow[]) => {
-      // The application-layer columns are optional in NewFlow; a named parameter must be bound, so absent is null.
-      for (const row of rows) stmt.run({ app: null, server_name: null, community_id: null, ...row });
+      for (const row of rows) stmt.run({ ...ABSENT, ...row });
     });
     sqliteInserters.set(handle, insert);
   }
@@ -95,6 +115,8 @@ export async function listRecentFlows(db: Db, limit: number): Promise<FlowRow[]>
     bytes: Number(r.bytes),
     duration_us: Number(r.duration_us),
     stored_at_ms: Number(r.stored_at_ms),
+    process_pid: r.process_pid === null ? null : Number(r.process_pid),
+    process_uid: r.process_uid === null ? null : Number(r.process_uid),
   }));
 }
 
@@ -119,6 +141,8 @@ export interface FlowQuery {
   name?: string;
   /** Flows with this application label. */
   app?: string;
+  /** Flows of programs with this process name (`comm`, exact). */
+  process?: string;
 }
 
 /** Escapes `%`, `_` and the escape character itself for a LIKE pattern with `escape '\'`. */
@@ -139,6 +163,7 @@ export async function listFlows(db: Db, q: FlowQuery): Promise<FlowRow[]> {
     query = query.where((eb) => eb(eb.fn('lower', ['server_name']), 'like', sql<string>`${pattern} escape '\\'`));
   }
   if (q.app !== undefined) query = query.where('app', '=', q.app);
+  if (q.process !== undefined) query = query.where('process_name', '=', q.process);
   const rows = await query.execute();
   return rows.map((r) => ({
     ...r,
@@ -146,5 +171,7 @@ export async function listFlows(db: Db, q: FlowQuery): Promise<FlowRow[]> {
     bytes: Number(r.bytes),
     duration_us: Number(r.duration_us),
     stored_at_ms: Number(r.stored_at_ms),
+    process_pid: r.process_pid === null ? null : Number(r.process_pid),
+    process_uid: r.process_uid === null ? null : Number(r.process_uid),
   }));
 }

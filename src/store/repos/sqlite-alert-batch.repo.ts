@@ -16,7 +16,7 @@ import type { ThreatRow } from '../tables/threat.table.js';
 export type NewAlertRow = Omit<AlertRow, 'id'>;
 
 /** What every aggregate update of an alert sets. */
-export type AlertAggregate = Pick<AlertRow, 'count' | 'last_seen' | 'updated_at' | 'severity' | 'score' | 'details' | 'server_names'>;
+export type AlertAggregate = Pick<AlertRow, 'count' | 'last_seen' | 'updated_at' | 'severity' | 'score' | 'details' | 'server_names' | 'programs'>;
 
 /** The text of an alert's leading evidence, set when a finding takes the lead of an open alert. */
 export type AlertLead = Pick<AlertRow, 'source' | 'title' | 'description'>;
@@ -74,6 +74,7 @@ const ALERT_COLUMNS = [
   'last_seen',
   'details',
   'server_names',
+  'programs',
 ] as const satisfies readonly (keyof NewAlertRow)[];
 const AGGREGATE_COLUMNS = [
   'count',
@@ -83,6 +84,7 @@ const AGGREGATE_COLUMNS = [
   'score',
   'details',
   'server_names',
+  'programs',
 ] as const satisfies readonly (keyof AlertAggregate)[];
 const LEAD_COLUMNS = ['source', 'title', 'description'] as const satisfies readonly (keyof AlertLead)[];
 const THREAT_COLUMNS = [
@@ -100,6 +102,7 @@ const THREAT_COLUMNS = [
   'longitude',
   'updated_at',
   'server_names',
+  'programs',
 ] as const satisfies readonly (keyof ThreatRow)[];
 
 /** `row`'s values in `columns` order, for a statement with positional parameters. */

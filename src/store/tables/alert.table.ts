@@ -35,6 +35,8 @@ export interface AlertTable {
   details: string;
   /** JSON array of the server names the alert's flows were seen under (at most 5, each at most 255 characters; default `[]`). */
   server_names: ColumnType<string, string | undefined, string>;
+  /** JSON array of the local programs on the alert's flows (`{name, exe, pid, user}`, at most 5; default `[]`). */
+  programs: ColumnType<string, string | undefined, string>;
 }
 
 export type AlertRow = Selectable<AlertTable>;

@@ -27,6 +27,17 @@ export interface FlowTable {
   server_name: string | null;
   /** Community ID v1 (`1:...`); null when the application layer is off. */
   community_id: string | null;
+  /**
+   * The program owning the flow's local socket at its first packet (live capture on Linux, docs/process.md): pid,
+   * name (`comm`), executable path, user name and uid, systemd unit, container id. All null when unknown.
+   */
+  process_pid: number | null;
+  process_name: string | null;
+  process_exe: string | null;
+  process_user: string | null;
+  process_uid: number | null;
+  process_unit: string | null;
+  process_container: string | null;
 }
 
 export type FlowRow = Selectable<FlowTable>;

@@ -24,6 +24,8 @@ export interface ThreatTable {
   updated_at: string;
   /** JSON array of the server names the address was seen under (at most 10, each at most 255 characters; default `[]`). */
   server_names: ColumnType<string, string | undefined, string>;
+  /** JSON array of the local programs seen talking with the address (`{name, exe, pid, user}`, at most 10; default `[]`). */
+  programs: ColumnType<string, string | undefined, string>;
 }
 
 export type ThreatRow = Selectable<ThreatTable>;

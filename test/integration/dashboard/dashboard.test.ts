@@ -13,6 +13,7 @@ import { buildDashboard } from '../../../scripts/build-dashboard.mjs';
 import { getAlert, insertAlert } from '../../../src/store/repos/alert.repo.js';
 import { upsertThreat } from '../../../src/store/repos/threat.repo.js';
 import { createTestContext, pcap, rawRequest, type TestContext } from '../desktop-api/context.js';
+import { makeFlow } from '../../unit/detect/flow-factory.js';
 import { launchBrowser, recordedPage, type RecordedPage } from './browser.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -271,10 +272,31 @@ describe('dashboard in chromium (port scan replayed, real desktop server)', func
     expect((await ctx.request<{ total: number }>('GET', '/api/suppressions')).body.total).to.equal(0);
   });
 
-  it('lists connections from GET /api/flows and shows the pairing QR code', async () => {
+  it('lists connections from GET /api/flows (with the program of a live flow) and shows the pairing QR code', async () => {
+    // A flow as a live Linux capture records it, with the program that owned its socket (a replay carries none).
+    const t = Date.now();
+    ctx.pipeline.accept([
+      makeFlow({
+        srcIp: '192.168.1.10',
+        dstIp: '198.51.100.44',
+        dstPort: 443,
+        firstSeenMs: t,
+        lastSeenMs: t + 5,
+        process: { pid: 4242, name: 'curl', exe: '/usr/bin/curl', user: 'alice', uid: 1000, unit: 'session-2.scope', container: null },
+      }),
+    ]);
+    await ctx.pipeline.idle();
     const { page } = await open('#connections');
     await page.locator('#view-connections tbody tr').nth(5).waitFor();
     expect(await page.locator('#view-connections tbody').textContent()).to.include('64.13.134.52');
+    expect(await page.locator('#view-connections thead').textContent()).to.include('Process');
+    const cell = page.locator('#view-connections tbody td', { hasText: 'curl (4242)' });
+    expect(await cell.getAttribute('title')).to.equal('/usr/bin/curl · user alice · session-2.scope');
+    await page.getByRole('textbox', { name: 'Filter by process name' }).fill('curl');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.locator('#view-connections tbody tr').nth(1).waitFor({ state: 'detached' });
+    expect(await page.locator('#view-connections tbody tr').count()).to.equal(1);
+    expect(await page.locator('#view-connections tbody').textContent()).to.include('198.51.100.44');
     await page.getByRole('tab', { name: 'Pairing' }).click();
     await page.getByRole('img', { name: 'Pairing QR code' }).waitFor();
     expect(await page.locator('#view-pairing .token').textContent()).to.equal(ctx.token);

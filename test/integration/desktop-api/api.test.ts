@@ -144,6 +144,8 @@ describe('desktop API endpoints (port scan capture replayed through the real sen
       ['limit=501', 'limit'],
       ['ip=not-an-ip', 'ip'],
       ['app=a%20b', 'app'],
+      ['process=sixteen-bytes-long', 'process'],
+      ['process=', 'process'],
       ['before=-1', 'before'],
       ['colour=red', 'query'],
     ]) {

@@ -38,7 +38,18 @@ describe('sensor: a looping replay (MonitoringService + native sensor + detectio
     let clockMs = Date.parse('2026-11-25T12:00:00Z');
     const runtime = await createSensorRuntime({
       config: {
-        capture: { mode: 'replay', interface: undefined, filter: undefined, file: NMAP, replaySpeed: 0, replayLoop: true, appLayer: true, communityIdSeed: 0 },
+        capture: {
+          mode: 'replay',
+          interface: undefined,
+          filter: undefined,
+          file: NMAP,
+          replaySpeed: 0,
+          replayLoop: true,
+          appLayer: true,
+          communityIdSeed: 0,
+          processes: true,
+          processCpuPercent: 1,
+        },
         flowRetentionMs: 3_600_000_000,
         flowRetentionMax: 10_000_000,
       },

@@ -45,6 +45,8 @@ describe('config/desktop loadDesktopConfig()', () => {
       replayLoop: true,
       appLayer: true,
       communityIdSeed: 0,
+      processes: true,
+      processCpuPercent: 1,
     });
     expect(Object.isFrozen(c)).to.equal(true);
     expect(Object.isFrozen(c.capture)).to.equal(true);
@@ -72,6 +74,8 @@ describe('config/desktop loadDesktopConfig()', () => {
       VIGIL_DB_CACHE_KIB: '2048',
       VIGIL_CAPTURE_APP_LAYER: 'off',
       VIGIL_COMMUNITY_ID_SEED: '123',
+      VIGIL_CAPTURE_PROCESS: 'off',
+      VIGIL_CAPTURE_PROCESS_CPU_PERCENT: '0.5',
     });
     expect(c).to.deep.include({
       host: '0.0.0.0',
@@ -94,6 +98,8 @@ describe('config/desktop loadDesktopConfig()', () => {
       replayLoop: false,
       appLayer: false,
       communityIdSeed: 123,
+      processes: false,
+      processCpuPercent: 0.5,
     });
     expect(c.corsOrigins).to.deep.equal(['https://a.example', 'http://localhost:3000']);
     expect(c.trustedProxies).to.deep.equal(['10.0.0.1', '::1']);
@@ -108,6 +114,8 @@ describe('config/desktop loadDesktopConfig()', () => {
       [{ VIGIL_DESKTOP_HOST: 'not a host!' }, 'VIGIL_DESKTOP_HOST'],
       [{ VIGIL_REPLAY_SPEED: 'fast' }, 'VIGIL_REPLAY_SPEED'],
       [{ VIGIL_DB_CACHE_KIB: '16' }, 'VIGIL_DB_CACHE_KIB'],
+      [{ VIGIL_CAPTURE_PROCESS: 'maybe' }, 'VIGIL_CAPTURE_PROCESS'],
+      [{ VIGIL_CAPTURE_PROCESS_CPU_PERCENT: '0' }, 'VIGIL_CAPTURE_PROCESS_CPU_PERCENT'],
       [{ VIGIL_DB_CACHE_KIB: 'lots' }, 'VIGIL_DB_CACHE_KIB'],
       [{ VIGIL_REPLAY_SPEED: '0' }, 'VIGIL_REPLAY_SPEED'],
       [{ VIGIL_REPLAY_LOOP: 'sometimes' }, 'VIGIL_REPLAY_LOOP'],

@@ -24,5 +24,6 @@ export function alertView(id: number, severity: Severity = 'high', srcIp = '192.
     lastSeen: '2026-11-27T10:00:00.000Z',
     details: { ports: 120 },
     serverNames: ['ssh.example'],
+    programs: [],
   };
 }

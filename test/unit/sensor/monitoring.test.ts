@@ -21,6 +21,8 @@ function capture(over: Partial<DesktopCaptureConfig>): DesktopCaptureConfig {
     replayLoop: false,
     appLayer: true,
     communityIdSeed: 0,
+    processes: true,
+    processCpuPercent: 1,
     ...over,
   };
 }

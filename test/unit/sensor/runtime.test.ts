@@ -65,7 +65,7 @@ describe('sensor/runtime createSensorRuntime(): the capture core settings of `vi
     const stats = await end;
     await runtime!.pipeline.idle();
     expect(starts).to.have.length(1);
-    expect(starts[0]!.options).to.deep.equal({ appLayer: false, communityIdSeed: 4242 });
+    expect(starts[0]!.options).to.deep.equal({ appLayer: false, communityIdSeed: 4242, processes: true, processCpuPercent: 1 });
     expect(stats.flows).to.be.greaterThan(0);
     expect(flows).to.have.length(stats.flows);
     for (const f of flows)
@@ -79,8 +79,8 @@ describe('sensor/runtime createSensorRuntime(): the capture core settings of `vi
     while (starts.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await runtime!.monitoring.stop();
     expect(starts.length).to.be.at.least(2);
-    expect(starts[0]!.options).to.deep.equal({ appLayer: true, communityIdSeed: 0 });
-    expect(starts[1]!.options).to.include({ appLayer: true, communityIdSeed: 0 });
+    expect(starts[0]!.options).to.deep.equal({ appLayer: true, communityIdSeed: 0, processes: true, processCpuPercent: 1 });
+    expect(starts[1]!.options).to.include({ appLayer: true, communityIdSeed: 0, processes: true });
     expect(starts[1]!.options!.timeOffsetSec).to.be.greaterThan(0);
   });
 });

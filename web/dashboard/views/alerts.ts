@@ -271,6 +271,7 @@ export function createAlerts(): View {
             ['First seen', formatTime(a.firstSeen)],
             ['Last seen', formatTime(a.lastSeen)],
             ['Server names', a.serverNames.join(', ') || 'none known'],
+            ['Programs', a.programs.map((p) => `${p.name ?? p.exe ?? '?'} (pid ${p.pid}${p.user ? `, ${p.user}` : ''})`).join(', ') || 'none known'],
             ['Acknowledged', a.acknowledged ? formatTime(a.acknowledgedAt) : 'no'],
           ] as const
         ).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),

@@ -1,6 +1,7 @@
 /**
- * Connections: the stored flow summaries (`GET /api/flows`), newest first, with server name, application, bytes,
- * duration and state, filtered by address, name or application on the server. Refreshed when shown (at most once a
+ * Connections: the stored flow summaries (`GET /api/flows`), newest first, with server name, application, the
+ * program that owned the local socket (live capture on Linux), bytes, duration and state, filtered by address, name,
+ * application or program on the server. Refreshed when shown (at most once a
  * minute) or on request.
  */
 import { api } from '../api.js';
@@ -14,10 +15,18 @@ function end(ip: string, port: number): string {
   return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
 }
 
+/** The Process cell: name and pid, with the executable, user and unit or container as its tooltip; empty when unknown. */
+function processCell(p: Flow['process']): HTMLElement {
+  if (p === null) return h('td', {});
+  const more = [p.exe, p.user && `user ${p.user}`, p.unit, p.container && `container ${p.container}`].filter(Boolean).join(' · ');
+  return h('td', more ? { title: more } : {}, `${p.name ?? p.exe ?? '?'} (${p.pid})`);
+}
+
 export function createConnections(): View {
   const ip = h('input', { type: 'text', 'aria-label': 'Filter by address', placeholder: 'address' });
   const name = h('input', { type: 'text', 'aria-label': 'Filter by server name', placeholder: 'server name' });
   const app = h('input', { type: 'text', 'aria-label': 'Filter by application', placeholder: 'application' });
+  const program = h('input', { type: 'text', 'aria-label': 'Filter by process name', placeholder: 'process', maxlength: '15' });
   const refresh = h('button', { type: 'button' }, 'Refresh');
   const more = h('button', { type: 'button' }, 'Load older connections');
   const error = h('p', { class: 'error', role: 'alert' });
@@ -26,7 +35,7 @@ export function createConnections(): View {
     'section',
     { id: 'view-connections', 'aria-labelledby': 'connections-h' },
     h('h2', { id: 'connections-h' }, 'Connections'),
-    h('form', { class: 'row filters', onsubmit: (e: Event) => (e.preventDefault(), void load(false)) }, ip, name, app, refresh),
+    h('form', { class: 'row filters', onsubmit: (e: Event) => (e.preventDefault(), void load(false)) }, ip, name, app, program, refresh),
     error,
     h(
       'table',
@@ -37,7 +46,9 @@ export function createConnections(): View {
         h(
           'tr',
           {},
-          ...['Last seen', 'Client', 'Server', 'Protocol', 'Server name', 'Application', 'Bytes', 'Duration', 'State'].map((c) => h('th', { scope: 'col' }, c)),
+          ...['Last seen', 'Client', 'Server', 'Protocol', 'Server name', 'Application', 'Process', 'Bytes', 'Duration', 'State'].map((c) =>
+            h('th', { scope: 'col' }, c),
+          ),
         ),
       ),
       rows,
@@ -55,6 +66,7 @@ export function createConnections(): View {
     if (ip.value.trim()) q.set('ip', ip.value.trim());
     if (name.value.trim()) q.set('name', name.value.trim());
     if (app.value.trim()) q.set('app', app.value.trim());
+    if (program.value.trim()) q.set('process', program.value.trim());
     return q.toString();
   };
 
@@ -75,7 +87,7 @@ export function createConnections(): View {
     replace(
       rows,
       ...(flows.length === 0
-        ? [h('tr', {}, h('td', { colspan: 9, class: 'empty' }, 'No connections stored'))]
+        ? [h('tr', {}, h('td', { colspan: 10, class: 'empty' }, 'No connections stored'))]
         : flows.map((f) =>
             h(
               'tr',
@@ -86,6 +98,7 @@ export function createConnections(): View {
               h('td', {}, PROTOCOLS[f.protocol] ?? String(f.protocol)),
               h('td', {}, f.serverName ?? ''),
               h('td', {}, f.app ?? ''),
+              processCell(f.process),
               h('td', {}, formatBytes(f.bytes)),
               h('td', {}, formatDuration(f.durationMs)),
               h('td', {}, f.state === 'active' ? 'active' : `ended (${f.endReason})`),

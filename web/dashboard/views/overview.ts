@@ -133,6 +133,12 @@ export function createOverview(): View {
         'No applications recognised yet',
       ),
       table(
+        'Top programs',
+        ['Program', 'Bytes', 'Flows'],
+        t.topPrograms.byBytes.map((x) => [x.name ?? x.exe ?? '?', formatBytes(x.bytes), formatCount(x.flows)]),
+        'No programs known (live capture on Linux only)',
+      ),
+      table(
         'Protocols',
         ['Protocol', 'Packets', 'Bytes'],
         Object.entries(t.protocols)

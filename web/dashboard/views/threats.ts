@@ -91,7 +91,11 @@ export function createThreats(): View {
       h(
         'thead',
         {},
-        h('tr', {}, ...['Address', 'Severity', 'Category', 'Alerts', 'Location', 'Names', 'Last seen', 'Firewall'].map((c) => h('th', { scope: 'col' }, c))),
+        h(
+          'tr',
+          {},
+          ...['Address', 'Severity', 'Category', 'Alerts', 'Location', 'Names', 'Programs', 'Last seen', 'Firewall'].map((c) => h('th', { scope: 'col' }, c)),
+        ),
       ),
       threatRows,
     ),
@@ -125,7 +129,7 @@ export function createThreats(): View {
     replace(
       threatRows,
       ...(list.length === 0
-        ? [h('tr', {}, h('td', { colspan: 8, class: 'empty' }, state.threats === null ? 'Loading...' : 'No threats'))]
+        ? [h('tr', {}, h('td', { colspan: 9, class: 'empty' }, state.threats === null ? 'Loading...' : 'No threats'))]
         : list.map((t) =>
             h(
               'tr',
@@ -136,6 +140,7 @@ export function createThreats(): View {
               h('td', {}, t.alerts),
               h('td', {}, threatPlace(t)),
               h('td', {}, t.serverNames.join(', ')),
+              h('td', {}, t.programs.map((p) => p.name ?? p.exe ?? '?').join(', ')),
               h('td', {}, formatTime(t.lastSeen)),
               h('td', {}, threatActions(t)),
             ),

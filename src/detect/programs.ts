@@ -1,0 +1,164 @@
+/**
+ * The programs behind alerts and threats: which local programs (the processes that owned the flows' sockets, live
+ * capture on Linux; docs/process.md) talked on an alert's flows and to a threat's address. The detection engine feeds
+ * every flow batch to a {@link ProgramIndex} (bounded: least recently seen pairs and addresses forgotten first, a few
+ * programs each) and gives each finding the programs of its address pair; the aggregator merges them into the alert
+ * and threat rows (deduplicated by executable, bounded by {@link mergePrograms}). Mirrors server-names.ts.
+ */
+import type { ProgramRef } from '../domain/alert.js';
+import type { FlowRecord } from '../native/flow-record.js';
+import type { Finding } from './finding.js';
+
+/** Programs an alert keeps. */
+export const MAX_ALERT_PROGRAMS = 5;
+/** Programs a threat keeps. */
+export const MAX_THREAT_PROGRAMS = 10;
+/** Pairs and addresses the index remembers (each). */
+export const MAX_INDEXED = 4096;
+/** Longest text kept: names and users (the capture core's names are at most 15 bytes) and paths (PATH_MAX). */
+const MAX_TEXT = 255;
+const MAX_PATH = 4096;
+
+/** A program's identity: its executable, else its process name (two processes of one program are one entry). */
+const programKey = (p: ProgramRef): string => p.exe ?? `comm:${p.name ?? ''}`;
+
+/** A flow's program as kept, or null when the flow has no process. */
+export function programOfFlow(f: Pick<FlowRecord, 'process'>): ProgramRef | null {
+  const p = f.process;
+  if (!p) return null;
+  return {
+    name: p.name ? p.name.slice(0, MAX_TEXT) : null,
+    exe: p.exe ? p.exe.slice(0, MAX_PATH) : null,
+    pid: p.pid,
+    user: p.user ? p.user.slice(0, MAX_TEXT) : null,
+  };
+}
+
+/** `a` followed by the programs of `b` it lacks (by executable), at most `max` (the first ones are kept). */
+export function mergePrograms(a: readonly ProgramRef[], b: readonly ProgramRef[] | undefined, max: number): ProgramRef[] {
+  const out = a.length > max ? a.slice(0, max) : [...a];
+  if (b === undefined) return out;
+  const keys = new Set(out.map(programKey));
+  for (const p of b) {
+    if (out.length >= max) break;
+    const k = programKey(p);
+    if (keys.has(k)) continue;
+    keys.add(k);
+    out.push(p);
+  }
+  return out;
+}
+
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** A stored `programs` column back to programs; anything but a JSON array of program objects gives []. */
+export function parsePrograms(text: string | null | undefined): ProgramRef[] {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!Array.isArray(v)) return [];
+    const out: ProgramRef[] = [];
+    for (const p of v as unknown[]) {
+      if (typeof p !== 'object' || p === null) continue;
+      const o = p as Record<string, unknown>;
+      if (typeof o.pid !== 'number') continue;
+      out.push({ name: textOrNull(o.name), exe: textOrNull(o.exe), pid: o.pid, user: textOrNull(o.user) });
+    }
+    return out;
+  } catch {
+    return [];
+  }
+}
+
+/** The column text of `programs` merged into the stored `column` (unchanged text when nothing is new). */
+export function programsColumn(column: string, programs: readonly ProgramRef[] | undefined, max: number): string {
+  if (programs === undefined || programs.length === 0) return column;
+  const prev = parsePrograms(column);
+  const next = mergePrograms(prev, programs, max);
+  return next.length === prev.length ? column : JSON.stringify(next);
+}
+
+/** A bounded map from a key to its newest few programs, the least recently touched key forgotten first. */
+class RecentPrograms {
+  private readonly map = new Map<string, ProgramRef[]>();
+
+  constructor(
+    private readonly maxKeys: number,
+    private readonly maxPrograms: number,
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  add(key: string, program: ProgramRef): void {
+    let list = this.map.get(key);
+    if (list === undefined) list = [];
+    else this.map.delete(key); // re-inserted below: most recent last
+    const k = programKey(program);
+    const at = list.findIndex((p) => programKey(p) === k);
+    if (at >= 0) list.splice(at, 1);
+    list.push(program);
+    if (list.length > this.maxPrograms) list.shift();
+    this.map.set(key, list);
+    if (this.map.size > this.maxKeys) this.map.delete(this.map.keys().next().value as string);
+  }
+
+  get(key: string): readonly ProgramRef[] {
+    return this.map.get(key) ?? [];
+  }
+}
+
+const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
+
+/**
+ * Programs seen per address pair (either direction) and per address (either end: the process is on this host's end,
+ * the address may be either), from the flows' `process`. Memory is bounded: at most {@link MAX_INDEXED} pairs and as
+ * many addresses, each with its {@link MAX_ALERT_PROGRAMS} newest programs.
+ */
+export class ProgramIndex {
+  private readonly pairs: RecentPrograms;
+  private readonly addresses: RecentPrograms;
+
+  constructor(maxIndexed = MAX_INDEXED) {
+    this.pairs = new RecentPrograms(maxIndexed, MAX_ALERT_PROGRAMS);
+    this.addresses = new RecentPrograms(maxIndexed, MAX_ALERT_PROGRAMS);
+  }
+
+  get size(): { pairs: number; addresses: number } {
+    return { pairs: this.pairs.size, addresses: this.addresses.size };
+  }
+
+  /** Learns the programs of a batch's flows. */
+  observe(flows: readonly FlowRecord[]): void {
+    for (const f of flows) {
+      if (!f.process) continue;
+      const p = programOfFlow(f) as ProgramRef;
+      this.pairs.add(pairKey(f.srcIp, f.dstIp), p);
+      this.addresses.add(f.srcIp, p);
+      this.addresses.add(f.dstIp, p);
+    }
+  }
+
+  /** Programs seen on flows between `a` and `b` (either direction), oldest first. */
+  programsOfPair(a: string, b: string): readonly ProgramRef[] {
+    return this.pairs.get(pairKey(a, b));
+  }
+
+  /** Programs seen talking with `ip`, oldest first. */
+  programsOf(ip: string): readonly ProgramRef[] {
+    return this.addresses.get(ip);
+  }
+
+  /**
+   * Sets a finding's programs: `programs` from the flows between its source and destination (none for a finding
+   * without one destination, such as a horizontal scan: every program of the host would be named), `threatPrograms`
+   * from its threat address.
+   */
+  annotate(f: Finding): void {
+    const programs = f.dstIp === null ? [] : this.programsOfPair(f.srcIp, f.dstIp);
+    if (programs.length > 0) f.programs = mergePrograms(f.programs ?? [], programs, MAX_ALERT_PROGRAMS);
+    const threat = this.programsOf(f.threatIp);
+    if (threat.length > 0) f.threatPrograms = mergePrograms(f.threatPrograms ?? [], threat, MAX_THREAT_PROGRAMS);
+  }
+}
