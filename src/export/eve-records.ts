@@ -265,6 +265,7 @@ export function alertToEve(alert: AlertView, link: AlertFlowLink | null): EveRec
         last_seen: alert.lastSeen,
         description: alert.description,
         server_names: alert.serverNames,
+        programs: alert.programs,
         details: alert.details,
       },
     },
