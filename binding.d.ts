@@ -376,6 +376,43 @@ export declare namespace Binding {
     code: number;
   }
 
+  /** Test-only: ParseHttpResponseHead's result (native/app/http.h). */
+  interface ParsedHttpResponseHead {
+    /** HttpStatusName: `http_ok`, `http_need_more`, `http_not_http`, `http_bad_request_line`, `http_bad_header`. */
+    status: string;
+    /** Status code; 0 until the status line is read. */
+    code: number;
+    /** Content-Type as sent (at most 128 bytes), '' when absent. */
+    contentType: string;
+    contentTypeTruncated: boolean;
+    /** Transfer-Encoding ends in `chunked`. */
+    chunked: boolean;
+    /** Bytes of the head, blank line included (0 unless `http_ok`). */
+    headLen: number;
+  }
+
+  /** Test-only: ClassifyBodyMagic's label (native/app/http.h `HttpBodyMagicName`; '' = not known yet). */
+  interface HttpBodyMagicResult {
+    magic: string;
+    /** SkipChunkSize's status when `chunked` was asked for. */
+    chunk?: string;
+  }
+
+  /** Test-only: a TlsRecordWalker fed one direction of a TCP stream (native/app/tls.h). */
+  interface TlsRecordsResult {
+    /** `tls_need_more` while walking, `tls_ok` once the record budget is spent, `tls_bad_record` at a non-TLS header. */
+    status: string;
+    done: boolean;
+    records: number;
+    appData: boolean;
+    heartbeats: number;
+    /** Largest heartbeat record, bytes (header excluded). */
+    maxLen: number;
+    early: boolean;
+    overlong: boolean;
+    short: boolean;
+  }
+
   /** Test-only: ParseSshBanner's result (native/app/ssh.h). */
   interface ParsedSsh {
     /** SshStatusName: `ssh_ok`, `ssh_need_more`, `ssh_not_ssh`, `ssh_bad_banner`. */
@@ -467,6 +504,12 @@ export declare namespace Binding {
     _parseHttpRequest(bytes: Uint8Array): ParsedHttpRequest;
     /** Test-only: HTTP/1.x status line parser on one payload. */
     _parseHttpResponse(bytes: Uint8Array): ParsedHttpResponse;
+    /** Test-only: HTTP/1.x response head parser on one payload (status, Content-Type, Transfer-Encoding). */
+    _parseHttpResponseHead(bytes: Uint8Array): ParsedHttpResponseHead;
+    /** Test-only: the magic-bytes label of a body's first bytes (`chunked`: a chunk-size line first). */
+    _httpBodyMagic(bytes: Uint8Array, complete: boolean, chunked?: boolean): HttpBodyMagicResult;
+    /** Test-only: the TLS record walker over one direction's segments (`peerAppData`: the other side sent data). */
+    _tlsRecords(segments: Uint8Array[], peerAppData?: boolean): TlsRecordsResult;
     /** Test-only: SSH identification line parser on one side's first bytes. */
     _parseSsh(bytes: Uint8Array): ParsedSsh;
     /** Test-only: ARP parser on the bytes after the ethertype 0x0806. */

@@ -172,6 +172,8 @@ void AppState::Clear() {
     tls_asm[d].reset();
     quic[d].reset();
     head[d].reset();
+    tls_records[d].Reset();
+    tls_hello_done[d] = false;
     next_seq[d] = 0;
     seq_known[d] = false;
     dir_done[d] = false;
@@ -361,7 +363,9 @@ void AppLayer::Inspect(FlowEntry& e, const PacketView& v, Direction dir, int64_t
   const AppProto app = static_cast<AppProto>(e.app_proto);
   const bool dns = app == AppProto::kDns || app == AppProto::kMdns || app == AppProto::kLlmnr;
   const bool counting = (app == AppProto::kHttp || app == AppProto::kSsdp) && s.http_request_dir == dir;
-  if (!e.app_done && ++s.payload_packets[dir] > kParsePackets && !dns && !counting) s.dir_done[dir] = true;
+  // TLS keeps reading record headers after the hello (TlsRecordWalker: one header per record, its own budget).
+  const bool walking = app == AppProto::kTls && !s.tls_records[dir].done();
+  if (!e.app_done && ++s.payload_packets[dir] > kParsePackets && !dns && !counting && !walking) s.dir_done[dir] = true;
   if (!e.app_done && s.dir_done[kFwd] && s.dir_done[kBwd]) Done(e);
 }
 
@@ -458,19 +462,30 @@ void AppLayer::TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bo
 
 void AppLayer::OnTls(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
   if (!InOrder(s, v, dir)) return;
-  auto& as = s.tls_asm[dir];
-  if (!as) as = std::make_unique<TlsHandshakeAssembler>();
-  const TlsStatus st = as->Feed(v.payload, v.payload_captured);
-  if (st == TlsStatus::kNeedMore) return;
-  s.dir_done[dir] = true;
-  if (st != TlsStatus::kOk) {
-    CountError(stats_, Slots().tls, st);
-  } else if (as->message_len() > 0 && as->message()[0] == 1) {
-    TakeClientHello(s, as->message(), as->message_len(), false);
-  } else if (as->message_len() > 0 && as->message()[0] == 2) {
-    TakeServerHello(s, as->message(), as->message_len(), false);
+  // The record layer, from the stream's first byte: heartbeats (and the application data that makes them late).
+  TlsRecordWalker& walker = s.tls_records[dir];
+  if (!walker.done()) {
+    const bool hello_was_done = s.tls_hello_done[dir];
+    const TlsStatus ws = walker.Feed(v.payload, v.payload_captured, s.tls_records[dir ^ 1].app_data());
+    // A bad header inside the hello is the assembler's to count.
+    if (ws == TlsStatus::kBadRecord && hello_was_done) CountError(stats_, Slots().tls, ws);
   }
-  as.reset();
+  if (!s.tls_hello_done[dir]) {
+    auto& as = s.tls_asm[dir];
+    if (!as) as = std::make_unique<TlsHandshakeAssembler>();
+    const TlsStatus st = as->Feed(v.payload, v.payload_captured);
+    if (st == TlsStatus::kNeedMore && s.payload_packets[dir] + 1 < kParsePackets) return;
+    s.tls_hello_done[dir] = true;
+    if (st != TlsStatus::kOk && st != TlsStatus::kNeedMore) {
+      CountError(stats_, Slots().tls, st);
+    } else if (as->message_len() > 0 && as->message()[0] == 1) {
+      TakeClientHello(s, as->message(), as->message_len(), false);
+    } else if (as->message_len() > 0 && as->message()[0] == 2) {
+      TakeServerHello(s, as->message(), as->message_len(), false);
+    }
+    as.reset();
+  }
+  if (walker.done()) s.dir_done[dir] = true;
 }
 
 void AppLayer::OnQuic(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
@@ -549,29 +564,78 @@ void AppLayer::OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction 
     head.reset();
     return;  // the request direction stays open to count requests
   }
-  if (h.status < 0 && InOrder(s, v, dir)) {
-    uint16_t status = 0;
-    const HttpStatus st = ParseHttpResponseStatus(v.payload, v.payload_captured, &status);
-    if (st == HttpStatus::kOk) {
-      h.status = status;
-      // A tunnel opened with CONNECT carries its own protocol (TLS, mostly): recognise the flow afresh, keeping
-      // what HTTP said.
-      if (h.method == "CONNECT" && status >= 200 && status < 300) {
-        e.app_by = static_cast<uint8_t>(AppBy::kNone);
-        e.app_tries = 0;
-        s.tunnel = true;
-        for (int d = 0; d < 2; ++d) {
-          s.seq_known[d] = false;
-          s.dir_done[d] = false;
-          s.payload_packets[d] = 0;
-        }
-        return;
-      }
-    } else if (st != HttpStatus::kNeedMore && st != HttpStatus::kNotHttp) {
-      CountError(stats_, Slots().http, st);
-    }
+  if (h.status < 0 || s.head[dir]) {
+    if (!InOrder(s, v, dir)) return;
+    if (OnHttpResponse(e, s, h, v, dir)) return;
   }
   s.dir_done[dir] = true;
+}
+
+// The first response of the flow: status, Content-Type, then the first kHttpMagicBytes of its body (magic bytes). The
+// head is parsed in the segment when it is whole there; otherwise it is collected in s.head[dir] (4 KiB, freed when
+// done). True while more segments are wanted.
+bool AppLayer::OnHttpResponse(FlowEntry& e, AppState& s, HttpInfo& h, const PacketView& v, Direction dir) {
+  auto& head = s.head[dir];
+  const uint8_t* data = v.payload;
+  uint32_t len = v.payload_captured;
+  if (head) {
+    const uint32_t room = StreamHead::kBytes - head->len;
+    const uint32_t take = len < room ? len : room;
+    std::memcpy(head->data + head->len, data, take);
+    head->len += take;
+    data = head->data;
+    len = head->len;
+  }
+  const bool can_wait = s.payload_packets[dir] + 1 < kParsePackets && len < StreamHead::kBytes;
+  auto wait = [&]() {
+    if (!head) {
+      head = std::make_unique<StreamHead>();
+      std::memcpy(head->data, data, len);  // len <= one segment < kBytes (can_wait)
+      head->len = len;
+    }
+    return true;
+  };
+  HttpResponse resp;
+  const HttpStatus st = ParseHttpResponseHead(data, len, &resp);
+  if (resp.status != 0 && h.status < 0) {
+    h.status = resp.status;
+    // A tunnel opened with CONNECT carries its own protocol (TLS, mostly): recognise the flow afresh, keeping what
+    // HTTP said.
+    if (h.method == "CONNECT" && resp.status >= 200 && resp.status < 300) {
+      e.app_by = static_cast<uint8_t>(AppBy::kNone);
+      e.app_tries = 0;
+      s.tunnel = true;
+      head.reset();
+      for (int d = 0; d < 2; ++d) {
+        s.seq_known[d] = false;
+        s.dir_done[d] = false;
+        s.payload_packets[d] = 0;
+      }
+      return true;
+    }
+  }
+  if (!resp.content_type.empty()) h.content_type = Text(resp.content_type.view());
+  if (st == HttpStatus::kNeedMore && can_wait) return wait();
+  if (st != HttpStatus::kOk) {
+    if (st != HttpStatus::kNeedMore && st != HttpStatus::kNotHttp) CountError(stats_, Slots().http, st);
+    head.reset();
+    return false;
+  }
+  const uint8_t* body = data + resp.head_len;
+  uint32_t body_len = len - resp.head_len;
+  if (resp.chunked) {
+    uint32_t skip = 0;
+    const HttpStatus cs = SkipChunkSize(body, body_len, &skip);
+    if (cs == HttpStatus::kNeedMore && can_wait) return wait();
+    body += skip;
+    body_len = cs == HttpStatus::kOk ? body_len - skip : 0;
+  }
+  HttpBodyMagic magic = ClassifyBodyMagic(body, body_len, false);
+  if (magic == HttpBodyMagic::kNone && body_len < kHttpMagicBytes && can_wait) return wait();
+  if (magic == HttpBodyMagic::kNone) magic = ClassifyBodyMagic(body, body_len, true);
+  h.body_magic = magic;
+  head.reset();
+  return false;
 }
 
 void AppLayer::TakeHttpRequest(HttpInfo& h, HttpStatus st, const HttpRequest& req) {

@@ -80,8 +80,10 @@ struct TlsInfo {
 };
 struct HttpInfo {
   std::string method, host, uri, user_agent;
+  std::string content_type;  // the first response's Content-Type, as sent (at most 128 bytes)
   int32_t status = -1;
   uint32_t requests = 0;
+  HttpBodyMagic body_magic = HttpBodyMagic::kNone;  // what the first response's body starts with
 };
 struct SshInfo {
   std::string client, server;
@@ -111,6 +113,9 @@ struct AppState {
   std::unique_ptr<TlsHandshakeAssembler> tls_asm[2];
   std::unique_ptr<QuicInitialReader> quic[2];
   std::unique_ptr<StreamHead> head[2];
+  // TLS: the record layer after the hello, per direction (heartbeats); whether the hello assembler is finished.
+  TlsRecordWalker tls_records[2];
+  bool tls_hello_done[2] = {false, false};
   uint32_t next_seq[2] = {0, 0};
   bool seq_known[2] = {false, false};
   bool dir_done[2] = {false, false};
@@ -196,6 +201,7 @@ class AppLayer : public FlowObserver {
   void OnQuic(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
   void OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
   void OnSsh(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
+  bool OnHttpResponse(FlowEntry& e, AppState& s, HttpInfo& h, const PacketView& v, Direction dir);
   void TakeHttpRequest(HttpInfo& h, HttpStatus st, const HttpRequest& req);
   void OnDhcp(FlowEntry& e, AppState& s, const PacketView& v);
   void TakeClientHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);

@@ -1,4 +1,5 @@
-// HTTP/1.x request and response heads (RFC 9112): the request line, Host and User-Agent, and the status code.
+// HTTP/1.x request and response heads (RFC 9112): the request line, Host and User-Agent, the status code, the
+// response's Content-Type, and the magic bytes its body starts with.
 #include "app/http.h"
 
 #include <cstring>
@@ -205,6 +206,133 @@ HttpStatus ParseHttpResponseStatus(const uint8_t* data, uint32_t len, uint16_t* 
   }
   *status =
       static_cast<uint16_t>((data[kCodeAt] - '0') * 100 + (data[kCodeAt + 1] - '0') * 10 + (data[kCodeAt + 2] - '0'));
+  return HttpStatus::kOk;
+}
+
+HttpStatus ParseHttpResponseHead(const uint8_t* data, uint32_t len, HttpResponse* out) {
+  out->status = 0;
+  out->content_type.Clear();
+  out->chunked = false;
+  out->head_len = 0;
+  const HttpStatus line = ParseHttpResponseStatus(data, len, &out->status);
+  if (line != HttpStatus::kOk) return line;
+  // Header fields until the empty line (RFC 9112 §5), as for a request; a line cut by the end is left unread.
+  bool have_type = false;
+  uint32_t pos = FindLf(data, len, 0);
+  if (pos == len) return HttpStatus::kNeedMore;
+  ++pos;
+  while (pos < len) {
+    const uint32_t end = FindLf(data, len, pos);
+    if (end == len) return HttpStatus::kNeedMore;
+    if (end == pos || (end == pos + 1 && data[pos] == '\r')) {
+      out->head_len = end + 1;
+      return HttpStatus::kOk;
+    }
+    uint32_t stop = end;
+    if (data[stop - 1] == '\r') --stop;
+    if (!IsOws(data[pos])) {
+      uint32_t colon = pos;
+      while (colon < stop && data[colon] != ':') {
+        if (!IsTokenChar(data[colon])) return HttpStatus::kBadHeader;
+        ++colon;
+      }
+      if (colon == stop || colon == pos) return HttpStatus::kBadHeader;
+      uint32_t v = colon + 1;
+      uint32_t v_end = stop;
+      while (v < v_end && IsOws(data[v])) ++v;
+      while (v_end > v && IsOws(data[v_end - 1])) --v_end;
+      const uint32_t name_len = colon - pos;
+      if (!have_type && EqualsIgnoreCase(data + pos, name_len, "content-type")) {
+        out->content_type.Assign(reinterpret_cast<const char*>(data + v), v_end - v);
+        have_type = true;
+      } else if (EqualsIgnoreCase(data + pos, name_len, "transfer-encoding")) {
+        // The last coding is the one applied last (RFC 9112 §6.1): chunked, when present, is always last.
+        out->chunked = v_end - v >= 7 && EqualsIgnoreCase(data + v_end - 7, 7, "chunked");
+      }
+    }
+    pos = end + 1;
+  }
+  return HttpStatus::kNeedMore;
+}
+
+const char* HttpBodyMagicName(HttpBodyMagic m) {
+  static const char* const kNames[] = {"",   "other", "pe",  "elf", "macho", "zip",  "gzip", "rar",
+                                       "7z", "cab",   "ole", "pdf", "png",   "jpeg", "gif",  "script"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(HttpBodyMagic::kCount), "one per type");
+  const size_t i = static_cast<size_t>(m);
+  return i < static_cast<size_t>(HttpBodyMagic::kCount) ? kNames[i] : "";
+}
+
+namespace {
+
+struct MagicSignature {
+  const char* bytes;
+  uint8_t len;
+  HttpBodyMagic type;
+};
+// Signatures at offset 0 (file(1)'s magic database and Suricata's filemagic use the same prefixes). PE is apart: it
+// needs its header offset checked.
+constexpr MagicSignature kSignatures[] = {
+    {"\x7f"
+     "ELF",
+     4, HttpBodyMagic::kElf},
+    {"\xfe\xed\xfa\xce", 4, HttpBodyMagic::kMachO},
+    {"\xfe\xed\xfa\xcf", 4, HttpBodyMagic::kMachO},
+    {"\xce\xfa\xed\xfe", 4, HttpBodyMagic::kMachO},
+    {"\xcf\xfa\xed\xfe", 4, HttpBodyMagic::kMachO},
+    {"PK\x03\x04", 4, HttpBodyMagic::kZip},
+    {"\x1f\x8b\x08", 3, HttpBodyMagic::kGzip},
+    {"Rar!\x1a\x07", 6, HttpBodyMagic::kRar},
+    {"7z\xbc\xaf\x27\x1c", 6, HttpBodyMagic::kSevenZip},
+    {"MSCF", 4, HttpBodyMagic::kCab},
+    {"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 8, HttpBodyMagic::kOle},
+    {"%PDF-", 5, HttpBodyMagic::kPdf},
+    {"\x89PNG\r\n\x1a\n", 8, HttpBodyMagic::kPng},
+    {"\xff\xd8\xff", 3, HttpBodyMagic::kJpeg},
+    {"GIF87a", 6, HttpBodyMagic::kGif},
+    {"GIF89a", 6, HttpBodyMagic::kGif},
+    {"#!", 2, HttpBodyMagic::kScript},
+};
+
+// The PE offset field (e_lfanew, little-endian at 60) points at "PE\0\0" (Microsoft PE format, "MS-DOS Stub"; the
+// ET POLICY rule checks the same). Beyond the bytes at hand, an offset within the usual stub size is accepted.
+constexpr uint32_t kPeOffsetAt = 60;
+constexpr uint32_t kPeOffsetMaxUnchecked = 1024;
+
+}  // namespace
+
+HttpBodyMagic ClassifyBodyMagic(const uint8_t* body, uint32_t len, bool complete) {
+  if (body == nullptr || len == 0) return HttpBodyMagic::kNone;
+  if (body[0] == 'M' && (len < 2 || body[1] == 'Z')) {
+    if (len < kHttpMagicBytes) return complete ? HttpBodyMagic::kOther : HttpBodyMagic::kNone;
+    const uint32_t at = static_cast<uint32_t>(body[kPeOffsetAt]) | (static_cast<uint32_t>(body[kPeOffsetAt + 1]) << 8) |
+                        (static_cast<uint32_t>(body[kPeOffsetAt + 2]) << 16) |
+                        (static_cast<uint32_t>(body[kPeOffsetAt + 3]) << 24);
+    if (at < kHttpMagicBytes) return HttpBodyMagic::kOther;
+    if (at <= len - 4) return std::memcmp(body + at, "PE\0\0", 4) == 0 ? HttpBodyMagic::kPe : HttpBodyMagic::kOther;
+    return at <= kPeOffsetMaxUnchecked ? HttpBodyMagic::kPe : HttpBodyMagic::kOther;
+  }
+  bool could_grow = false;
+  for (const MagicSignature& m : kSignatures) {
+    const uint32_t n = len < m.len ? len : m.len;
+    if (std::memcmp(body, m.bytes, n) != 0) continue;
+    if (n == m.len) return m.type;
+    could_grow = true;  // a prefix of the signature so far
+  }
+  return could_grow && !complete ? HttpBodyMagic::kNone : HttpBodyMagic::kOther;
+}
+
+HttpStatus SkipChunkSize(const uint8_t* data, uint32_t len, uint32_t* skip) {
+  *skip = 0;
+  uint32_t i = 0;
+  auto hex = [](uint8_t c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); };
+  while (i < len && i < 16 && hex(data[i])) ++i;
+  if (i == len) return HttpStatus::kNeedMore;
+  if (i == 0 || i == 16) return HttpStatus::kBadHeader;
+  // chunk-ext (RFC 9112 §7.1.1) up to the line end, bounded.
+  const uint32_t end = FindLf(data, len < i + 256 ? len : i + 256, i);
+  if (end == (len < i + 256 ? len : i + 256)) return len < i + 256 ? HttpStatus::kNeedMore : HttpStatus::kBadHeader;
+  *skip = end + 1;
   return HttpStatus::kOk;
 }
 

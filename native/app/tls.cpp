@@ -19,7 +19,13 @@
 namespace vigil {
 namespace {
 
+constexpr uint8_t kContentChangeCipherSpec = 20;
+constexpr uint8_t kContentAlert = 21;
 constexpr uint8_t kContentHandshake = 22;
+constexpr uint8_t kContentApplicationData = 23;
+constexpr uint8_t kContentHeartbeat = 24;
+constexpr uint8_t kHeartbeatRequest = 1;
+constexpr uint32_t kHeartbeatMinLen = 1 + 2 + 16;  // type, payload_length, minimum padding (RFC 6520 §4)
 constexpr uint8_t kHandshakeClientHello = 1;
 constexpr uint8_t kHandshakeServerHello = 2;
 constexpr uint32_t kMaxRecordBytes = 16384 + 2048;  // TLSCiphertext limit (RFC 8446 §5.2); plaintext is 2^14
@@ -572,6 +578,88 @@ void TlsHandshakeAssembler::Reset() {
   header_have_ = 0;
   done_ = false;
   error_ = TlsStatus::kOk;
+}
+
+// The record walker. Learned from Zeek's heartbleed policy (scripts/policy/protocols/ssl/heartbleed.zeek: plaintext
+// payload_length against record length, heartbeats before application data, odd lengths) and the ET OPEN heartbeat
+// rules ("Malformed HeartBeat Request", "Possible OpenSSL HeartBleed Large HeartBeat Response"); no code copied.
+TlsStatus TlsRecordWalker::Feed(const uint8_t* data, uint32_t len, bool peer_app_data) {
+  if (done_) return status_;
+  uint32_t pos = 0;
+  while (pos < len) {
+    if (record_left_ > 0) {
+      const uint32_t take = std::min(record_left_, len - pos);
+      if (in_plain_heartbeat_ && hb_have_ < 3) {
+        const uint32_t want = std::min<uint32_t>(take, 3u - hb_have_);
+        std::memcpy(hb_ + hb_have_, data + pos, want);
+        hb_have_ = static_cast<uint8_t>(hb_have_ + want);
+        if (hb_have_ == 3) HeartbeatHeader();
+      }
+      pos += take;
+      record_left_ -= take;
+      if (record_left_ == 0 && in_plain_heartbeat_ && hb_have_ < 3) heartbeats_.overlong = true;  // no room for it
+      if (record_left_ == 0) in_plain_heartbeat_ = false;
+      continue;
+    }
+    const uint32_t take = std::min<uint32_t>(5u - header_have_, len - pos);
+    std::memcpy(header_ + header_have_, data + pos, take);
+    header_have_ = static_cast<uint8_t>(header_have_ + take);
+    pos += take;
+    if (header_have_ < 5) break;
+    header_have_ = 0;
+    const uint8_t type = header_[0];
+    const uint32_t record_len = be16(header_ + 3);
+    if (type < kContentChangeCipherSpec || type > kContentHeartbeat || header_[1] != 3 ||
+        record_len > kMaxRecordBytes) {
+      done_ = true;
+      status_ = TlsStatus::kBadRecord;
+      return status_;
+    }
+    record_len_ = static_cast<uint16_t>(record_len);
+    record_left_ = record_len;
+    StartRecord(peer_app_data);
+    if (++records_ >= kMaxRecords) {
+      done_ = true;
+      status_ = TlsStatus::kOk;
+      return status_;
+    }
+  }
+  return TlsStatus::kNeedMore;
+}
+
+void TlsRecordWalker::StartRecord(bool peer_app_data) {
+  switch (header_[0]) {
+    case kContentChangeCipherSpec:
+      cipher_changed_ = true;
+      break;
+    case kContentApplicationData:
+      if (record_len_ > 0) app_data_ = true;
+      break;
+    case kContentHeartbeat:
+      heartbeats_.records++;
+      heartbeats_.max_len = std::max<uint32_t>(heartbeats_.max_len, record_len_);
+      if (!app_data_ && !peer_app_data) heartbeats_.early = true;
+      if (record_len_ < kHeartbeatMinLen) heartbeats_.short_record = true;
+      if (!cipher_changed_) {
+        in_plain_heartbeat_ = true;
+        hb_have_ = 0;
+        if (record_len_ == 0) {
+          heartbeats_.overlong = true;
+          in_plain_heartbeat_ = false;
+        }
+      }
+      break;
+    case kContentAlert:
+    case kContentHandshake:
+    default:
+      break;
+  }
+}
+
+void TlsRecordWalker::HeartbeatHeader() {
+  const uint32_t payload_len = be16(hb_ + 1);
+  const uint32_t room = record_len_ < kHeartbeatMinLen ? record_len_ : record_len_ - kHeartbeatMinLen;
+  if (hb_[0] == kHeartbeatRequest && payload_len > room) heartbeats_.overlong = true;
 }
 
 }  // namespace vigil

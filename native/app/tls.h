@@ -87,4 +87,57 @@ class TlsHandshakeAssembler {
   TlsStatus error_ = TlsStatus::kOk;  // sticky: once Feed failed, it keeps returning this
 };
 
+// Heartbeat records (RFC 6520, content type 24) of one direction of a TLS connection, read from the record layer.
+// Lengths are record payload bytes (the 5-byte record header excluded).
+struct TlsHeartbeats {
+  uint32_t records = 0;  // heartbeat records seen
+  uint32_t max_len = 0;  // largest heartbeat record
+  // A heartbeat before any application data record of the connection (Zeek heartbleed.zeek: "Heartbeat before
+  // ciphertext. Probable attack or scan").
+  bool early = false;
+  // A plaintext (before ChangeCipherSpec) heartbeat request whose payload_length is more than its record carries
+  // after the 3-byte header and RFC 6520's 16 bytes of padding: the Heartbleed request itself (Zeek
+  // SSL_Heartbeat_Attack; ET "Malformed HeartBeat Request"). A plaintext record too short for its 3-byte header counts.
+  bool overlong = false;
+  // A heartbeat record shorter than 19 bytes (1 type + 2 length + 16 padding, RFC 6520 §4): no honest stack sends
+  // one (Zeek SSL_Heartbeat_Odd_Length).
+  bool short_record = false;
+};
+
+// Follows the record layer of one direction of a TCP stream after (and including) its handshake: reads only the
+// 5-byte record headers (and the first 3 bytes of a plaintext heartbeat) and steps over every record body, so its
+// work is one header per record, whatever the record sizes. Stops after kMaxRecords records, or at a header that is
+// not TLS (kBadRecord). No allocation; the caller feeds in-order bytes.
+class TlsRecordWalker {
+ public:
+  static constexpr uint32_t kMaxRecords = 4096;  // records read per direction (a bulk transfer: about 64 MiB)
+  // Feeds the next in-order stream bytes. `peer_app_data`: the other direction has sent application data (a
+  // heartbeat is then not "early"). Returns kNeedMore while walking, kOk once the record budget is spent,
+  // kBadRecord when a header is not TLS; after that, Feed changes nothing.
+  TlsStatus Feed(const uint8_t* data, uint32_t len, bool peer_app_data);
+  bool done() const { return done_; }
+  uint32_t records() const { return records_; }
+  bool app_data() const { return app_data_; }
+  const TlsHeartbeats& heartbeats() const { return heartbeats_; }
+  void Reset() { *this = TlsRecordWalker(); }
+
+ private:
+  void StartRecord(bool peer_app_data);
+  void HeartbeatHeader();
+
+  TlsHeartbeats heartbeats_;
+  uint32_t records_ = 0;
+  uint32_t record_left_ = 0;  // body bytes of the current record still to come
+  uint16_t record_len_ = 0;   // the current record's length
+  uint8_t header_[5] = {};
+  uint8_t header_have_ = 0;
+  uint8_t hb_[3] = {};   // first bytes of a plaintext heartbeat: type, payload_length (big-endian)
+  uint8_t hb_have_ = 0;  // how many of them are in; 3 = checked
+  bool in_plain_heartbeat_ = false;
+  bool cipher_changed_ = false;  // a ChangeCipherSpec record was sent: later records are encrypted
+  bool app_data_ = false;        // an application data record was sent
+  bool done_ = false;
+  TlsStatus status_ = TlsStatus::kNeedMore;
+};
+
 }  // namespace vigil

@@ -74,6 +74,43 @@ Napi::Value JsParseHttpResponse(const Napi::CallbackInfo& info) {
   return o;
 }
 
+Napi::Value JsParseHttpResponseHead(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Uint8Array bytes = BytesArg(info, 0, "_parseHttpResponseHead(bytes: Uint8Array)");
+  HttpResponse r;
+  const HttpStatus s = ParseHttpResponseHead(bytes.Data(), static_cast<uint32_t>(bytes.ElementLength()), &r);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("status", HttpStatusName(s));
+  o.Set("code", r.status);
+  o.Set("contentType", Text(env, r.content_type));
+  o.Set("contentTypeTruncated", r.content_type.truncated);
+  o.Set("chunked", r.chunked);
+  o.Set("headLen", r.head_len);
+  return o;
+}
+
+// _httpBodyMagic(bytes, complete): ClassifyBodyMagic's label; with `chunked`, the chunk-size line is skipped first
+// (SkipChunkSize's status is returned as `chunk`).
+Napi::Value JsHttpBodyMagic(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* usage = "_httpBodyMagic(bytes: Uint8Array, complete: boolean, chunked?: boolean)";
+  Napi::Uint8Array bytes = BytesArg(info, 0, usage);
+  if (info.Length() < 2 || !info[1].IsBoolean()) throw Napi::TypeError::New(env, usage);
+  const bool chunked = info.Length() > 2 && info[2].IsBoolean() && info[2].As<Napi::Boolean>().Value();
+  const uint8_t* body = bytes.Data();
+  uint32_t len = static_cast<uint32_t>(bytes.ElementLength());
+  Napi::Object o = Napi::Object::New(env);
+  if (chunked) {
+    uint32_t skip = 0;
+    const HttpStatus cs = SkipChunkSize(body, len, &skip);
+    o.Set("chunk", HttpStatusName(cs));
+    body += skip;
+    len -= skip;
+  }
+  o.Set("magic", HttpBodyMagicName(ClassifyBodyMagic(body, len, info[1].As<Napi::Boolean>().Value())));
+  return o;
+}
+
 Napi::Value JsParseSsh(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Uint8Array bytes = BytesArg(info, 0, "_parseSsh(bytes: Uint8Array)");
@@ -208,6 +245,8 @@ Napi::Value JsCommunityId(const Napi::CallbackInfo& info) {
 void InitAppMiscWrap(Napi::Env env, Napi::Object exports) {
   exports.Set("_parseHttpRequest", Napi::Function::New(env, JsParseHttpRequest, "_parseHttpRequest"));
   exports.Set("_parseHttpResponse", Napi::Function::New(env, JsParseHttpResponse, "_parseHttpResponse"));
+  exports.Set("_parseHttpResponseHead", Napi::Function::New(env, JsParseHttpResponseHead, "_parseHttpResponseHead"));
+  exports.Set("_httpBodyMagic", Napi::Function::New(env, JsHttpBodyMagic, "_httpBodyMagic"));
   exports.Set("_parseSsh", Napi::Function::New(env, JsParseSsh, "_parseSsh"));
   exports.Set("_parseArp", Napi::Function::New(env, JsParseArp, "_parseArp"));
   exports.Set("_arpTableTest", Napi::Function::New(env, JsArpTableTest, "_arpTableTest"));

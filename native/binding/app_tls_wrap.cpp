@@ -1,6 +1,7 @@
-// Test-only export `_parseTls(bytes, quic?)`: feeds one direction of a TCP stream (TLS records; one buffer, or an
+// Test-only exports `_parseTls(bytes, quic?)`: feeds one direction of a TCP stream (TLS records; one buffer, or an
 // array of segments fed in order) to a TlsHandshakeAssembler, parses the first handshake message as a ClientHello or
-// ServerHello by its type, and returns the fields and fingerprints as a plain object for tests in TypeScript.
+// ServerHello by its type, and returns the fields and fingerprints as a plain object for tests in TypeScript; and
+// `_tlsRecords(segments, peerAppData?)`: the same stream through a TlsRecordWalker (records, heartbeats).
 #include <napi.h>
 
 #include <cstdint>
@@ -113,11 +114,44 @@ Napi::Value JsParseTls(const Napi::CallbackInfo& info) {
   return o;
 }
 
+Napi::Value JsTlsRecords(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* usage = "_tlsRecords(segments: Uint8Array[], peerAppData?: boolean)";
+  if (info.Length() < 1 || !info[0].IsArray()) throw Napi::TypeError::New(env, usage);
+  bool peer_app_data = false;
+  if (info.Length() > 1 && !info[1].IsUndefined()) {
+    if (!info[1].IsBoolean()) throw Napi::TypeError::New(env, usage);
+    peer_app_data = info[1].As<Napi::Boolean>().Value();
+  }
+  Napi::Array a = info[0].As<Napi::Array>();
+  TlsRecordWalker walker;
+  TlsStatus status = TlsStatus::kNeedMore;
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    Napi::Value v = a.Get(i);
+    if (!IsBytes(v)) throw Napi::TypeError::New(env, usage);
+    Napi::Uint8Array seg = v.As<Napi::Uint8Array>();
+    status = walker.Feed(seg.Data(), static_cast<uint32_t>(seg.ElementLength()), peer_app_data);
+  }
+  const TlsHeartbeats& hb = walker.heartbeats();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("status", TlsStatusName(status));
+  o.Set("done", walker.done());
+  o.Set("records", walker.records());
+  o.Set("appData", walker.app_data());
+  o.Set("heartbeats", hb.records);
+  o.Set("maxLen", hb.max_len);
+  o.Set("early", hb.early);
+  o.Set("overlong", hb.overlong);
+  o.Set("short", hb.short_record);
+  return o;
+}
+
 }  // namespace
 
-// Registers `_parseTls` on the addon's exports. Called once from addon.cpp Init on the JS thread.
+// Registers `_parseTls` and `_tlsRecords` on the addon's exports. Called once from addon.cpp Init on the JS thread.
 void InitAppTlsWrap(Napi::Env env, Napi::Object exports) {
   exports.Set("_parseTls", Napi::Function::New(env, JsParseTls, "_parseTls"));
+  exports.Set("_tlsRecords", Napi::Function::New(env, JsTlsRecords, "_tlsRecords"));
 }
 
 }  // namespace vigil

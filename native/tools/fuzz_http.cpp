@@ -1,4 +1,5 @@
-// fuzz_http: libFuzzer target over the HTTP/1.x request and response parsers. The input is one payload (a request or
+// fuzz_http: libFuzzer target over the HTTP/1.x request and response parsers (status line, response head), the
+// chunk-size skip and the body magic classifier. The input is one payload (a request or
 // response head, possibly cut), ending exactly at the end of libFuzzer's allocation so that AddressSanitizer flags
 // any read past len. Besides memory safety, checks the parsers' invariants and aborts when one breaks.
 #include <string.h>  // memmem (GNU)
@@ -45,5 +46,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(rs < vigil::HttpStatus::kCount);
   if (rs == vigil::HttpStatus::kOk) Check(vigil::LooksLikeHttpResponse(data, len) && code <= 999);
   if (rs != vigil::HttpStatus::kOk) Check(code == 0);
+
+  vigil::HttpResponse head;
+  const vigil::HttpStatus hs = vigil::ParseHttpResponseHead(data, len, &head);
+  Check(hs < vigil::HttpStatus::kCount);
+  CheckText(head.content_type);
+  if (!head.content_type.empty()) Check(memmem(data, size, head.content_type.data, head.content_type.len) != nullptr);
+  if (hs == vigil::HttpStatus::kOk) Check(rs == vigil::HttpStatus::kOk && head.status == code && head.head_len <= len);
+  if (hs != vigil::HttpStatus::kOk) Check(head.head_len == 0);
+  uint32_t skip = 0;
+  const vigil::HttpStatus cs = vigil::SkipChunkSize(data, len, &skip);
+  Check(cs == vigil::HttpStatus::kOk ? skip > 0 && skip <= len : skip == 0);
+  for (const bool complete : {false, true}) {
+    const vigil::HttpBodyMagic m = vigil::ClassifyBodyMagic(data, len, complete);
+    Check(m < vigil::HttpBodyMagic::kCount && (len > 0 || m == vigil::HttpBodyMagic::kNone));
+    if (complete && len > 0) Check(m != vigil::HttpBodyMagic::kNone);
+    Check(vigil::HttpBodyMagicName(m) != nullptr);
+  }
   return 0;
 }

@@ -4,8 +4,9 @@
 //              headers and handshake headers straddle segment boundaries
 //   bytes 1-   TLS records of one direction of a TCP stream
 // The assembled message is then parsed as a ClientHello and as a ServerHello (whatever its type), and every
-// fingerprint is computed. The raw input (minus byte 0) is also parsed directly as a handshake message, ending
-// exactly at the end of libFuzzer's allocation so that AddressSanitizer flags any read past the length.
+// fingerprint is computed. The same segments go through a TlsRecordWalker (record headers, heartbeats), whose counts
+// must not depend on how the stream was split. The raw input (minus byte 0) is also parsed directly as a handshake
+// message, ending exactly at the end of libFuzzer's allocation so that AddressSanitizer flags any read past the length.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -68,5 +69,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   assembler.Reset();
   Check(assembler.message() == nullptr);
+
+  const bool peer = (data[0] & 0x10) != 0;
+  vigil::TlsRecordWalker split;
+  vigil::TlsRecordWalker whole;
+  for (uint32_t pos = 0; pos < len; pos += step) split.Feed(stream + pos, len - pos < step ? len - pos : step, peer);
+  const vigil::TlsStatus ws = whole.Feed(stream, len, peer);
+  Check(ws == vigil::TlsStatus::kNeedMore || ws == vigil::TlsStatus::kOk || ws == vigil::TlsStatus::kBadRecord);
+  Check(ws == vigil::TlsStatus::kNeedMore || whole.done());
+  Check(split.records() == whole.records() && split.done() == whole.done());
+  Check(whole.records() <= vigil::TlsRecordWalker::kMaxRecords);
+  const vigil::TlsHeartbeats& a = split.heartbeats();
+  const vigil::TlsHeartbeats& b = whole.heartbeats();
+  Check(a.records == b.records && a.max_len == b.max_len && a.early == b.early && a.short_record == b.short_record &&
+        a.overlong == b.overlong);
+  Check(b.records <= whole.records() && b.max_len <= 16384 + 2048);
+  Check(!b.short_record || b.records > 0);
   return 0;
 }

@@ -279,3 +279,118 @@ describe('ParseHttpResponseStatus (native/app/http.cpp)', () => {
     expect(response('HTTP/1.1 404\r\n')).to.deep.equal({ status: 'http_ok', looksLikeResponse: true, code: 404 });
   });
 });
+
+const head = (s: string | Buffer): Binding.ParsedHttpResponseHead => addon._parseHttpResponseHead(typeof s === 'string' ? latin1(s) : s);
+const magic = (b: Buffer, complete = false, chunked = false): Binding.HttpBodyMagicResult => addon._httpBodyMagic(b, complete, chunked);
+
+/**
+ * The response head of nDPI's tests/cfgs/default/pcap/exe_download_as_png.pcap frame 6 (185.98.87.185:80, a Windows
+ * executable served as image/png), as tshark 4.0 shows it: http.response.code 200, http.content_type "image/png",
+ * http.content_length 249906; the body starts with "MZ" and its e_lfanew (0xc0) points at "PE\0\0". The head is
+ * reproduced as text; the body is a hand-built PE stub with the same e_lfanew (no bytes of the file).
+ */
+const PNG_HEAD =
+  'HTTP/1.1 200 OK\r\n' +
+  'Server: nginx/1.10.3\r\n' +
+  'Date: Wed, 25 Sep 2019 18:08:24 GMT\r\n' +
+  'Content-Type: image/png\r\n' +
+  'Content-Length: 249906\r\n' +
+  'Last-Modified: Wed, 25 Sep 2019 12:26:25 GMT\r\n' +
+  'Connection: keep-alive\r\n' +
+  'ETag: "5d8b5cf1-3d032"\r\n' +
+  'Accept-Ranges: bytes\r\n' +
+  '\r\n';
+
+/** A minimal PE image start: "MZ", e_lfanew (little-endian at 60) = `peAt`, "PE\0\0" there (when `withSignature`). */
+function peStub(peAt = 0xc0, length = 0x200, withSignature = true): Buffer {
+  const b = Buffer.alloc(length);
+  b.write('MZ', 0, 'latin1');
+  b.writeUInt32LE(peAt, 60);
+  if (withSignature && peAt + 4 <= length) b.write('PE\0\0', peAt, 'latin1');
+  return b;
+}
+
+describe('ParseHttpResponseHead (native/app/http.cpp)', () => {
+  it('reads the status, Content-Type and where the body starts', () => {
+    expect(head(PNG_HEAD)).to.deep.equal({
+      status: 'http_ok',
+      code: 200,
+      contentType: 'image/png',
+      contentTypeTruncated: false,
+      chunked: false,
+      headLen: PNG_HEAD.length,
+    });
+    const chunked = 'HTTP/1.1 200 OK\nCONTENT-TYPE:  text/html; charset=utf-8 \nTransfer-Encoding: gzip, Chunked\n\n';
+    expect(head(chunked)).to.include({ status: 'http_ok', contentType: 'text/html; charset=utf-8', chunked: true, headLen: chunked.length });
+  });
+
+  it('parses every prefix: need_more before the blank line, the type once its line is whole', () => {
+    const bytes = latin1(PNG_HEAD);
+    const typeLineEnd = PNG_HEAD.indexOf('image/png\r\n') + 'image/png\r\n'.length;
+    for (let n = 0; n <= bytes.length; n++) {
+      const r = head(bytes.subarray(0, n));
+      expect(r.status, `${n}`).to.equal(n === bytes.length ? 'http_ok' : 'http_need_more');
+      expect(r.code, `${n}`).to.equal(n >= 12 ? 200 : 0);
+      expect(r.contentType, `${n}`).to.equal(n >= typeLineEnd ? 'image/png' : '');
+    }
+  });
+
+  it('caps Content-Type at 128 bytes, takes the first, and rejects bad lines', () => {
+    const long = `HTTP/1.0 200 OK\r\nContent-Type: ${'x'.repeat(200)}\r\nContent-Type: second\r\n\r\n`;
+    expect(head(long)).to.include({ status: 'http_ok', contentType: 'x'.repeat(128), contentTypeTruncated: true });
+    expect(head('HTTP/1.1 200 OK\r\nno colon\r\n\r\n')).to.include({ status: 'http_bad_header', code: 200 });
+    expect(head('HTTP/1.1 2x0 OK\r\n\r\n').status).to.equal('http_bad_request_line');
+    expect(head('RTSP/1.0 200 OK\r\n\r\n').status).to.equal('http_not_http');
+    expect(head('HTTP/1.1 200 OK\r\nX: a\r\n folded\r\n\r\n')).to.include({ status: 'http_ok' });
+  });
+});
+
+describe('ClassifyBodyMagic (native/app/http.cpp)', () => {
+  it('labels a PE by "MZ" and the "PE\\0\\0" its e_lfanew points at (ET POLICY PE EXE or DLL)', () => {
+    expect(magic(peStub()).magic).to.equal('pe');
+    expect(magic(peStub(0xc0, 0x200, false)).magic).to.equal('other'); // MZ, but no PE header where it points
+    expect(magic(peStub(0x20)).magic).to.equal('other'); // e_lfanew inside the DOS header
+    // The PE header beyond the bytes at hand: believed within 1024 bytes, not beyond.
+    expect(magic(peStub(0x300, 64)).magic).to.equal('pe');
+    expect(magic(peStub(0x5000, 64)).magic).to.equal('other');
+    // Fewer than 64 bytes: wait, unless the body is complete.
+    expect(magic(peStub().subarray(0, 63)).magic).to.equal('');
+    expect(magic(peStub().subarray(0, 63), true).magic).to.equal('other');
+  });
+
+  it('labels the other types by their signatures', () => {
+    const cases: Array<[string, string]> = [
+      ['7f454c4602010100', 'elf'],
+      ['cffaedfe07000001', 'macho'],
+      ['feedface00000000', 'macho'],
+      ['504b030414000600', 'zip'],
+      ['1f8b080000000000', 'gzip'],
+      ['526172211a070100', 'rar'],
+      ['377abcaf271c0004', '7z'],
+      ['4d53434600000000', 'cab'],
+      ['d0cf11e0a1b11ae1', 'ole'],
+      ['255044462d312e37', 'pdf'],
+      ['89504e470d0a1a0a', 'png'],
+      ['ffd8ffe000104a46', 'jpeg'],
+      ['4749463839610100', 'gif'],
+      ['23212f62696e2f73', 'script'],
+      ['3c21444f43545950', 'other'],
+    ];
+    for (const [hex, label] of cases) {
+      const b = Buffer.concat([Buffer.from(hex, 'hex'), Buffer.alloc(64)]);
+      expect(magic(b).magic, hex).to.equal(label);
+      // A prefix of a signature waits for more bytes, and is "other" when nothing more comes.
+      const two = b.subarray(0, 2);
+      expect(magic(two, true).magic, `${hex} cut`).to.equal(label === 'script' ? 'script' : 'other');
+    }
+    expect(magic(Buffer.alloc(0)).magic).to.equal('');
+    expect(magic(Buffer.from('504b', 'hex')).magic).to.equal('');
+  });
+
+  it('skips a chunk-size line first in a chunked body', () => {
+    const body = Buffer.concat([latin1('3d032;name=x\r\n'), peStub()]);
+    expect(magic(body, false, true)).to.deep.equal({ chunk: 'http_ok', magic: 'pe' });
+    expect(magic(latin1('3d0'), false, true).chunk).to.equal('http_need_more');
+    expect(magic(latin1('zz\r\nMZ'), false, true).chunk).to.equal('http_bad_header');
+  });
+});

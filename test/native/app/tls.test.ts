@@ -403,3 +403,124 @@ describe('native TLS: ClientHello / ServerHello, JA3, JA4, JA4S', () => {
     });
   });
 });
+
+/** A TLS record: content type, version 3.3, the 2-byte length, the body. */
+function record(type: number, body: Uint8Array, version = 0x0303): Buffer {
+  const h = Buffer.alloc(5);
+  h[0] = type;
+  h.writeUInt16BE(version, 1);
+  h.writeUInt16BE(body.length, 3);
+  return Buffer.concat([h, body]);
+}
+/** A plaintext heartbeat message (RFC 6520 §4): type, payload_length, then `carried` payload and `padding` bytes. */
+function heartbeat(type: 1 | 2, payloadLength: number, carried: number, padding: number): Buffer {
+  const b = Buffer.alloc(3 + carried + padding, 0x41);
+  b[0] = type;
+  b.writeUInt16BE(payloadLength, 1);
+  return b;
+}
+/** Splits bytes into segments of `size` (the last may be shorter). */
+function segments(bytes: Buffer, size: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+  return out;
+}
+
+describe('TlsRecordWalker (native/app/tls.cpp) through _tlsRecords', () => {
+  const hello = record(22, Buffer.alloc(262, 1)); // a handshake record of a ClientHello's size (body not parsed here)
+  const appData = record(23, Buffer.alloc(100, 7));
+
+  it('finds the Heartbleed request: a plaintext heartbeat that claims more than it carries, before any data', () => {
+    // The shape of Zeek's testing/btest/Traces/tls/heartbleed.pcap (client 173.203.79.216:46592): after its
+    // ClientHello the client sends record 18 03 03 3f f0 (16368 bytes) whose message is 01 3f ed (request,
+    // payload_length 16365): 3 + 16365 + 16 > 16368. Fed in that capture's segment sizes after the hello.
+    const attack = record(24, heartbeat(1, 16365, 16365, 0));
+    expect(attack.subarray(0, 8).toString('hex')).to.equal('1803033ff0013fed');
+    const cuts = [4344, 1448, 1448, 4344, 1448, 3341];
+    const segs: Buffer[] = [hello];
+    let at = 0;
+    for (const n of cuts) {
+      segs.push(attack.subarray(at, at + n));
+      at += n;
+    }
+    expect(at).to.equal(attack.length);
+    const r = addon._tlsRecords(segs);
+    expect(r).to.deep.equal({
+      status: 'tls_need_more',
+      done: false,
+      records: 2,
+      appData: false,
+      heartbeats: 1,
+      maxLen: 16368,
+      early: true,
+      overlong: true,
+      short: false,
+    });
+  });
+
+  it('reads record headers split anywhere: every segment size from 1 to 40 gives the same counts', () => {
+    const stream = Buffer.concat([hello, record(20, Buffer.from([1])), appData, record(24, Buffer.alloc(40, 9)), appData, record(21, Buffer.alloc(26))]);
+    for (let size = 1; size <= 40; size++) {
+      const r = addon._tlsRecords(segments(stream, size));
+      expect(r, `segments of ${size}`).to.include({ status: 'tls_need_more', records: 6, appData: true, heartbeats: 1, maxLen: 40 });
+      // After ChangeCipherSpec the heartbeat is encrypted: not read, not early (data came first), long enough.
+      expect(r, `segments of ${size}`).to.include({ early: false, overlong: false, short: false });
+    }
+  });
+
+  it('judges a plaintext request by payload_length against record length minus 19 (Zeek heartbleed.zeek)', () => {
+    const honest = addon._tlsRecords([hello, record(24, heartbeat(1, 16, 16, 16))]);
+    expect(honest).to.include({ heartbeats: 1, maxLen: 35, overlong: false, short: false, early: true });
+    const oneOver = addon._tlsRecords([hello, record(24, heartbeat(1, 17, 16, 16))]);
+    expect(oneOver).to.include({ overlong: true });
+    // The classic scanner probe (ET "Malformed HeartBeat Request"): 18 03 02 00 03 01 40 00, a 3-byte record
+    // claiming 16384 bytes; also shorter than the 19-byte minimum.
+    const probe = addon._tlsRecords([hello, Buffer.from('1803020003014000', 'hex')]);
+    expect(probe).to.include({ heartbeats: 1, maxLen: 3, overlong: true, short: true });
+    // A response (type 2) is not a request, whatever its length field says.
+    expect(addon._tlsRecords([hello, record(24, heartbeat(2, 400, 16, 16))])).to.include({ overlong: false });
+    // Records too short for the heartbeat header count as claiming more than they carry.
+    expect(addon._tlsRecords([hello, record(24, Buffer.from([1]))])).to.include({ overlong: true, short: true });
+    expect(addon._tlsRecords([hello, record(24, Buffer.alloc(0))])).to.include({ overlong: true, short: true });
+  });
+
+  it('calls a heartbeat early only while neither side has sent application data', () => {
+    const hb = record(24, Buffer.alloc(64, 3));
+    expect(addon._tlsRecords([hello, record(20, Buffer.from([1])), hb])).to.include({ early: true, overlong: false });
+    expect(addon._tlsRecords([hello, record(20, Buffer.from([1])), hb], true)).to.include({ early: false });
+    expect(addon._tlsRecords([hello, record(20, Buffer.from([1])), appData, hb])).to.include({ early: false });
+    // An empty application data record (TLS 1.0's CBC countermeasure) carries nothing.
+    expect(addon._tlsRecords([hello, record(20, Buffer.from([1])), record(23, Buffer.alloc(0)), hb])).to.include({ early: true });
+  });
+
+  it('counts many heartbeats and keeps the largest', () => {
+    const lens = [40, 19, 4000, 64];
+    const r = addon._tlsRecords([hello, record(20, Buffer.from([1])), appData, ...lens.map((n) => record(24, Buffer.alloc(n)))]);
+    expect(r).to.include({ heartbeats: 4, maxLen: 4000, short: false, early: false });
+    expect(addon._tlsRecords([hello, record(20, Buffer.from([1])), record(24, Buffer.alloc(18))])).to.include({ short: true });
+  });
+
+  it('stops at a header that is not TLS, and at its record budget', () => {
+    for (const bad of ['1903030010', '1802030010', '17030348ff', '0003030010']) {
+      const r = addon._tlsRecords([hello, Buffer.from(bad, 'hex'), record(24, Buffer.alloc(40))]);
+      expect(r, bad).to.include({ status: 'tls_bad_record', done: true, records: 1, heartbeats: 0 });
+    }
+    // A record of 18432 bytes (the TLSCiphertext limit) is allowed; one more is not.
+    expect(addon._tlsRecords([Buffer.from('1703034800', 'hex')])).to.include({ status: 'tls_need_more', records: 1 });
+    expect(addon._tlsRecords([Buffer.from('1703034801', 'hex')])).to.include({ status: 'tls_bad_record' });
+    const empty = record(23, Buffer.alloc(0));
+    const many = Buffer.concat(Array.from({ length: 4100 }, () => empty));
+    const r = addon._tlsRecords([many, record(24, Buffer.alloc(40))]);
+    expect(r).to.include({ status: 'tls_ok', done: true, records: 4096, heartbeats: 0 });
+  });
+
+  it('returns a status for every prefix of a stream with a heartbeat', () => {
+    const stream = Buffer.concat([hello, record(24, heartbeat(1, 16365, 100, 0)), appData]);
+    for (let n = 0; n <= stream.length; n++) {
+      const r = addon._tlsRecords([stream.subarray(0, n)]);
+      expect(r.status).to.equal('tls_need_more');
+      expect(r.heartbeats).to.equal(n >= hello.length + 5 ? 1 : 0);
+      if (n >= hello.length + 8) expect(r.overlong, `${n}`).to.equal(true);
+    }
+  });
+});
