@@ -28,6 +28,8 @@ import { IcmpTunnelDetector } from './detectors/icmp-tunnel.js';
 import { PortScanDetector } from './detectors/port-scan.js';
 import { ThreatIntelDetector } from './detectors/threat-intel.js';
 import { WebAttackDetector } from './detectors/web-attack.js';
+import { TlsHeartbeatDetector } from './detectors/tls-heartbeat.js';
+import { ExecutableDownloadDetector } from './detectors/executable-download.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
@@ -111,6 +113,8 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new BeaconDetector(config.beacon, config.maxTracked),
     new DnsTunnelDetector(config.dnsTunnel, config.maxTracked),
     new WebAttackDetector(config.maxTracked),
+    new TlsHeartbeatDetector(),
+    new ExecutableDownloadDetector(),
   ];
   if (!intel.empty) detectors.push(new ThreatIntelDetector(intel, config.maxTracked));
   const arp = new ArpDetector(config.arp, config.maxTracked);

@@ -222,6 +222,8 @@ const CATEGORIES: Record<string, { sid: number; classtype: string }> = {
   web_attack: { sid: 1790009, classtype: 'Web Application Attack' },
   bot: { sid: 1790010, classtype: 'A Network Trojan was detected' },
   infiltration: { sid: 1790011, classtype: 'A Network Trojan was detected' },
+  exploit: { sid: 1790012, classtype: 'Attempted Administrator Privilege Gain' },
+  malware: { sid: 1790013, classtype: 'A Network Trojan was detected' },
 };
 const OTHER = { sid: 1790000, classtype: 'Misc Attack' };
 

@@ -32,6 +32,29 @@ export interface FlowDns {
   answers: FlowDnsAnswer[];
 }
 
+/**
+ * Heartbeat records (RFC 6520) one side of a TLS connection sent, read from the record layer after the handshake
+ * (docs/app-layer.md, "TLS heartbeats").
+ */
+export interface FlowTlsHeartbeatSide {
+  /** Heartbeat records sent. */
+  records: number;
+  /** The largest, bytes (record header excluded). */
+  maxLen: number;
+  /** One came before any application data of the connection (Zeek: "Heartbeat before ciphertext"). */
+  early: boolean;
+  /** A plaintext request claimed more payload than its record carries: the Heartbleed request (CVE-2014-0160). */
+  overlong: boolean;
+  /** One was shorter than RFC 6520's 19-byte minimum. */
+  short: boolean;
+}
+
+/** Heartbeats per side: `client` is the initiator (`fwd`), `server` the responder. */
+export interface FlowTlsHeartbeats {
+  client: FlowTlsHeartbeatSide;
+  server: FlowTlsHeartbeatSide;
+}
+
 /** TLS (or QUIC) handshake: ClientHello and ServerHello fields and fingerprints; null where not seen. */
 export interface FlowTls {
   /** Negotiated version ('TLS 1.3', ...), else the highest the client offered. */
@@ -45,7 +68,16 @@ export interface FlowTls {
   ja4s: string | null;
   /** Chosen cipher suite as 4 hex digits ('1301'). */
   cipher: string | null;
+  /** Heartbeat records seen on a TLS (not QUIC) connection; null when neither side sent one. */
+  heartbeats?: FlowTlsHeartbeats | null;
 }
+
+/**
+ * The file type a body starts with, by its magic bytes (native/app/http.h `HttpBodyMagic`): `pe` (Windows executable
+ * or DLL), `elf`, `macho`, archives (`zip` also covers jar, apk and Office documents), documents and images, `script`
+ * (`#!`), or `other`.
+ */
+export type HttpBodyMagic = 'other' | 'pe' | 'elf' | 'macho' | 'zip' | 'gzip' | 'rar' | '7z' | 'cab' | 'ole' | 'pdf' | 'png' | 'jpeg' | 'gif' | 'script';
 
 /** The first HTTP/1.x request and response of the flow. */
 export interface FlowHttp {
@@ -56,6 +88,10 @@ export interface FlowHttp {
   status: number | null;
   /** Requests seen on the flow. */
   requests: number;
+  /** The first response's Content-Type as sent (at most 128 bytes); null when absent. */
+  contentType?: string | null;
+  /** What the first response's body starts with (its first 64 bytes); null when no body byte was seen. */
+  bodyMagic?: HttpBodyMagic | null;
 }
 
 /** SSH identification strings (e.g. `SSH-2.0-OpenSSH_8.9p1`). */
