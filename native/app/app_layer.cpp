@@ -182,6 +182,8 @@ void AppState::Clear() {
   messages = 0;
   http_request_dir = -1;
   tunnel = false;
+  http_body_at = 0;
+  http_chunked = false;
 }
 
 AppLayer::AppLayer(const AppLayerConfig& config)
@@ -321,7 +323,7 @@ void AppLayer::Inspect(FlowEntry& e, const PacketView& v, Direction dir, int64_t
     }
     if (e.app_done) return;
   }
-  AppState& s = *Acquire(e);
+  AppState& s = e.app != nullptr ? *e.app : *Acquire(e);
   if (s.dir_done[dir]) return;
   switch (static_cast<AppProto>(e.app_proto)) {
     case AppProto::kDns:
@@ -518,7 +520,9 @@ void AppLayer::OnQuic(FlowEntry& e, AppState& s, const PacketView& v, Direction 
 void AppLayer::OnHttp(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
   if (!s.http) s.http = std::make_unique<HttpInfo>();
   HttpInfo& h = *s.http;
-  const bool starts_request = LooksLikeHttpRequest(v.payload, v.payload_captured);
+  // The response direction never starts requests: its later segments (a head or body being collected) skip the test.
+  const bool starts_request =
+      (s.http_request_dir < 0 || dir == s.http_request_dir) && LooksLikeHttpRequest(v.payload, v.payload_captured);
   // The request direction is the one whose first payload is a request (usually the initiator's, but a capture may
   // have missed the handshake and taken the server for the initiator).
   if (s.http_request_dir < 0) {
@@ -595,43 +599,55 @@ bool AppLayer::OnHttpResponse(FlowEntry& e, AppState& s, HttpInfo& h, const Pack
     }
     return true;
   };
+  // Once the head was read (waiting for body bytes only), it is not parsed again.
   HttpResponse resp;
-  const HttpStatus st = ParseHttpResponseHead(data, len, &resp);
-  if (resp.status != 0 && h.status < 0) {
-    h.status = resp.status;
-    // A tunnel opened with CONNECT carries its own protocol (TLS, mostly): recognise the flow afresh, keeping what
-    // HTTP said.
-    if (h.method == "CONNECT" && resp.status >= 200 && resp.status < 300) {
-      e.app_by = static_cast<uint8_t>(AppBy::kNone);
-      e.app_tries = 0;
-      s.tunnel = true;
-      head.reset();
-      for (int d = 0; d < 2; ++d) {
-        s.seq_known[d] = false;
-        s.dir_done[d] = false;
-        s.payload_packets[d] = 0;
+  HttpStatus st = HttpStatus::kOk;
+  if (s.http_body_at > 0) {
+    resp.head_len = s.http_body_at;
+    resp.chunked = s.http_chunked;
+  } else {
+    st = ParseHttpResponseHead(data, len, &resp);
+    if (resp.status != 0 && h.status < 0) {
+      h.status = resp.status;
+      // A tunnel opened with CONNECT carries its own protocol (TLS, mostly): recognise the flow afresh, keeping what
+      // HTTP said.
+      if (h.method == "CONNECT" && resp.status >= 200 && resp.status < 300) {
+        e.app_by = static_cast<uint8_t>(AppBy::kNone);
+        e.app_tries = 0;
+        s.tunnel = true;
+        head.reset();
+        for (int d = 0; d < 2; ++d) {
+          s.seq_known[d] = false;
+          s.dir_done[d] = false;
+          s.payload_packets[d] = 0;
+        }
+        return true;
       }
-      return true;
     }
-  }
-  if (!resp.content_type.empty()) h.content_type = Text(resp.content_type.view());
-  if (st == HttpStatus::kNeedMore && can_wait) return wait();
-  if (st != HttpStatus::kOk) {
-    if (st != HttpStatus::kNeedMore && st != HttpStatus::kNotHttp) CountError(stats_, Slots().http, st);
-    head.reset();
-    return false;
+    if (!resp.content_type.empty()) h.content_type = Text(resp.content_type.view());
+    if (st == HttpStatus::kNeedMore && can_wait) return wait();
+    if (st != HttpStatus::kOk) {
+      if (st != HttpStatus::kNeedMore && st != HttpStatus::kNotHttp) CountError(stats_, Slots().http, st);
+      head.reset();
+      return false;
+    }
   }
   const uint8_t* body = data + resp.head_len;
   uint32_t body_len = len - resp.head_len;
+  auto wait_for_body = [&]() {
+    s.http_body_at = resp.head_len;
+    s.http_chunked = resp.chunked;
+    return wait();
+  };
   if (resp.chunked) {
     uint32_t skip = 0;
     const HttpStatus cs = SkipChunkSize(body, body_len, &skip);
-    if (cs == HttpStatus::kNeedMore && can_wait) return wait();
+    if (cs == HttpStatus::kNeedMore && can_wait) return wait_for_body();
     body += skip;
     body_len = cs == HttpStatus::kOk ? body_len - skip : 0;
   }
   HttpBodyMagic magic = ClassifyBodyMagic(body, body_len, false);
-  if (magic == HttpBodyMagic::kNone && body_len < kHttpMagicBytes && can_wait) return wait();
+  if (magic == HttpBodyMagic::kNone && body_len < kHttpMagicBytes && can_wait) return wait_for_body();
   if (magic == HttpBodyMagic::kNone) magic = ClassifyBodyMagic(body, body_len, true);
   h.body_magic = magic;
   head.reset();

@@ -123,6 +123,8 @@ struct AppState {
   uint16_t messages = 0;         // DNS messages parsed on this flow
   int8_t http_request_dir = -1;  // the direction HTTP requests go (-1 until seen)
   bool tunnel = false;           // an HTTP CONNECT tunnel: the flow was recognised afresh after the 2xx
+  uint32_t http_body_at = 0;     // the first response's head length once read (its body is awaited), else 0
+  bool http_chunked = false;     // that response's body is chunked
 
   void Clear();
 };

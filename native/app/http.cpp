@@ -230,7 +230,9 @@ HttpStatus ParseHttpResponseHead(const uint8_t* data, uint32_t len, HttpResponse
     }
     uint32_t stop = end;
     if (data[stop - 1] == '\r') --stop;
-    if (!IsOws(data[pos])) {
+    // Only Content-Type and Transfer-Encoding are read (and their lines checked); other lines are stepped over.
+    const uint8_t first = static_cast<uint8_t>(data[pos] | 0x20);
+    if (first == 'c' || first == 't') {
       uint32_t colon = pos;
       while (colon < stop && data[colon] != ':') {
         if (!IsTokenChar(data[colon])) return HttpStatus::kBadHeader;

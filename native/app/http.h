@@ -41,7 +41,8 @@ struct HttpResponse {
 
 // Parses a response head from data[0..len): the status line, Content-Type and Transfer-Encoding. kNeedMore when the
 // blank line has not come yet (what was read is filled in); kNotHttp / kBadRequestLine for the status line as
-// ParseHttpResponseStatus; kBadHeader for a field line that is not "name: value".
+// ParseHttpResponseStatus; kBadHeader for a field line starting with 'c' or 't' (the two names read) that is not
+// "name: value" (other lines are only stepped over, to keep the cost per response to one scan for line ends).
 HttpStatus ParseHttpResponseHead(const uint8_t* data, uint32_t len, HttpResponse* out);
 
 // The file type a body starts with, by its magic bytes (what Suricata's filemagic and the ET POLICY executable rules
