@@ -120,17 +120,23 @@ const char* const kF64ColumnNames[kF64ColumnCount] = {
     "dnsRcode",
     "tlsVersion",
     "tlsCipher",
+    "tlsHbClient",
+    "tlsHbServer",
+    "tlsHbClientMaxLen",
+    "tlsHbServerMaxLen",
+    "tlsHbFlags",
     "httpStatus",
     "httpRequests",
+    "httpBodyMagic",
     "processPid",
     "processUid",
 };
 
 const char* const kStrColumnNames[kStrColumnCount] = {
-    "serverName", "dnsQuery",    "dnsAnswers",   "tlsSni",           "tlsAlpn",     "tlsJa3",
-    "tlsJa4",     "tlsJa4s",     "httpMethod",   "httpHost",         "httpUri",     "httpUserAgent",
-    "sshClient",  "sshServer",   "dhcpHostname", "dhcpMac",          "communityId", "processName",
-    "processExe", "processUser", "processUnit",  "processContainer",
+    "serverName",      "dnsQuery",   "dnsAnswers",  "tlsSni",       "tlsAlpn",          "tlsJa3",
+    "tlsJa4",          "tlsJa4s",    "httpMethod",  "httpHost",     "httpUri",          "httpUserAgent",
+    "httpContentType", "sshClient",  "sshServer",   "dhcpHostname", "dhcpMac",          "communityId",
+    "processName",     "processExe", "processUser", "processUnit",  "processContainer",
 };
 
 namespace {
@@ -251,8 +257,19 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   put(kColDnsRcode, a && a->dns ? a->dns->rcode : -1);
   put(kColTlsVersion, a && a->tls ? a->tls->version : -1);
   put(kColTlsCipher, a && a->tls ? a->tls->cipher : -1);
+  const TlsHeartbeats* hb_client = a ? &a->tls_records[kFwd].heartbeats() : nullptr;
+  const TlsHeartbeats* hb_server = a ? &a->tls_records[kBwd].heartbeats() : nullptr;
+  put(kColTlsHbClient, hb_client ? hb_client->records : 0);
+  put(kColTlsHbServer, hb_server ? hb_server->records : 0);
+  put(kColTlsHbClientMaxLen, hb_client ? hb_client->max_len : 0);
+  put(kColTlsHbServerMaxLen, hb_server ? hb_server->max_len : 0);
+  auto flags = [](const TlsHeartbeats* h) {
+    return h ? (h->early ? 1 : 0) | (h->overlong ? 2 : 0) | (h->short_record ? 4 : 0) : 0;
+  };
+  put(kColTlsHbFlags, flags(hb_client) | (flags(hb_server) << 3));
   put(kColHttpStatus, a && a->http ? a->http->status : -1);
   put(kColHttpRequests, a && a->http ? a->http->requests : 0);
+  put(kColHttpBodyMagic, a && a->http ? static_cast<double>(a->http->body_magic) : 0);
   AddText(e);
   AddProcess(e);
   ++count_;
@@ -311,6 +328,7 @@ void BatchEncoder::AddText(const FlowEntry& e) {
   PutText(kStrHttpHost, a && a->http ? a->http->host : kNone);
   PutText(kStrHttpUri, a && a->http ? a->http->uri : kNone);
   PutText(kStrHttpUserAgent, a && a->http ? a->http->user_agent : kNone);
+  PutText(kStrHttpContentType, a && a->http ? a->http->content_type : kNone);
   PutText(kStrSshClient, a && a->ssh ? a->ssh->client : kNone);
   PutText(kStrSshServer, a && a->ssh ? a->ssh->server : kNone);
   PutText(kStrDhcpHostname, a && a->dhcp ? a->dhcp->hostname : kNone);

@@ -22,15 +22,17 @@
 
 namespace vigil {
 
-constexpr uint32_t kBatchLayoutVersion = 3;
+constexpr uint32_t kBatchLayoutVersion = 4;
 constexpr size_t kBatchHeaderBytes = 16;
 
 // Float64 columns, in order. Times: *Sec = whole seconds since the epoch, *Nsec = nanoseconds within the second;
 // durations/IATs/active/idle in microseconds (fractional); lengths in bytes; endReason = EndReason value;
 // early* columns hold the first 8 packets (unused slots 0). Application-layer columns (native/app): app = AppProto,
 // appBy = AppBy, serverNameSource = NameSource (0 none); dnsQtype, dnsRcode, tlsVersion, tlsCipher, httpStatus are
-// -1 when absent; httpRequests 0. processPid, processUid: the program owning the local socket (native/process), -1
-// when unknown (not resolved, a replay, or attribution off).
+// -1 when absent; httpRequests 0. TLS heartbeats (native/app/tls.h TlsHeartbeats) per side, client = initiator:
+// records and largest record (bytes), 0 when none, and tlsHbFlags = client early 1 | overlong 2 | short 4, server
+// early 8 | overlong 16 | short 32. httpBodyMagic = HttpBodyMagic (0 none). processPid, processUid: the program owning
+// the local socket (native/process), -1 when unknown (not resolved, a replay, or attribution off).
 enum F64Column : int {
   kColId,
   kColSrcPort,
@@ -120,8 +122,14 @@ enum F64Column : int {
   kColDnsRcode,
   kColTlsVersion,
   kColTlsCipher,
+  kColTlsHbClient,
+  kColTlsHbServer,
+  kColTlsHbClientMaxLen,
+  kColTlsHbServerMaxLen,
+  kColTlsHbFlags,
   kColHttpStatus,
   kColHttpRequests,
+  kColHttpBodyMagic,
   kColProcessPid,
   kColProcessUid,
   kF64ColumnCount
@@ -141,6 +149,7 @@ enum StrColumn : int {
   kStrHttpHost,
   kStrHttpUri,
   kStrHttpUserAgent,
+  kStrHttpContentType,
   kStrSshClient,
   kStrSshServer,
   kStrDhcpHostname,

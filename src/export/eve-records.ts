@@ -158,6 +158,7 @@ export function eveAppFields(f: FlowRecord): EveRecord {
     put(http, 'http_user_agent', f.http.userAgent);
     put(http, 'http_method', f.http.method);
     put(http, 'status', f.http.status);
+    put(http, 'http_content_type', f.http.contentType);
     if (Object.keys(http).length > 0) r.http = http;
   }
   if (f.ssh) {

@@ -15,13 +15,15 @@ import {
   FLOW_BYTES,
   FLOW_COLUMN as K,
   FLOW_COLUMNS,
+  HTTP_BODY_MAGIC,
   NAME_SOURCES,
   RECORD_FIELDS,
   TEXT_COLUMN as T,
   TEXT_COLUMNS,
   TEXT_END_BYTES,
+  TLS_HEARTBEAT_FLAGS,
 } from './flow-columns.js';
-import type { FlowDns, FlowDnsAnswer, FlowRecord, FlowTls } from './flow-record.js';
+import type { FlowDns, FlowDnsAnswer, FlowHttp, FlowRecord, FlowTls, FlowTlsHeartbeatSide, FlowTlsHeartbeats } from './flow-record.js';
 import type { FlowTimeSpan } from './types.js';
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
@@ -191,6 +193,37 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.httpRequests, f.http?.requests ?? 0);
   set(K.processPid, f.process ? f.process.pid : -1);
   set(K.processUid, f.process ? f.process.uid : -1);
+  set(K.httpBodyMagic, Math.max(0, HTTP_BODY_MAGIC.indexOf(f.http?.bodyMagic ?? null)));
+  const hb = f.tls?.heartbeats;
+  set(K.tlsHbClient, hb?.client.records ?? 0);
+  set(K.tlsHbServer, hb?.server.records ?? 0);
+  set(K.tlsHbClientMaxLen, hb?.client.maxLen ?? 0);
+  set(K.tlsHbServerMaxLen, hb?.server.maxLen ?? 0);
+  set(K.tlsHbFlags, hb ? heartbeatFlags(hb.client) | (heartbeatFlags(hb.server) << TLS_HEARTBEAT_FLAGS.serverShift) : 0);
+}
+
+/** One side's `tlsHbFlags` bits. */
+function heartbeatFlags(s: FlowTlsHeartbeatSide): number {
+  return (s.early ? TLS_HEARTBEAT_FLAGS.early : 0) | (s.overlong ? TLS_HEARTBEAT_FLAGS.overlong : 0) | (s.short ? TLS_HEARTBEAT_FLAGS.short : 0);
+}
+
+/** The heartbeats of flow `i` of a batch; null when neither side sent one. */
+function heartbeatsField(cols: Float64Array, n: number, i: number): FlowTlsHeartbeats | null {
+  const client = cols[K.tlsHbClient * n + i] as number;
+  const server = cols[K.tlsHbServer * n + i] as number;
+  if (client === 0 && server === 0) return null;
+  const flags = cols[K.tlsHbFlags * n + i] as number;
+  const side = (records: number, maxLen: number, bits: number): FlowTlsHeartbeatSide => ({
+    records,
+    maxLen,
+    early: (bits & TLS_HEARTBEAT_FLAGS.early) !== 0,
+    overlong: (bits & TLS_HEARTBEAT_FLAGS.overlong) !== 0,
+    short: (bits & TLS_HEARTBEAT_FLAGS.short) !== 0,
+  });
+  return {
+    client: side(client, cols[K.tlsHbClientMaxLen * n + i] as number, flags),
+    server: side(server, cols[K.tlsHbServerMaxLen * n + i] as number, flags >> TLS_HEARTBEAT_FLAGS.serverShift),
+  };
 }
 
 /** Columns of a batch of plain records (tests, the `flows` event): numeric fields copied, times and text kept as given. */
@@ -298,7 +331,8 @@ function tlsField(b: BatchView, i: number): FlowTls | null {
   const sni = b.text(T.tlsSni, i);
   const ja3 = b.text(T.tlsJa3, i);
   const ja4s = b.text(T.tlsJa4s, i);
-  if (version === null && sni === null && ja3 === null && ja4s === null) return null;
+  const heartbeats = heartbeatsField(b.cols, b.n, i);
+  if (version === null && sni === null && ja3 === null && ja4s === null && heartbeats === null) return null;
   const cipher = b.optional(K.tlsCipher, i);
   return {
     version: tlsVersionName(version),
@@ -308,6 +342,7 @@ function tlsField(b: BatchView, i: number): FlowTls | null {
     ja4: b.text(T.tlsJa4, i),
     ja4s,
     cipher: cipher === null ? null : cipher.toString(16).padStart(4, '0'),
+    heartbeats,
   };
 }
 
@@ -330,7 +365,7 @@ const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
   serverNameSource: (b, i) => NAME_SOURCES[b.cols[K.serverNameSource * b.n + i] as number] ?? null,
   dns: dnsField,
   tls: tlsField,
-  http: (b, i) => {
+  http: (b, i): FlowHttp | null => {
     const method = b.text(T.httpMethod, i);
     const status = b.optional(K.httpStatus, i);
     if (method === null && status === null) return null;
@@ -341,6 +376,8 @@ const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
       userAgent: b.text(T.httpUserAgent, i),
       status,
       requests: b.cols[K.httpRequests * b.n + i] as number,
+      contentType: b.text(T.httpContentType, i),
+      bodyMagic: HTTP_BODY_MAGIC[b.cols[K.httpBodyMagic * b.n + i] as number] ?? null,
     };
   },
   ssh: (b, i) => {

@@ -11,10 +11,10 @@
  * {@link TEXT_COLUMNS} order as n uint32 end offsets each into the text block that closes the buffer (a value starts
  * where the previous one, in column order, ended; an empty value is null).
  */
-import type { AppBy, FlowEndReason, FlowRecord, ServerNameSource } from './flow-record.js';
+import type { AppBy, FlowEndReason, FlowRecord, HttpBodyMagic, ServerNameSource } from './flow-record.js';
 
 /** Layout version this module describes (`kBatchLayoutVersion`). */
-export const BATCH_LAYOUT_VERSION = 3;
+export const BATCH_LAYOUT_VERSION = 4;
 /** Bytes of a batch's header (`kBatchHeaderBytes`). */
 export const BATCH_HEADER_BYTES = 16;
 /** Bytes per flow of a Float64 column. */
@@ -132,8 +132,18 @@ const FLOW_LAYOUT = [
   { f64: ['app', 'appBy'], fields: ['app', 'appBy'] },
   { f64: ['serverNameSource'], text: ['serverName'], fields: ['serverName', 'serverNameSource'] },
   { f64: ['dnsQtype', 'dnsRcode'], text: ['dnsQuery', 'dnsAnswers'], fields: ['dns'] },
-  { f64: ['tlsVersion', 'tlsCipher'], text: ['tlsSni', 'tlsAlpn', 'tlsJa3', 'tlsJa4', 'tlsJa4s'], fields: ['tls'] },
-  { f64: ['httpStatus', 'httpRequests'], text: ['httpMethod', 'httpHost', 'httpUri', 'httpUserAgent'], fields: ['http'] },
+  // TLS heartbeats per side (client = initiator): records, largest record (bytes), flags (TLS_HEARTBEAT_FLAGS).
+  {
+    f64: ['tlsVersion', 'tlsCipher', 'tlsHbClient', 'tlsHbServer', 'tlsHbClientMaxLen', 'tlsHbServerMaxLen', 'tlsHbFlags'],
+    text: ['tlsSni', 'tlsAlpn', 'tlsJa3', 'tlsJa4', 'tlsJa4s'],
+    fields: ['tls'],
+  },
+  // httpBodyMagic: HTTP_BODY_MAGIC index (0 = no body byte seen).
+  {
+    f64: ['httpStatus', 'httpRequests', 'httpBodyMagic'],
+    text: ['httpMethod', 'httpHost', 'httpUri', 'httpUserAgent', 'httpContentType'],
+    fields: ['http'],
+  },
   { f64: [], text: ['sshClient', 'sshServer'], fields: ['ssh'] },
   { f64: [], text: ['dhcpHostname', 'dhcpMac'], fields: ['dhcp'] },
   { f64: [], text: ['communityId'], fields: ['communityId'] },
@@ -226,6 +236,29 @@ export const APP_NAMES: readonly string[] = [
 export const APP_BY: ReadonlyArray<AppBy | null> = [null, 'content', 'port'];
 /** `serverNameSource` column values (`NameSource`). */
 export const NAME_SOURCES: ReadonlyArray<ServerNameSource | null> = [null, 'sni', 'quic_sni', 'http_host', 'dns'];
+
+/** `httpBodyMagic` column values (native/app/http.h `HttpBodyMagic`; 0 = none). */
+export const HTTP_BODY_MAGIC: ReadonlyArray<HttpBodyMagic | null> = [
+  null,
+  'other',
+  'pe',
+  'elf',
+  'macho',
+  'zip',
+  'gzip',
+  'rar',
+  '7z',
+  'cab',
+  'ole',
+  'pdf',
+  'png',
+  'jpeg',
+  'gif',
+  'script',
+];
+
+/** Bits of the `tlsHbFlags` column: the client's (initiator's) flags, and the server's shifted by 3. */
+export const TLS_HEARTBEAT_FLAGS = Object.freeze({ early: 1, overlong: 2, short: 4, serverShift: 3 });
 
 /** {@link END_REASONS} index of `snapshot`. */
 export const SNAPSHOT_REASON = END_REASONS.indexOf('snapshot');

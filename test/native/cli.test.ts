@@ -87,6 +87,9 @@ describe('vigil replay', function () {
       userAgent: 'vigil-fixture/1.0 (+loopback)',
       status: 200,
       requests: 5,
+      // tshark: no http.content_type, http.file_data "ok" (a body of no known type).
+      contentType: null,
+      bodyMagic: 'other',
     });
     expect(http.communityId).to.match(/^1:[A-Za-z0-9+/]{27}=$/);
     const dns = flows.find((f) => f.dns?.query === 'api.cdn.test' && f.dns.qtype === 1)!;

@@ -119,6 +119,7 @@ describe('export: EVE JSON written by the runtime (VIGIL_EVE_FILE)', function ()
     let dns = 0;
     let tls = 0;
     let http = 0;
+    let contentTypes = 0;
     for (const f of run.flows) {
       if (!(f.protocol in PROTO)) continue;
       const r = byKey.get(flowKey(f.srcIp, f.srcPort, f.dstIp, f.dstPort, PROTO[f.protocol]!) + `|${eveTime(f.firstSeenMs)}|${eveTime(f.lastSeenMs)}`);
@@ -144,6 +145,8 @@ describe('export: EVE JSON written by the runtime (VIGIL_EVE_FILE)', function ()
         http++;
         expect(r!.http.hostname).to.equal(f.http.host);
         expect(r!.http.url).to.equal(f.http.uri);
+        expect(r!.http.http_content_type).to.equal(f.http.contentType ?? undefined);
+        if (f.http.contentType) contentTypes++;
       }
     }
     // A snapshot of a long flow and its final record are both written (the same flow_id and community_id).
@@ -152,6 +155,7 @@ describe('export: EVE JSON written by the runtime (VIGIL_EVE_FILE)', function ()
     expect(dns).to.be.greaterThan(0);
     expect(tls).to.be.greaterThan(0);
     expect(http).to.be.greaterThan(0);
+    expect(contentTypes).to.be.greaterThan(0);
   });
 
   it('SSH password guessing: a valid alert record with the evidence under alert.metadata and the Community ID of an SSH flow', async () => {

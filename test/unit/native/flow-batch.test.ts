@@ -3,8 +3,8 @@
  * layout check against the built addon.
  */
 import { expect } from 'chai';
-import { columnFlowRecords, decodeFlowBatch, isoTimestamp, shiftFlowTimes } from '../../../src/native/flow-batch.js';
-import { BATCH_LAYOUT_VERSION, checkLayout, FLOW_COLUMNS, TEXT_COLUMNS } from '../../../src/native/flow-columns.js';
+import { columnFlowRecords, decodeFlowBatch, flowColumns, isoTimestamp, shiftFlowTimes } from '../../../src/native/flow-batch.js';
+import { BATCH_LAYOUT_VERSION, checkLayout, FLOW_COLUMN, FLOW_COLUMNS, TEXT_COLUMNS, type FlowColumnName } from '../../../src/native/flow-columns.js';
 import { loadBinding } from '../../../src/native/load.js';
 
 describe('isoTimestamp()', () => {
@@ -94,8 +94,14 @@ describe('decodeFlowBatch()', () => {
       dnsRcode: [0, -1],
       tlsVersion: [0x0304, -1],
       tlsCipher: [0x1301, -1],
+      tlsHbClient: [1, 0],
+      tlsHbServer: [2, 0],
+      tlsHbClientMaxLen: [16368, 0],
+      tlsHbServerMaxLen: [16384, 0],
+      tlsHbFlags: [1 | 2 | (4 << 3), 0],
       httpStatus: [200, -1],
       httpRequests: [3, 0],
+      httpBodyMagic: [2, 0],
     };
     const texts: Record<string, string[]> = {
       serverName: ['example.com', ''],
@@ -105,6 +111,7 @@ describe('decodeFlowBatch()', () => {
       tlsJa3: ['0123456789abcdef0123456789abcdef', ''],
       httpMethod: ['GET', ''],
       httpUri: ['/ä?x=1', ''],
+      httpContentType: ['image/png', ''],
       sshClient: ['SSH-2.0-OpenSSH_8.9p1', ''],
       dhcpMac: ['00:11:22:33:44:55', ''],
       communityId: ['1:LQU9qZlK+B5F3KDmev6m5PMibrg=', ''],
@@ -141,8 +148,21 @@ describe('decodeFlowBatch()', () => {
       ja4: null,
       ja4s: null,
       cipher: '1301',
+      heartbeats: {
+        client: { records: 1, maxLen: 16368, early: true, overlong: true, short: false },
+        server: { records: 2, maxLen: 16384, early: false, overlong: false, short: true },
+      },
     });
-    expect(a.http).to.deep.equal({ method: 'GET', host: null, uri: '/ä?x=1', userAgent: null, status: 200, requests: 3 });
+    expect(a.http).to.deep.equal({
+      method: 'GET',
+      host: null,
+      uri: '/ä?x=1',
+      userAgent: null,
+      status: 200,
+      requests: 3,
+      contentType: 'image/png',
+      bodyMagic: 'pe',
+    });
     expect(a.ssh).to.deep.equal({ client: 'SSH-2.0-OpenSSH_8.9p1', server: null });
     expect(a.dhcp).to.deep.equal({ hostname: null, mac: '00:11:22:33:44:55' });
     expect([b.app, b.appBy, b.serverName, b.serverNameSource, b.dns, b.tls, b.http, b.ssh, b.dhcp, b.communityId]).to.deep.equal([
@@ -167,6 +187,14 @@ describe('decodeFlowBatch()', () => {
       ),
     );
     expect(JSON.parse(JSON.stringify(ca))).to.deep.equal(JSON.parse(JSON.stringify(a)));
+    // Plain records write the same columns back (the detectors' column view of a plain batch).
+    const view = flowColumns([a, b]);
+    for (const [name, v] of Object.entries(values)) {
+      expect(
+        [0, 1].map((i) => view.cols[FLOW_COLUMN[name as FlowColumnName] * 2 + i]),
+        name,
+      ).to.deep.equal(v);
+    }
   });
 
   it('rejects buffers that do not match their header', () => {
