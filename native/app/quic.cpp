@@ -466,9 +466,17 @@ void QuicInitialReader::PlaceCrypto(uint64_t offset, const uint8_t* data, uint32
   }
   const uint32_t start = static_cast<uint32_t>(offset);
   const uint32_t n = len < kMaxCrypto - start ? len : kMaxCrypto - start;
-  std::memcpy(crypto_.get() + start, data, n);
+  // The first copy of a byte wins: a retransmission carries the same bytes, and data that rewrites bytes already
+  // held (an overlapping CRYPTO frame with other content) must not change a message whose header was already read
+  // (fuzz_quic found a handshake whose length no longer matched its header).
+  uint8_t* buf = crypto_.get();
   uint8_t* seen = seen_.get();
-  for (uint32_t i = start; i < start + n; ++i) seen[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+  for (uint32_t i = start; i < start + n; ++i) {
+    const uint8_t bit = static_cast<uint8_t>(1u << (i & 7));
+    if ((seen[i >> 3] & bit) != 0) continue;
+    buf[i] = data[i - start];
+    seen[i >> 3] |= bit;
+  }
   while (contiguous_ < kMaxCrypto && ((seen[contiguous_ >> 3] >> (contiguous_ & 7)) & 1) != 0) ++contiguous_;
 }
 
