@@ -65,6 +65,10 @@ export interface PortScanConfig {
   minHosts: number;
   /** Share of probes that got no session (no payload either way) (`VIGIL_DETECT_SCAN_MIN_UNANSWERED`, default 0.7). */
   minUnansweredRatio: number;
+  /** Slow scans: the window, seconds (`VIGIL_DETECT_SLOW_SCAN_WINDOW_SEC`, default 3600; 0 turns them off). */
+  slowWindowSec: number;
+  /** Slow scans: distinct ports of one host, or hosts on one port, within that window (`VIGIL_DETECT_SLOW_SCAN_MIN`, default 60). */
+  slowMinDistinct: number;
 }
 
 /** SYN flood: many handshakes that never complete, towards one service. */
@@ -303,6 +307,8 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       minPorts: int(env, 'VIGIL_DETECT_SCAN_MIN_PORTS', 20, 2, 65536),
       minHosts: int(env, 'VIGIL_DETECT_SCAN_MIN_HOSTS', 20, 2, 1_000_000),
       minUnansweredRatio: num(env, 'VIGIL_DETECT_SCAN_MIN_UNANSWERED', 0.7, 0, 1),
+      slowWindowSec: int(env, 'VIGIL_DETECT_SLOW_SCAN_WINDOW_SEC', 3600, 0, 7 * 86400),
+      slowMinDistinct: int(env, 'VIGIL_DETECT_SLOW_SCAN_MIN', 60, 2, 1_000_000),
     },
     synFlood: {
       windowSec: int(env, 'VIGIL_DETECT_SYN_WINDOW_SEC', 10, 1, 3600),

@@ -103,8 +103,10 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
         minPackets: config.ml.minPackets,
       })
     : null;
+  const scan = new PortScanDetector(config.portScan, config.maxTracked);
   const detectors: Detector[] = [
-    new PortScanDetector(config.portScan, config.maxTracked),
+    scan,
+    ...(config.portScan.slowWindowSec > 0 ? [slowScanDetector(config, scan)] : []),
     new SynFloodDetector(config.synFlood, config.maxTracked),
     new PacketFloodDetector(config.flood, config.maxTracked),
     new ReflectionDetector(config.reflection, config.maxTracked),
@@ -239,4 +241,17 @@ export class FlowKeys {
     this.seen.cap(this.max);
     return true;
   }
+}
+
+/** The slow-scan instance of the port-scan detector (see port-scan.ts): a long window, a higher threshold, deferring to `fast`. */
+function slowScanDetector(config: DetectionConfig, fast: PortScanDetector): PortScanDetector {
+  const { slowWindowSec, slowMinDistinct } = config.portScan;
+  return new PortScanDetector(
+    { ...config.portScan, windowSec: slowWindowSec, minPorts: slowMinDistinct, minHosts: slowMinDistinct },
+    config.maxTracked,
+    20_000,
+    {
+      defer: fast,
+    },
+  );
 }

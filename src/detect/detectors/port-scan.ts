@@ -3,6 +3,9 @@
  * (horizontal) within a sliding window, mostly without getting a session (no payload either way). Probes are TCP
  * connection attempts (SYN), stealth probes (FIN, NULL, Xmas), lone ACKs (an ACK sweep: `kind: ack_sweep`), UDP
  * datagrams, and ICMP/ICMPv6 echo requests (a ping sweep: `kind: icmp_sweep`). ARP sweeps are arp.ts's.
+ * A second instance looks for slow scans (`details.slow`): the same tests over a longer window (default an hour) with
+ * a higher threshold, for scanners that pace their probes under the fast window's (nmap -T1/-T0 send one probe every
+ * 15 s or 5 min; Zeek's scan.zeek watches 5-minute intervals), leaving to the fast instance what it already reported.
  */
 import type { PortScanConfig } from '../../config/detection.js';
 import { flowColumns } from '../../native/flow-batch.js';
@@ -61,16 +64,31 @@ function stealthProbe(col: (k: number, i: number) => number, i: number): boolean
 }
 
 export class PortScanDetector implements Detector {
-  readonly name = 'port_scan';
+  readonly name: string;
   /** By source address key (address.ts `addressKey`). */
   private readonly sources = new KeyTable<SourceState>();
+
+  /** `source|target` of every finding made (insertion order = age; capped at `maxTracked`), for {@link reported}. */
+  private readonly made = new Set<string>();
 
   constructor(
     private readonly config: PortScanConfig,
     private readonly maxTracked: number,
     /** Most probes remembered per source (older ones are dropped first). */
     private readonly maxProbesPerSource = 100_000,
-  ) {}
+    /**
+     * Set for the slow-scan instance: its findings say `slow`, and a (source, target) the fast instance (`defer`)
+     * already reported is left to it, so one scan is not reported twice.
+     */
+    private readonly slow: { defer: PortScanDetector } | null = null,
+  ) {
+    this.name = slow ? 'slow_port_scan' : 'port_scan';
+  }
+
+  /** Whether this detector has reported `target` (a finding's `target`) from `source`. */
+  reported(source: string, target: string): boolean {
+    return this.made.has(`${source}|${target}`);
+  }
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     this.sources.begin();
@@ -115,7 +133,12 @@ export class PortScanDetector implements Detector {
     for (const state of this.sources.live()) {
       if (state.length >= least) findings.push(...this.evaluate(state));
     }
-    return findings;
+    const out = this.slow ? findings.filter((f) => !this.slow!.defer.reported(f.srcIp, f.target)) : findings;
+    for (const f of out) {
+      this.made.add(`${f.srcIp}|${f.target}`);
+      if (this.made.size > this.maxTracked) this.made.delete(this.made.values().next().value as string);
+    }
+    return out;
   }
 
   /** The entries of `tallies` that pass the thresholds (`min` distinct others, enough unanswered), or null when none does. */
@@ -180,13 +203,15 @@ export class PortScanDetector implements Detector {
       protocol,
       target: vertical ? (dst as string) : icmp ? `*:echo/${code}` : `*:${service?.port}/${protocol}`,
       threatIp: src,
-      title: vertical
-        ? `Port scan of ${dst} from ${src}`
-        : icmp
-          ? `Ping sweep across hosts from ${src}`
-          : ack
-            ? `TCP ACK sweep of port ${service?.port} across hosts from ${src}`
-            : `Scan of port ${service?.port} across hosts from ${src}`,
+      title: this.slow
+        ? `Slow ${vertical ? `port scan of ${dst}` : `scan of ${what} across hosts`} from ${src}`
+        : vertical
+          ? `Port scan of ${dst} from ${src}`
+          : icmp
+            ? `Ping sweep across hosts from ${src}`
+            : ack
+              ? `TCP ACK sweep of port ${service?.port} across hosts from ${src}`
+              : `Scan of port ${service?.port} across hosts from ${src}`,
       description: vertical
         ? `${src} probed ${distinct} ports of ${dst} within ${this.config.windowSec} s; ${unanswered} of ${inWindow} probes got no session.`
         : `${src} sent ${what} to ${distinct} hosts within ${this.config.windowSec} s; ${unanswered} of ${inWindow} probes got no session.`,
@@ -196,6 +221,7 @@ export class PortScanDetector implements Detector {
       details: {
         detector: 'port_scan',
         kind: vertical ? 'vertical' : icmp ? 'icmp_sweep' : ack ? 'ack_sweep' : 'horizontal',
+        slow: this.slow !== null,
         distinct,
         probesInWindow: inWindow,
         unansweredRatio: Math.round((unanswered / inWindow) * 1000) / 1000,

@@ -6,7 +6,7 @@ describe('config/detection: loadDetectionConfig()', () => {
   it('has the documented defaults and is frozen', () => {
     const c = loadDetectionConfig({});
     expect(c.ml).to.include({ enabled: true, modelPath: DEFAULT_MODEL_PATH, threads: 1, maxInFlight: 2, maxQueuedFlows: 65536, maxBatch: 1024, minPackets: 3 });
-    expect(c.portScan).to.deep.equal({ windowSec: 60, minPorts: 20, minHosts: 20, minUnansweredRatio: 0.7 });
+    expect(c.portScan).to.deep.equal({ windowSec: 60, minPorts: 20, minHosts: 20, minUnansweredRatio: 0.7, slowWindowSec: 3600, slowMinDistinct: 60 });
     expect(c.synFlood).to.deep.equal({ windowSec: 10, minSyn: 500 });
     expect(c.flood).to.deep.equal({ windowSec: 10, minPackets: 2000, maxReplyRatio: 0.05 });
     expect(c.bruteForce).to.deep.equal({ windowSec: 120, minAttempts: 8, maxDurationSec: 30, maxSizeCv: 0.3, maxReplyRatio: 4, maxAttemptBytes: 32768 });

@@ -39,6 +39,32 @@ describe('detect/detectors', () => {
         endReason: 'idle',
       });
 
+    it('a second, hour-long instance reports slow scans (one probe every 30 s) and leaves fast ones to the first', () => {
+      const fast = new PortScanDetector(config.portScan, 1000);
+      const slowConfig = {
+        ...config.portScan,
+        windowSec: config.portScan.slowWindowSec,
+        minPorts: config.portScan.slowMinDistinct,
+        minHosts: config.portScan.slowMinDistinct,
+      };
+      const slow = new PortScanDetector(slowConfig, 1000, 20_000, { defer: fast });
+      expect(slow.name).to.equal('slow_port_scan');
+      // 70 ports of one host over 35 minutes: never 20 within a minute.
+      const paced = Array.from({ length: 70 }, (_, i) => synProbe('10.0.0.66', '10.0.0.9', 2000 + i, T0 + i * 30_000));
+      const out = paced.flatMap((f) => [...fast.observe([f]), ...slow.observe([f])]);
+      expect(out).to.have.length(11); // at the 60th probe, then one per new probe
+      expect(out[0]).to.deep.include({ category: 'port_scan', title: 'Slow port scan of 10.0.0.9 from 10.0.0.66', target: '10.0.0.9', count: 60 });
+      expect(out[0]!.details).to.deep.include({ kind: 'vertical', slow: true, distinct: 60, windowSec: 3600 });
+      // A fast scan of 100 ports in 10 s: the first instance reports it; the slow one, seeing the same, defers.
+      const fast2 = new PortScanDetector(config.portScan, 1000);
+      const slow2 = new PortScanDetector(slowConfig, 1000, 20_000, { defer: fast2 });
+      const burst = Array.from({ length: 100 }, (_, i) => synProbe('10.0.0.77', '10.0.0.9', 3000 + i, T0 + i * 100));
+      const f2 = fast2.observe(burst);
+      expect(f2).to.have.length(1);
+      expect(f2[0]!.details).to.deep.include({ slow: false });
+      expect(slow2.observe(burst)).to.deep.equal([]);
+    });
+
     it('reports a ping sweep (ICMP and ICMPv6 echo to many hosts, answered or not) as kind icmp_sweep', () => {
       const d = new PortScanDetector(config.portScan, 1000);
       const [f, ...rest] = d.observe(Array.from({ length: 30 }, (_, i) => ping(`10.0.1.${i + 1}`, T0 + i * 50, i % 2 === 0)));
