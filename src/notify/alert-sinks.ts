@@ -38,6 +38,8 @@ export interface AlertSinksDeps {
   notificationBackend?: NotificationBackend;
   /** Jitter source of the webhook backoff (tests). */
   random?: () => number;
+  /** Stored alerts by id range, for the webhook queue's recovery at start (`WebhookDeliveryDeps.alertsInRange`). */
+  alertsInRange?: (afterId: number, throughId: number, limit: number) => Promise<AlertView[]>;
   log?: (message: string) => void;
 }
 
@@ -69,6 +71,7 @@ export function createAlertSinks(deps: AlertSinksDeps): AlertSinks {
           store: deps.store,
           clock: deps.clock,
           random: deps.random,
+          alertsInRange: deps.alertsInRange,
           log: deps.log,
           options: {
             targets: config.webhooks,

@@ -19,8 +19,11 @@ import {
   deadLetterWebhookDelivery,
   deleteWebhookDelivery,
   dueWebhookDeliveries,
+  advanceWebhookAlertMark,
   enqueueWebhookDeliveries,
+  latestAlertId,
   nextWebhookAttemptAt,
+  webhookAlertMark,
   scheduleWebhookRetry,
 } from '../store/repos/webhook-delivery.repo.js';
 import type { NewWebhookDelivery, WebhookDeliveryRow } from '../store/tables/webhook-delivery.table.js';
@@ -65,6 +68,8 @@ export interface WebhookCounters {
   deadLettered: number;
   /** Queued deliveries dropped because the queue was full (the oldest go first). */
   dropped: number;
+  /** Alerts an earlier run stored but died before queueing, queued at this start. */
+  recovered: number;
 }
 
 /** The worker's state for health. */
@@ -86,6 +91,12 @@ export interface WebhookDeliveryDeps {
   options: WebhookDeliveryOptions;
   /** 0..1; injectable so tests can pin the jitter. Default Math.random. */
   random?: () => number;
+  /**
+   * The stored alerts with `afterId < id <= throughId`, oldest first, at most `limit`, as `GET /api/alerts/:id` shows
+   * them: at start, the alerts an earlier run stored but died before queueing are queued (see {@link reconcile}).
+   * Without it nothing is recovered.
+   */
+  alertsInRange?: (afterId: number, throughId: number, limit: number) => Promise<AlertView[]>;
   log?: (message: string) => void;
 }
 
@@ -125,7 +136,16 @@ export function targetKey(t: WebhookTarget): string {
 
 /** The webhook worker: {@link enqueue} from the alert sinks, {@link start}/{@link stop} by the composition root. */
 export class WebhookDelivery {
-  private readonly counters: WebhookCounters = { queued: 0, delivered: 0, failedAttempts: 0, timedOut: 0, retried: 0, deadLettered: 0, dropped: 0 };
+  private readonly counters: WebhookCounters = {
+    queued: 0,
+    delivered: 0,
+    failedAttempts: 0,
+    timedOut: 0,
+    retried: 0,
+    deadLettered: 0,
+    dropped: 0,
+    recovered: 0,
+  };
   private readonly byKey: Map<string, WebhookTarget>;
   private readonly inFlight = new Map<number, { target: string; abort: AbortController; done: Promise<void> }>();
   private timer: NodeJS.Timeout | null = null;
@@ -141,16 +161,42 @@ export class WebhookDelivery {
   /** Pending rows in the store (this worker is their only writer), counted at the first write; null until then. */
   private pendingRows: number | null = null;
   private lastError: string | null = null;
+  /** The start's recovery of unqueued alerts ({@link reconcile}); resolved when done or failed. */
+  private reconciling: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: WebhookDeliveryDeps) {
     this.byKey = new Map(deps.options.targets.map((t) => [targetKey(t), t]));
   }
 
-  /** Starts sending; rows left in the store by an earlier run are picked up at once. */
+  /** Starts sending; rows left in the store by an earlier run are picked up at once, and its unqueued alerts queued. */
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.reconciling = this.reconcile().catch((err: unknown) => {
+      this.deps.log?.(`vigil: webhook queue: recovering unqueued alerts failed: ${err instanceof Error ? err.message : String(err)}`);
+    });
     this.kick();
+  }
+
+  /**
+   * An alert is stored (the detection batch's transaction) before the webhook queue takes it (the next tick), so a run
+   * that dies in between leaves alerts nobody will send. The queue keeps a mark in the store, raised in the same
+   * transaction as its rows: the highest alert id taken care of. At start, the alerts stored above the mark up to the
+   * newest one of now (so this run's own alerts, which come through {@link enqueue}, are never taken twice) are queued
+   * as `alert.created` when they are at or above the threshold, and the mark is raised past them. The first start with
+   * webhooks sets the mark to the newest alert: older alerts are not sent.
+   */
+  private async reconcile(): Promise<void> {
+    const { store } = this.deps;
+    const latest = await latestAlertId(store);
+    const mark = await webhookAlertMark(store);
+    if (mark !== undefined && this.deps.alertsInRange && latest > mark) {
+      const missed = await this.deps.alertsInRange(mark, latest, this.deps.options.queueMax);
+      const queued = missed.map((a) => this.enqueue(a));
+      await Promise.all(queued);
+      this.counters.recovered += missed.filter((a) => severityRank(a.severity) >= severityRank(this.deps.options.minSeverity)).length;
+    }
+    await advanceWebhookAlertMark(store, latest);
   }
 
   /**
@@ -163,6 +209,7 @@ export class WebhookDelivery {
     this.timer = null;
     for (const f of this.inFlight.values()) f.abort.abort(new Error('stopping'));
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    await this.reconciling;
     await this.pumping;
     await this.writes.catch(() => undefined);
   }

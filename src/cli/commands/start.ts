@@ -13,6 +13,8 @@ import { loadDetectionConfig } from '../../config/detection.js';
 import { loadFirewallConfig } from '../../config/firewall.js';
 import { loadNotifyConfig } from '../../config/notify.js';
 import { createAlertSinks } from '../../notify/alert-sinks.js';
+import { toAlertView } from '../../detect/alert-view.js';
+import { listAlertsInIdRange } from '../../store/repos/alert.repo.js';
 import { createDesktopApp } from '../../desktop-api/app.js';
 import { systemClock } from '../../clock.js';
 import { EventStreamService } from '../../desktop-api/services/event-stream.service.js';
@@ -149,6 +151,7 @@ export async function startDesktop(
       events,
       clock: systemClock,
       dashboardUrl: `http://${dashboardHost}:${config.port}`,
+      alertsInRange: async (afterId, throughId, limit) => (await listAlertsInIdRange(store, afterId, throughId, limit)).map(toAlertView),
       log,
     });
     alertSinks.start();

@@ -104,6 +104,8 @@ export const healthSchema = z.object({
         deadLettered: z.number().int().min(0),
         /** Queued deliveries dropped because the queue held VIGIL_WEBHOOK_QUEUE_MAX. */
         dropped: z.number().int().min(0),
+        /** Alerts an earlier run stored but died before queueing, queued at this start. */
+        recovered: z.number().int().min(0),
         /** Requests being sent now. */
         inFlight: z.number().int().min(0),
         /** Deliveries waiting in the store, and dead letters kept. */

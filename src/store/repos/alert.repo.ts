@@ -63,6 +63,11 @@ export async function listAlerts(db: Db, query: AlertQuery): Promise<{ rows: Ale
   return { rows, total: Number(total) };
 }
 
+/** Alerts with `afterId < id <= throughId`, oldest first, at most `limit`. */
+export async function listAlertsInIdRange(db: Db, afterId: number, throughId: number, limit: number): Promise<AlertRow[]> {
+  return db.selectFrom('alerts').selectAll().where('id', '>', afterId).where('id', '<=', throughId).orderBy('id').limit(limit).execute();
+}
+
 /** One alert by id, or undefined. */
 export async function getAlert(db: Db, id: number): Promise<AlertRow | undefined> {
   return db.selectFrom('alerts').selectAll().where('id', '=', id).executeTakeFirst();

@@ -2,6 +2,7 @@
  * The webhook delivery queue (`webhook_deliveries`): the one writer of the table. The delivery worker
  * (`notify/webhook-delivery.ts`) queues, claims due rows, and records each attempt's outcome here.
  */
+import { sql } from 'kysely';
 import type { Db } from '../database.js';
 import type { NewWebhookDelivery, WebhookDeliveryRow } from '../tables/webhook-delivery.table.js';
 
@@ -19,8 +20,46 @@ export async function enqueueWebhookDeliveries(db: Db, rows: readonly NewWebhook
       dropped = Number((await tx.deleteFrom('webhook_deliveries').where('id', 'in', oldest).executeTakeFirst()).numDeletedRows);
     }
     await tx.insertInto('webhook_deliveries').values(rows).execute();
+    // In the same transaction: the alerts up to here have been handed to the queue (see webhookAlertMark).
+    await advanceWebhookAlertMark(tx, Math.max(...rows.map((r) => r.alert_id)));
     return dropped;
   });
+}
+
+/** `meta` key of the highest alert id handed to the webhook queue (or judged below its threshold). */
+const ALERT_MARK = 'webhook_alerts_through';
+
+/**
+ * The highest alert id the webhook queue has taken care of, or undefined before the first start with webhooks. Alerts
+ * above it that are older than this run were stored by a run that died before queueing them (webhook-delivery.ts).
+ */
+export async function webhookAlertMark(db: Db): Promise<number | undefined> {
+  const row = await db.selectFrom('meta').select('value').where('key', '=', ALERT_MARK).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.value);
+}
+
+/** Raises the mark to `alertId` (never lowers it). */
+export async function advanceWebhookAlertMark(db: Db, alertId: number): Promise<void> {
+  const value = String(alertId);
+  await db
+    .insertInto('meta')
+    .values({ key: ALERT_MARK, value })
+    .onConflict((oc) =>
+      oc
+        .column('key')
+        .doUpdateSet({ value })
+        .where(sql<boolean>`CAST(meta.value AS INTEGER) < ${alertId}`),
+    )
+    .execute();
+}
+
+/** The highest alert id stored (0 when none). */
+export async function latestAlertId(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('alerts')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
 }
 
 /** Deletes the oldest rows in `state` beyond `keep`; returns how many. */

@@ -13,7 +13,10 @@ import { createAlertSinks } from '../../../src/notify/alert-sinks.js';
 import { buildWebhookRequest, ntfyTopic } from '../../../src/notify/webhook-format.js';
 import { backoffDelayMs, WebhookDelivery, type WebhookDeliveryOptions } from '../../../src/notify/webhook-delivery.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
-import { enqueueWebhookDeliveries, listDeadWebhookDeliveries } from '../../../src/store/repos/webhook-delivery.repo.js';
+import { enqueueWebhookDeliveries, listDeadWebhookDeliveries, webhookAlertMark } from '../../../src/store/repos/webhook-delivery.repo.js';
+import { insertAlert, listAlertsInIdRange } from '../../../src/store/repos/alert.repo.js';
+import { toAlertView } from '../../../src/detect/alert-view.js';
+import type { AlertView, Severity } from '../../../src/domain/alert.js';
 import { tempDir } from '../../helpers/setup.js';
 import { alertView } from './alert-fixture.js';
 
@@ -108,6 +111,68 @@ describe('WebhookDelivery', function () {
     expect(createHmac('sha256', 'other').update(body).digest('hex')).to.not.equal(expected.slice(7));
     const status = await worker.status();
     expect(status).to.include({ queued: 1, delivered: 1, failedAttempts: 0, pending: 0, dead: 0 });
+  });
+
+  it('at start, queues once the alerts an earlier run stored but died before queueing; a first start sends no old one', async () => {
+    const rx = await receiver(() => 200);
+    closers.push(rx.close);
+    /** Stores an alert as detection does (its own transaction, before the sinks hear of it). */
+    const store1 = async (severity: Severity): Promise<number> => {
+      const t = new Date().toISOString();
+      const row = await insertAlert(store, {
+        created_at: t,
+        updated_at: t,
+        severity,
+        category: 'port_scan',
+        title: `Port scan (${severity})`,
+        description: 'many ports',
+        src_ip: '203.0.113.5',
+        src_port: null,
+        dst_ip: '192.168.1.10',
+        dst_port: null,
+        protocol: 6,
+        score: 0.8,
+        source: 'rule',
+        acknowledged: 0,
+        acknowledged_at: null,
+        aggregation_key: `scan:${severity}:${Math.random()}`,
+        count: 1,
+        first_seen: t,
+        last_seen: t,
+        details: '{}',
+      });
+      return row.id;
+    };
+    const alertsInRange = async (after: number, through: number, limit: number): Promise<AlertView[]> =>
+      (await listAlertsInIdRange(store, after, through, limit)).map(toAlertView);
+    const worker = (): WebhookDelivery => new WebhookDelivery({ store, clock, alertsInRange, options: options([parseWebhookTarget(rx.url)]) });
+    const run = async (w: WebhookDelivery): Promise<void> => {
+      w.start();
+      await w.stop(); // waits for the recovery and its queue write
+      w.start();
+      await w.idle();
+      await w.stop();
+    };
+
+    // Alerts from before webhooks were configured: the first start only sets the mark.
+    await store1('high');
+    await run(worker());
+    expect(rx.received).to.have.length(0);
+    expect(await webhookAlertMark(store)).to.equal(1);
+
+    // A run stored three alerts and died before its queue took them (no enqueue): the next start sends the two at
+    // or above the threshold, once.
+    const lost = [await store1('high'), await store1('low'), await store1('critical')];
+    const second = worker();
+    await run(second);
+    const ids = rx.received.map((r) => (JSON.parse(r.body) as { id: number; event: string }).id);
+    expect(ids).to.deep.equal([lost[0], lost[2]]);
+    expect(rx.received.map((r) => r.headers['x-vigil-event'])).to.deep.equal(['alert.created', 'alert.created']);
+    expect(await second.status()).to.include({ recovered: 2, delivered: 2 });
+    expect(await webhookAlertMark(store)).to.equal(lost[2]);
+    // A later start finds nothing left to recover.
+    await run(worker());
+    expect(rx.received).to.have.length(2);
   });
 
   it('leaves out alerts below VIGIL_WEBHOOK_MIN_SEVERITY', async () => {
