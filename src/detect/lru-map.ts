@@ -260,3 +260,72 @@ export class KeyTable<S extends Keyed> {
     return state;
   }
 }
+
+/**
+ * A Set of text keys that forgets its oldest entry past `capacity` (insertion order): what a detector has already
+ * reported, so a finding is made once per key while memory stays bounded.
+ */
+export class BoundedSet {
+  private readonly keys = new Set<string>();
+
+  constructor(private readonly capacity: number) {}
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
+  /** Adds `key` (the oldest key goes past the capacity); false when it was there already. */
+  add(key: string): boolean {
+    if (this.keys.has(key)) return false;
+    this.keys.add(key);
+    if (this.keys.size > this.capacity) this.keys.delete(this.keys.values().next().value as string);
+    return true;
+  }
+
+  /** Removes `key`; false when it was not there. */
+  delete(key: string): boolean {
+    return this.keys.delete(key);
+  }
+}
+
+/**
+ * A bounded map from a text key to its newest few values (values equal under `identity` count once), the least
+ * recently touched key forgotten first past `maxKeys`: the server names and programs seen per address or pair.
+ */
+export class RecentValues<T> {
+  private readonly map = new Map<string, T[]>();
+
+  constructor(
+    private readonly maxKeys: number,
+    private readonly maxValues: number,
+    private readonly identity: (value: T) => unknown,
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  add(key: string, value: T): void {
+    let list = this.map.get(key);
+    if (list === undefined) list = [];
+    else this.map.delete(key); // re-inserted below: most recent last
+    const id = this.identity(value);
+    const at = list.findIndex((v) => this.identity(v) === id);
+    if (at >= 0) list.splice(at, 1);
+    list.push(value);
+    if (list.length > this.maxValues) list.shift();
+    this.map.set(key, list);
+    if (this.map.size > this.maxKeys) this.map.delete(this.map.keys().next().value as string);
+  }
+
+  get(key: string): readonly T[] {
+    return this.map.get(key) ?? [];
+  }
+}
+
+/** Key of an unordered address pair. */
+export const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);

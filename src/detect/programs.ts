@@ -8,6 +8,7 @@
 import type { ProgramRef } from '../domain/alert.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import type { Finding } from './finding.js';
+import { pairKey, RecentValues } from './lru-map.js';
 
 /** Programs an alert keeps. */
 export const MAX_ALERT_PROGRAMS = 5;
@@ -78,51 +79,18 @@ export function programsColumn(column: string, programs: readonly ProgramRef[] |
   return next.length === prev.length ? column : JSON.stringify(next);
 }
 
-/** A bounded map from a key to its newest few programs, the least recently touched key forgotten first. */
-class RecentPrograms {
-  private readonly map = new Map<string, ProgramRef[]>();
-
-  constructor(
-    private readonly maxKeys: number,
-    private readonly maxPrograms: number,
-  ) {}
-
-  get size(): number {
-    return this.map.size;
-  }
-
-  add(key: string, program: ProgramRef): void {
-    let list = this.map.get(key);
-    if (list === undefined) list = [];
-    else this.map.delete(key); // re-inserted below: most recent last
-    const k = programKey(program);
-    const at = list.findIndex((p) => programKey(p) === k);
-    if (at >= 0) list.splice(at, 1);
-    list.push(program);
-    if (list.length > this.maxPrograms) list.shift();
-    this.map.set(key, list);
-    if (this.map.size > this.maxKeys) this.map.delete(this.map.keys().next().value as string);
-  }
-
-  get(key: string): readonly ProgramRef[] {
-    return this.map.get(key) ?? [];
-  }
-}
-
-const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
-
 /**
  * Programs seen per address pair (either direction) and per address (either end: the process is on this host's end,
  * the address may be either), from the flows' `process`. Memory is bounded: at most {@link MAX_INDEXED} pairs and as
  * many addresses, each with its {@link MAX_ALERT_PROGRAMS} newest programs.
  */
 export class ProgramIndex {
-  private readonly pairs: RecentPrograms;
-  private readonly addresses: RecentPrograms;
+  private readonly pairs: RecentValues<ProgramRef>;
+  private readonly addresses: RecentValues<ProgramRef>;
 
   constructor(maxIndexed = MAX_INDEXED) {
-    this.pairs = new RecentPrograms(maxIndexed, MAX_ALERT_PROGRAMS);
-    this.addresses = new RecentPrograms(maxIndexed, MAX_ALERT_PROGRAMS);
+    this.pairs = new RecentValues<ProgramRef>(maxIndexed, MAX_ALERT_PROGRAMS, programKey);
+    this.addresses = new RecentValues<ProgramRef>(maxIndexed, MAX_ALERT_PROGRAMS, programKey);
   }
 
   get size(): { pairs: number; addresses: number } {

@@ -7,6 +7,7 @@
  */
 import type { FlowRecord } from '../native/flow-record.js';
 import type { Finding } from './finding.js';
+import { pairKey, RecentValues } from './lru-map.js';
 
 /** Names an alert keeps. */
 export const MAX_ALERT_NAMES = 5;
@@ -46,50 +47,17 @@ export function parseNames(text: string | null | undefined): string[] {
   }
 }
 
-/** A bounded map from a key to its newest few names, the least recently touched key forgotten first. */
-class RecentNames {
-  private readonly map = new Map<string, string[]>();
-
-  constructor(
-    private readonly maxKeys: number,
-    private readonly maxNames: number,
-  ) {}
-
-  get size(): number {
-    return this.map.size;
-  }
-
-  add(key: string, name: string): void {
-    let names = this.map.get(key);
-    if (names === undefined) names = [];
-    else this.map.delete(key); // re-inserted below: most recent last
-    const at = names.indexOf(name);
-    if (at >= 0) names.splice(at, 1);
-    names.push(name);
-    if (names.length > this.maxNames) names.shift();
-    this.map.set(key, names);
-    if (this.map.size > this.maxKeys) this.map.delete(this.map.keys().next().value as string);
-  }
-
-  get(key: string): readonly string[] {
-    return this.map.get(key) ?? [];
-  }
-}
-
-/** Key of an unordered address pair. */
-const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
-
 /**
  * Names seen per address pair (either direction) and per server address, from the flows' `serverName`. Memory is
  * bounded: at most {@link MAX_INDEXED} pairs and as many addresses, each with its {@link MAX_ALERT_NAMES} newest names.
  */
 export class ServerNameIndex {
-  private readonly pairs: RecentNames;
-  private readonly servers: RecentNames;
+  private readonly pairs: RecentValues<string>;
+  private readonly servers: RecentValues<string>;
 
   constructor(maxIndexed = MAX_INDEXED) {
-    this.pairs = new RecentNames(maxIndexed, MAX_ALERT_NAMES);
-    this.servers = new RecentNames(maxIndexed, MAX_ALERT_NAMES);
+    this.pairs = new RecentValues<string>(maxIndexed, MAX_ALERT_NAMES, (n) => n);
+    this.servers = new RecentValues<string>(maxIndexed, MAX_ALERT_NAMES, (n) => n);
   }
 
   /** Pairs and addresses remembered now. */

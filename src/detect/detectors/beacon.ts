@@ -21,7 +21,7 @@ import { flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { KeyTable, type Keyed, type TableKey } from '../lru-map.js';
+import { BoundedSet, KeyTable, type Keyed, type TableKey } from '../lru-map.js';
 import { normaliseName } from '../server-names.js';
 import { addressesOfPairKey, addressPairKey, isGroupAddressAt, isPrivateAt } from './address.js';
 import { LOGIN_PORTS } from './brute-force.js';
@@ -166,7 +166,7 @@ export class BeaconDetector implements Detector {
   private readonly byName = new KeyTable<BeaconState>();
   private readonly nameKey: TableKey = { a: 0, b: 0, text: null };
   /** Flows already reported for check-ins inside them (insertion order = age; capped at `maxTracked`). */
-  private readonly inFlowReported = new Set<string>();
+  private readonly inFlowReported: BoundedSet;
   private readonly allowApps: ReadonlySet<number>;
   /** Allowlisted names (a leading `*.` or `.` dropped): a name matches itself or a parent domain. */
   private readonly allowNames: ReadonlySet<string>;
@@ -180,6 +180,7 @@ export class BeaconDetector implements Detector {
     this.allowApps = new Set(config.allowApps.map((a) => APP_NAMES.indexOf(a)).filter((i) => i > 0));
     this.allowNames = new Set(config.allowNames.map((n) => n.toLowerCase().replace(/^\*?\./, '')));
     this.allowAddresses = new Set(config.allowAddresses);
+    this.inFlowReported = new BoundedSet(maxTracked);
   }
 
   observe(flows: readonly FlowRecord[]): Finding[] {
@@ -284,9 +285,7 @@ export class BeaconDetector implements Detector {
     const dstPort = col(C.dstPort);
     const protocol = col(C.protocol);
     const key = `${srcIp}>${dstIp}:${dstPort}/${protocol}`;
-    if (this.inFlowReported.has(key)) return null;
-    this.inFlowReported.add(key);
-    if (this.inFlowReported.size > this.maxTracked) this.inFlowReported.delete(this.inFlowReported.values().next().value as string);
+    if (!this.inFlowReported.add(key)) return null;
     const server = name ?? `${dstIp}:${dstPort}`;
     const round = (x: number): number => Math.round(x * 1000) / 1000;
     return {

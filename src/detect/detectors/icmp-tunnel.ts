@@ -15,6 +15,7 @@ import { flowColumns } from '../../native/flow-batch.js';
 import { FLOW_COLUMN as C } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
+import { BoundedSet } from '../lru-map.js';
 
 /** ICMP echo request types: ICMP 8, ICMPv6 128 (the flow's `srcPort`). */
 const ECHO_REQUEST: Readonly<Record<number, number>> = { 1: 8, 58: 128 };
@@ -32,12 +33,14 @@ export const ICMP_TUNNEL_DEFAULTS: IcmpTunnelOptions = Object.freeze({ minReques
 export class IcmpTunnelDetector implements Detector {
   readonly name = 'icmp_tunnel';
   /** Pairs already reported (insertion order = age; the oldest go first past `maxTracked`). */
-  private readonly reported = new Set<string>();
+  private readonly reported: BoundedSet;
 
   constructor(
-    private readonly maxTracked: number,
+    maxTracked: number,
     private readonly options: IcmpTunnelOptions = ICMP_TUNNEL_DEFAULTS,
-  ) {}
+  ) {
+    this.reported = new BoundedSet(maxTracked);
+  }
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const c = flowColumns(flows);
@@ -57,9 +60,7 @@ export class IcmpTunnelDetector implements Detector {
       const src = c.ip(i);
       const dst = c.ip(n + i);
       const pair = `${src}>${dst}`;
-      if (this.reported.has(pair)) continue;
-      this.reported.add(pair);
-      if (this.reported.size > this.maxTracked) this.reported.delete(this.reported.values().next().value as string);
+      if (!this.reported.add(pair)) continue;
       const signals = [asymmetric ? 'asymmetric' : null, varying ? 'varying' : null].filter((s): s is string => s !== null);
       const round = (v: number): number => Math.round(v * 10) / 10;
       out.push({

@@ -13,7 +13,7 @@ import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js'
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressKey, addressOfKey, addressOfRef, addressRef, type AddressRef } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { KeyTable, type Keyed } from '../lru-map.js';
+import { BoundedSet, KeyTable, type Keyed } from '../lru-map.js';
 import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally } from './probe-window.js';
 
 /**
@@ -69,7 +69,7 @@ export class PortScanDetector implements Detector {
   private readonly sources = new KeyTable<SourceState>();
 
   /** `source|target` of every finding made (insertion order = age; capped at `maxTracked`), for {@link reported}. */
-  private readonly made = new Set<string>();
+  private readonly made: BoundedSet;
 
   constructor(
     private readonly config: PortScanConfig,
@@ -83,6 +83,7 @@ export class PortScanDetector implements Detector {
     private readonly slow: { defer: PortScanDetector } | null = null,
   ) {
     this.name = slow ? 'slow_port_scan' : 'port_scan';
+    this.made = new BoundedSet(maxTracked);
   }
 
   /** Whether this detector has reported `target` (a finding's `target`) from `source`. */
@@ -134,10 +135,7 @@ export class PortScanDetector implements Detector {
       if (state.length >= least) findings.push(...this.evaluate(state));
     }
     const out = this.slow ? findings.filter((f) => !this.slow!.defer.reported(f.srcIp, f.target)) : findings;
-    for (const f of out) {
-      this.made.add(`${f.srcIp}|${f.target}`);
-      if (this.made.size > this.maxTracked) this.made.delete(this.made.values().next().value as string);
-    }
+    for (const f of out) this.made.add(`${f.srcIp}|${f.target}`);
     return out;
   }
 

@@ -8,6 +8,7 @@
  */
 import type { FlowRecord } from '../../native/flow-record.js';
 import type { Detector, Finding } from '../finding.js';
+import { BoundedSet } from '../lru-map.js';
 import type { IntelEntry, ThreatIntelIndex } from '../threat-intel.js';
 
 /** Which field matched. */
@@ -45,16 +46,15 @@ export function matchFlow(index: ThreatIntelIndex, f: FlowRecord): IntelHit | nu
  * later session that repeats ids and times (the same capture replayed) counts again.
  */
 class CountedFlows {
-  private readonly open = new Set<string>();
-  constructor(private readonly max: number) {}
+  private readonly open: BoundedSet;
+  constructor(max: number) {
+    this.open = new BoundedSet(max);
+  }
   /** True when `f` should count: a snapshot of a flow not yet counted, or the end of a flow never counted at a snapshot. */
   counts(f: FlowRecord): boolean {
     const key = `${f.id}@${f.firstSeenMs}`;
     if (f.endReason !== 'snapshot') return !this.open.delete(key);
-    if (this.open.has(key)) return false;
-    this.open.add(key);
-    if (this.open.size > this.max) this.open.delete(this.open.values().next().value as string);
-    return true;
+    return this.open.add(key);
   }
 }
 
