@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { replayFile } from '../../src/native/capture.js';
 import type { FlowRecord } from '../../src/native/types.js';
+import { classicPcap, type PcapPacket } from '../helpers/pcap-file.js';
 import { tempDir } from '../helpers/setup.js';
 
 interface Segment {
@@ -30,7 +31,7 @@ function tcpCapture(file: string, serverPort: number, segments: Segment[]): void
   let cseq = 1000;
   let sseq = 5000;
   let t = 0;
-  const frames: Buffer[] = [];
+  const frames: PcapPacket[] = [];
   const frame = (fromClient: boolean, flags: number, payload: Buffer): void => {
     const ip = Buffer.alloc(20);
     ip[0] = 0x45;
@@ -48,13 +49,7 @@ function tcpCapture(file: string, serverPort: number, segments: Segment[]): void
     tcp[13] = flags;
     tcp.writeUInt16BE(65535, 14);
     const eth = Buffer.from('00505689 6e440015 17368969 0800'.replace(/ /g, ''), 'hex');
-    const data = Buffer.concat([eth, ip, tcp, payload]);
-    const rec = Buffer.alloc(16);
-    rec.writeUInt32LE(1_400_000_000 + Math.floor(t / 1e6), 0);
-    rec.writeUInt32LE(t % 1e6, 4);
-    rec.writeUInt32LE(data.length, 8);
-    rec.writeUInt32LE(data.length, 12);
-    frames.push(rec, data);
+    frames.push({ us: 1_400_000_000_000_000 + t, frame: Buffer.concat([eth, ip, tcp, payload]) });
     t += 1000;
     const advance = payload.length + (flags & 0x03 ? 1 : 0); // SYN and FIN take a sequence number
     if (fromClient) cseq += advance;
@@ -67,13 +62,7 @@ function tcpCapture(file: string, serverPort: number, segments: Segment[]): void
   frame(true, 0x11, Buffer.alloc(0));
   frame(false, 0x11, Buffer.alloc(0));
   frame(true, ACK, Buffer.alloc(0));
-  const header = Buffer.alloc(24);
-  header.writeUInt32LE(0xa1b2c3d4, 0);
-  header.writeUInt16LE(2, 4);
-  header.writeUInt16LE(4, 6);
-  header.writeUInt32LE(65535, 16);
-  header.writeUInt32LE(1, 20);
-  writeFileSync(file, Buffer.concat([header, ...frames]));
+  writeFileSync(file, classicPcap(frames));
 }
 
 function record(type: number, body: Buffer): Buffer {

@@ -4,13 +4,13 @@
  * -e frame.time_epoch -e arp.opcode -e arp.src.hw_mac -e arp.src.proto_ipv4 -e arp.dst.proto_ipv4`), every prefix,
  * malformed packets, and the binding table over a whole capture, with eviction and a spoofing pattern.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { expect } from 'chai';
 
 import type { Binding } from '../../../binding.js';
 import { loadBinding } from '../../../src/native/load.js';
+import { readClassicPcap } from '../../helpers/pcap-file.js';
 import { FIXTURES } from '../../helpers/setup.js';
 
 const addon = loadBinding();
@@ -33,19 +33,10 @@ const ARP_STATUSES = ['arp_ok', 'arp_truncated', 'arp_unsupported', 'arp_bad_op'
 
 /** The ARP packets (bytes after the ethertype) of a classic little-endian microsecond pcap of Ethernet frames. */
 function arpPackets(file: string): { tsNs: bigint; arp: Buffer }[] {
-  const data = readFileSync(path.join(PCAPS, file));
-  expect(data.readUInt32LE(0)).to.equal(0xa1b2c3d4);
-  expect(data.readUInt32LE(20)).to.equal(1); // LINKTYPE_ETHERNET
-  const out: { tsNs: bigint; arp: Buffer }[] = [];
-  for (let off = 24; off + 16 <= data.length;) {
-    const sec = BigInt(data.readUInt32LE(off));
-    const usec = BigInt(data.readUInt32LE(off + 4));
-    const caplen = data.readUInt32LE(off + 8);
-    const frame = data.subarray(off + 16, off + 16 + caplen);
-    off += 16 + caplen;
-    if (frame.length >= 14 && frame.readUInt16BE(12) === 0x0806) out.push({ tsNs: sec * 1_000_000_000n + usec * 1000n, arp: frame.subarray(14) });
-  }
-  return out;
+  const { linkType, littleEndian, records } = readClassicPcap(path.join(PCAPS, file));
+  expect(littleEndian).to.equal(true);
+  expect(linkType).to.equal(1); // LINKTYPE_ETHERNET
+  return records.filter(({ frame }) => frame.length >= 14 && frame.readUInt16BE(12) === 0x0806).map(({ tsNs, frame }) => ({ tsNs, arp: frame.subarray(14) }));
 }
 
 describe('ParseArp (native/app/arp.cpp)', () => {

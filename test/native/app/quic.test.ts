@@ -6,11 +6,11 @@
  */
 import { expect } from 'chai';
 import { createCipheriv, createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Binding } from '../../../binding.js';
 import { loadBinding } from '../../../src/native/load.js';
+import { readClassicPcap, type PcapRecord } from '../../helpers/pcap-file.js';
 import { FIXTURES } from '../../helpers/setup.js';
 
 const addon = loadBinding();
@@ -184,14 +184,10 @@ interface Datagram {
   payload: Buffer;
 }
 function udpDatagrams(file: string): Datagram[] {
-  const b = readFileSync(path.join(FIXTURES, 'pcaps', file));
-  const le = b.readUInt32LE(0) === 0xa1b2c3d4;
-  const u32 = (o: number): number => (le ? b.readUInt32LE(o) : b.readUInt32BE(o));
   const out: Datagram[] = [];
-  for (let off = 24, frame = 1; off + 16 <= b.length; frame++) {
-    const caplen = u32(off + 8);
-    const f = b.subarray(off + 16, off + 16 + caplen);
-    off += 16 + caplen;
+  const { records } = readClassicPcap(path.join(FIXTURES, 'pcaps', file));
+  for (let frame = 1; frame <= records.length; frame++) {
+    const f = (records[frame - 1] as PcapRecord).frame;
     const ethertype = f.readUInt16BE(12);
     let l4 = -1;
     if (ethertype === 0x0800 && f[14 + 9] === 17) l4 = 14 + (f[14] & 0x0f) * 4;

@@ -17,6 +17,7 @@ import { enqueueWebhookDeliveries, listDeadWebhookDeliveries, webhookAlertMark }
 import { insertAlert, listAlertsInIdRange } from '../../../src/store/repos/alert.repo.js';
 import { toAlertView } from '../../../src/detect/alert-view.js';
 import type { AlertView, Severity } from '../../../src/domain/alert.js';
+import { alertRow } from '../../helpers/alert-row.js';
 import { tempDir } from '../../helpers/setup.js';
 import { alertView } from './alert-fixture.js';
 
@@ -118,29 +119,7 @@ describe('WebhookDelivery', function () {
     closers.push(rx.close);
     /** Stores an alert as detection does (its own transaction, before the sinks hear of it). */
     const store1 = async (severity: Severity): Promise<number> => {
-      const t = new Date().toISOString();
-      const row = await insertAlert(store, {
-        created_at: t,
-        updated_at: t,
-        severity,
-        category: 'port_scan',
-        title: `Port scan (${severity})`,
-        description: 'many ports',
-        src_ip: '203.0.113.5',
-        src_port: null,
-        dst_ip: '192.168.1.10',
-        dst_port: null,
-        protocol: 6,
-        score: 0.8,
-        source: 'rule',
-        acknowledged: 0,
-        acknowledged_at: null,
-        aggregation_key: `scan:${severity}:${Math.random()}`,
-        count: 1,
-        first_seen: t,
-        last_seen: t,
-        details: '{}',
-      });
+      const row = await insertAlert(store, alertRow({ severity, title: `Port scan (${severity})`, aggregation_key: `scan:${severity}:${Math.random()}` }));
       return row.id;
     };
     const alertsInRange = async (after: number, through: number, limit: number): Promise<AlertView[]> =>
