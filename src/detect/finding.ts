@@ -72,3 +72,10 @@ export function ruleScore(value: number, threshold: number): number {
  * keep compact keys and numbers, and rebuild this for a finding.
  */
 export type FlowIdentity = Pick<FlowRecord, 'srcIp' | 'srcPort' | 'dstIp' | 'dstPort' | 'protocol'>;
+
+/** Folds one more flow into a finding made from an earlier flow of the same key: one more, and the wider time span. */
+export function absorbFlow(finding: Finding, flow: Pick<FlowRecord, 'firstSeenMs' | 'lastSeenMs'>): void {
+  finding.count++;
+  finding.firstSeenMs = Math.min(finding.firstSeenMs, flow.firstSeenMs);
+  finding.lastSeenMs = Math.max(finding.lastSeenMs, flow.lastSeenMs);
+}

@@ -7,7 +7,7 @@ import type { ModelInfo } from '../ml/types.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import type { ModelThresholds } from '../ml/model.js';
 import type { Severity } from '../domain/alert.js';
-import { shiftSeverity, type Finding } from './finding.js';
+import { absorbFlow, shiftSeverity, type Finding } from './finding.js';
 
 /** Severity of a family when the model is near-certain; lower scores step down (see {@link mlSeverity}). */
 export const ML_BASE_SEVERITY: Readonly<Record<string, Severity>> = Object.freeze({
@@ -100,9 +100,7 @@ export function mlFindings(
     }
     const seen = byDst.get(dstIp);
     if (seen) {
-      seen.finding.count++;
-      seen.finding.firstSeenMs = Math.min(seen.finding.firstSeenMs, f.firstSeenMs);
-      seen.finding.lastSeenMs = Math.max(seen.finding.lastSeenMs, f.lastSeenMs);
+      absorbFlow(seen.finding, f);
       if (hit.score > seen.best.score) seen.best = hit;
       continue;
     }

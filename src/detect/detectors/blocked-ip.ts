@@ -3,7 +3,7 @@
  * firewall), and outbound attempts show a local program trying to reach a blocked host.
  */
 import type { FlowRecord } from '../../native/flow-record.js';
-import type { Detector, Finding } from '../finding.js';
+import { absorbFlow, type Detector, type Finding } from '../finding.js';
 
 /** Answers whether an address is blocked (the FirewallService's `isBlocked`). */
 export type IsBlocked = (ip: string) => boolean;
@@ -25,9 +25,7 @@ export class BlockedIpDetector implements Detector {
       const key = `${blocked}|${other}`;
       const seen = byKey.get(key);
       if (seen) {
-        seen.count++;
-        seen.firstSeenMs = Math.min(seen.firstSeenMs, f.firstSeenMs);
-        seen.lastSeenMs = Math.max(seen.lastSeenMs, f.lastSeenMs);
+        absorbFlow(seen, f);
         continue;
       }
       byKey.set(key, {

@@ -7,7 +7,7 @@
  * the snapshots of a long flow are judged as they come (an early warning) but not counted again.
  */
 import type { FlowRecord } from '../../native/flow-record.js';
-import type { Detector, Finding } from '../finding.js';
+import { absorbFlow, type Detector, type Finding } from '../finding.js';
 import { BoundedSet } from '../lru-map.js';
 import type { IntelEntry, ThreatIntelIndex } from '../threat-intel.js';
 
@@ -149,9 +149,7 @@ export class ThreatIntelDetector implements Detector {
       const key = `${finding.srcIp}|${finding.target}|${hit.entry.list}|${hit.entry.entry}`;
       const seen = byKey.get(key);
       if (seen) {
-        seen.count++;
-        seen.firstSeenMs = Math.min(seen.firstSeenMs, f.firstSeenMs);
-        seen.lastSeenMs = Math.max(seen.lastSeenMs, f.lastSeenMs);
+        absorbFlow(seen, f);
         continue;
       }
       byKey.set(key, finding);
