@@ -188,7 +188,8 @@ export class PortScanDetector implements Detector {
     const icmp = code === 1 || code === 58;
     const ack = code === ACK_PROBE;
     const what = icmp ? 'ICMP echo' : ack ? `TCP ACK probes to port ${service?.port}` : `port ${service?.port}`;
-    const protocol = ack ? 6 : c.protocol === ACK_PROBE ? 6 : c.protocol;
+    // ACK probes sit under their own service code; they are TCP.
+    const protocol = c.protocol === ACK_PROBE ? 6 : c.protocol;
     return {
       category: 'port_scan',
       source: 'rule',
