@@ -9,6 +9,9 @@ import { ConfigError } from '../errors.js';
 import { normaliseIp } from '../net/address.js';
 import { bool, int, list, num, oneOf, str, type Env } from './env.js';
 
+/** Ports on which cleartext HTTP is ordinary: web, proxies, alternates, Windows Delivery Optimization's 7680. */
+export const DEFAULT_WEB_PORTS: readonly number[] = Object.freeze([80, 81, 591, 3128, 7680, 8000, 8008, 8080, 8081, 8088, 8443, 8888]);
+
 /** Repository root (two levels above src/config). */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -233,6 +236,21 @@ export interface DnsTunnelConfig {
  */
 export const DEFAULT_DNS_TUNNEL_ALLOW = Object.freeze(['mcafee.com', 'sophosxl.net']);
 
+/**
+ * Malware evidence per host (src/detect/detectors/malware-evidence.ts): weighted signs of an infected client added up
+ * within a window, as Slips accumulates evidence per profile.
+ */
+export interface MalwareEvidenceConfig {
+  /** Window evidence is added up over, seconds (`VIGIL_DETECT_MALWARE_WINDOW_SEC`, default 3600: Slips' time window). */
+  windowSec: number;
+  /** Score (sum of the kinds' weights) that makes a `medium` alert (`VIGIL_DETECT_MALWARE_MIN_SCORE`, default 1.0). */
+  minScore: number;
+  /** Score that makes it `high` (`VIGIL_DETECT_MALWARE_HIGH_SCORE`, default 1.6). */
+  highScore: number;
+  /** Ports on which cleartext HTTP is ordinary (`VIGIL_DETECT_MALWARE_WEB_PORTS`, comma-separated; replaces the default list). */
+  webPorts: number[];
+}
+
 /** Auto-block settings. */
 export interface AutoBlockConfig {
   /** `VIGIL_AUTOBLOCK`: off (default), critical (block sources of critical alerts) or high (high and critical). */
@@ -257,6 +275,7 @@ export interface DetectionConfig {
   beacon: BeaconConfig;
   arp: ArpConfig;
   dnsTunnel: DnsTunnelConfig;
+  malwareEvidence: MalwareEvidenceConfig;
   /**
    * Threat lists the user provides (`VIGIL_INTEL_FILES`, comma-separated paths, default none): addresses, prefixes,
    * ipset `save` output, hosts files and domain lists (src/detect/threat-intel.ts), loaded at start.
@@ -273,12 +292,33 @@ function ipv4List(env: Env, name: string): string[] {
   return ips;
 }
 
+/** A comma-separated list of TCP/UDP ports (1..65535); throws ConfigError naming the variable on anything else. */
+function portList(env: Env, name: string, fallback: readonly number[]): number[] {
+  const items = list(env, name, fallback.map(String));
+  const bad = items.find((p) => !/^\d{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535);
+  if (bad !== undefined) throw new ConfigError(name, `expected ports 1..65535, got "${bad}"`);
+  return items.map(Number);
+}
+
 /** A comma-separated list of IPv4 or IPv6 addresses (normalised); throws ConfigError naming the variable on anything else. */
 function ipList(env: Env, name: string): string[] {
   const ips = list(env, name, []);
   const bad = ips.find((ip) => isIP(ip) === 0);
   if (bad !== undefined) throw new ConfigError(name, `expected IP addresses, got "${bad}"`);
   return ips.map(normaliseIp);
+}
+
+function malwareEvidenceConfig(env: Env): MalwareEvidenceConfig {
+  const minScore = num(env, 'VIGIL_DETECT_MALWARE_MIN_SCORE', 1, 0.1, 100);
+  const highScore = num(env, 'VIGIL_DETECT_MALWARE_HIGH_SCORE', 1.6, 0.1, 100);
+  if (highScore < minScore)
+    throw new ConfigError('VIGIL_DETECT_MALWARE_HIGH_SCORE', `must be at least VIGIL_DETECT_MALWARE_MIN_SCORE (${minScore}), got ${highScore}`);
+  return {
+    windowSec: int(env, 'VIGIL_DETECT_MALWARE_WINDOW_SEC', 3600, 10, 7 * 86400),
+    minScore,
+    highScore,
+    webPorts: portList(env, 'VIGIL_DETECT_MALWARE_WEB_PORTS', DEFAULT_WEB_PORTS),
+  };
 }
 
 function deepFreeze<T extends object>(o: T): Readonly<T> {
@@ -356,6 +396,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       minTunnelQtypeShare: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_QTYPE_SHARE', 0.5, 0, 1),
       allow: list(env, 'VIGIL_DETECT_DNS_TUNNEL_ALLOW', [...DEFAULT_DNS_TUNNEL_ALLOW]),
     },
+    malwareEvidence: malwareEvidenceConfig(env),
     intelFiles: list(env, 'VIGIL_INTEL_FILES', []).map((f) => path.resolve(f)),
     autoBlock: {
       level: oneOf(env, 'VIGIL_AUTOBLOCK', ['off', 'critical', 'high'] as const, 'off'),
