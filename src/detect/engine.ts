@@ -30,6 +30,8 @@ import { ThreatIntelDetector } from './detectors/threat-intel.js';
 import { WebAttackDetector } from './detectors/web-attack.js';
 import { TlsHeartbeatDetector } from './detectors/tls-heartbeat.js';
 import { ExecutableDownloadDetector } from './detectors/executable-download.js';
+import { LateralMovementDetector } from './detectors/lateral-movement.js';
+import { ZerologonDetector } from './detectors/zerologon.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
@@ -117,6 +119,8 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new WebAttackDetector(config.maxTracked),
     new TlsHeartbeatDetector(),
     new ExecutableDownloadDetector(),
+    new LateralMovementDetector(config.lateralMovement, config.maxTracked),
+    new ZerologonDetector(config.zerologon, config.maxTracked),
   ];
   if (!intel.empty) detectors.push(new ThreatIntelDetector(intel, config.maxTracked));
   const arp = new ArpDetector(config.arp, config.maxTracked);
