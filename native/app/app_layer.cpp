@@ -91,7 +91,8 @@ const char* RrTypeName(uint16_t t) {
 struct ErrorSlots {
   const char* names[kMaxAppErrorSlots];
   int count = 0;
-  int dns = 0, tls = 0, quic = 0, http = 0, ssh = 0, dhcp = 0, arp = 0, smb = 0, dcerpc = 0;  // first slot of each (status 1 -> base)
+  int dns = 0, tls = 0, quic = 0, http = 0, ssh = 0, dhcp = 0, arp = 0, smb = 0,
+      dcerpc = 0;  // first slot of each (status 1 -> base)
 
   template <typename Status>
   int Add(const char* (*name)(Status), int n, bool skip_need_more) {
@@ -129,11 +130,10 @@ void CountError(AppLayerStats& stats, int base, Status st) {
 }  // namespace
 
 const char* AppProtoName(AppProto p) {
-  static const char* const kNames[] = {"",      "dns",  "mdns", "llmnr",  "tls",    "quic",   "http",    "ssh",
-                                       "dhcp",  "ntp",  "ftp",  "telnet", "smtp",   "pop3",   "imap",    "netbios",
-                                       "snmp",  "ldap", "smb",  "syslog", "ssdp",   "dhcpv6", "mysql",   "postgresql",
-                                       "redis", "rdp",  "sip",  "mqtt",   "modbus", "dnp3",   "kerberos",
-                                       "dcerpc"};
+  static const char* const kNames[] = {"",      "dns",  "mdns", "llmnr",  "tls",    "quic",   "http",     "ssh",
+                                       "dhcp",  "ntp",  "ftp",  "telnet", "smtp",   "pop3",   "imap",     "netbios",
+                                       "snmp",  "ldap", "smb",  "syslog", "ssdp",   "dhcpv6", "mysql",    "postgresql",
+                                       "redis", "rdp",  "sip",  "mqtt",   "modbus", "dnp3",   "kerberos", "dcerpc"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(AppProto::kCount), "one name per label");
   const int i = static_cast<int>(p);
   return i >= 0 && i < static_cast<int>(AppProto::kCount) ? kNames[i] : "";
@@ -146,11 +146,10 @@ AppProto GuessAppByPort(uint8_t protocol, uint16_t responder_port, uint16_t init
 }
 
 const char* AppCounterName(int i) {
-  static const char* const kNames[kAppCounterCount] = {"tcp_gaps",           "tls_client_hellos",  "tls_server_hellos",
-                                                       "quic_client_hellos", "quic_server_hellos", "dns_messages",
-                                                       "http_requests",      "ssh_banners",        "dhcp_messages",
-                                                       "arp_messages",       "states_live",
-                                                       "smb_messages",       "dcerpc_pdus"};
+  static const char* const kNames[kAppCounterCount] = {
+      "tcp_gaps",     "tls_client_hellos", "tls_server_hellos", "quic_client_hellos", "quic_server_hellos",
+      "dns_messages", "http_requests",     "ssh_banners",       "dhcp_messages",      "arp_messages",
+      "states_live",  "smb_messages",      "dcerpc_pdus"};
   return i >= 0 && i < kAppCounterCount ? kNames[i] : "unknown";
 }
 
@@ -733,23 +732,24 @@ void AppLayer::OnRpc(FlowEntry& e, AppState& s, const PacketView& v, Direction d
   const bool smb = e.app_proto == static_cast<uint8_t>(AppProto::kSmb);
   if (!s.rpc) s.rpc = std::make_unique<RpcFlow>(smb ? PduFramer::Kind::kNetbios : PduFramer::Kind::kDcerpc);
   RpcFlow& r = *s.rpc;
-  const bool framed = r.framer[dir].Feed(v.payload, v.payload_captured, [&](const uint8_t* m, uint32_t len, uint32_t all) {
-    r.messages++;
-    if (smb) {
-      stats_.counters[kAppSmbMessages]++;
-      const SmbStatus st = ParseSmbMessage(m, len, all, &r.smb, &r.rpc);
-      if (st != SmbStatus::kOk && st != SmbStatus::kNeedMore) CountError(stats_, Slots().smb, st);
-      return;
-    }
-    stats_.counters[kAppDcerpcPdus]++;
-    DcerpcPdu pdu;
-    const DcerpcStatus st = ParseDcerpcPdu(m, len, &pdu);
-    if (st == DcerpcStatus::kOk) {
-      r.rpc.Take(pdu, 0);
-    } else if (st != DcerpcStatus::kNeedMore) {
-      CountError(stats_, Slots().dcerpc, st);
-    }
-  });
+  const bool framed =
+      r.framer[dir].Feed(v.payload, v.payload_captured, [&](const uint8_t* m, uint32_t len, uint32_t all) {
+        r.messages++;
+        if (smb) {
+          stats_.counters[kAppSmbMessages]++;
+          const SmbStatus st = ParseSmbMessage(m, len, all, &r.smb, &r.rpc);
+          if (st != SmbStatus::kOk && st != SmbStatus::kNeedMore) CountError(stats_, Slots().smb, st);
+          return;
+        }
+        stats_.counters[kAppDcerpcPdus]++;
+        DcerpcPdu pdu;
+        const DcerpcStatus st = ParseDcerpcPdu(m, len, &pdu);
+        if (st == DcerpcStatus::kOk) {
+          r.rpc.Take(pdu, 0);
+        } else if (st != DcerpcStatus::kNeedMore) {
+          CountError(stats_, Slots().dcerpc, st);
+        }
+      });
   if (!framed) {
     CountError(stats_, Slots().dcerpc, DcerpcStatus::kNotDcerpc);  // framing lost: a fragment header that is not one
     s.dir_done[dir] = true;

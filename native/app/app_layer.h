@@ -164,9 +164,9 @@ enum AppCounter : int {
   kAppSshBanners,
   kAppDhcpMessages,
   kAppArpMessages,
-  kAppStatesLive,  // AppStates currently allocated (gauge)
-  kAppSmbMessages,     // NetBIOS session messages carrying SMB read
-  kAppDcerpcPdus,      // DCE-RPC fragments read over TCP (those inside SMB are not counted here)
+  kAppStatesLive,   // AppStates currently allocated (gauge)
+  kAppSmbMessages,  // NetBIOS session messages carrying SMB read
+  kAppDcerpcPdus,   // DCE-RPC fragments read over TCP (those inside SMB are not counted here)
   kAppCounterCount
 };
 const char* AppCounterName(int i);

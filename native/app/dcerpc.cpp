@@ -65,7 +65,8 @@ bool LooksLikeDcerpcHeader(const uint8_t* p, uint32_t len) {
 }
 
 bool LooksLikeDcerpcClient(const uint8_t* p, uint32_t len) {
-  return LooksLikeDcerpcHeader(p, len) && (p[2] == kDcerpcBind || p[2] == kDcerpcAlterContext || p[2] == kDcerpcRequest);
+  return LooksLikeDcerpcHeader(p, len) &&
+         (p[2] == kDcerpcBind || p[2] == kDcerpcAlterContext || p[2] == kDcerpcRequest);
 }
 
 DcerpcStatus ParseDcerpcPdu(const uint8_t* p, uint32_t len, DcerpcPdu* out) {
@@ -93,7 +94,8 @@ DcerpcStatus ParseDcerpcPdu(const uint8_t* p, uint32_t len, DcerpcPdu* out) {
       // p_cont_id, n_transfer_syn, reserved, abstract_syntax (uuid, version), transfer_syntaxes[n] (20 bytes each).
       uint16_t id = 0;
       uint8_t transfers = 0;
-      if (!u16(id) || !r.ReadU8(transfers) || !r.Skip(1)) return out->contexts > 0 ? DcerpcStatus::kOk : DcerpcStatus::kNeedMore;
+      if (!u16(id) || !r.ReadU8(transfers) || !r.Skip(1))
+        return out->contexts > 0 ? DcerpcStatus::kOk : DcerpcStatus::kNeedMore;
       uint8_t raw[16];
       uint16_t major = 0;
       if (!r.Read(raw) || !u16(major) || !r.Skip(2)) {

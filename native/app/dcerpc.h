@@ -1,6 +1,6 @@
-// DCE-RPC connection-oriented PDUs (The Open Group C706 ch. 12, MS-RPCE 2.2.2): the common header, the abstract syntaxes
-// a bind or alter_context asks for, and the context id and opnum of a request; plus the per-flow summary of what an
-// RPC client called (interfaces bound, requests per (interface, opnum)). Learned from Zeek's DCE_RPC analyzer
+// DCE-RPC connection-oriented PDUs (The Open Group C706 ch. 12, MS-RPCE 2.2.2): the common header, the abstract
+// syntaxes a bind or alter_context asks for, and the context id and opnum of a request; plus the per-flow summary of
+// what an RPC client called (interfaces bound, requests per (interface, opnum)). Learned from Zeek's DCE_RPC analyzer
 // (src/analyzer/protocol/dce-rpc/dce_rpc.pac) and Suricata's rust/src/dcerpc/: no code taken.
 #pragma once
 
@@ -78,9 +78,9 @@ struct DcerpcSummary {
   int op_count = 0;
   Binding bindings[kMaxBindings];
   int binding_count = 0;
-  int binding_next = 0;  // the slot a new binding overwrites once all are used (oldest first)
-  uint32_t binds = 0;       // bind and alter_context PDUs
-  uint32_t requests = 0;    // request PDUs (first fragments)
+  int binding_next = 0;      // the slot a new binding overwrites once all are used (oldest first)
+  uint32_t binds = 0;        // bind and alter_context PDUs
+  uint32_t requests = 0;     // request PDUs (first fragments)
   uint32_t ops_dropped = 0;  // requests of an (interface, opnum) beyond kMaxOps distinct ones
 
   // Accounts one client PDU on `channel`.

@@ -314,8 +314,8 @@ SmbStatus ParseSmbMessage(const uint8_t* prefix, uint32_t prefix_len, uint32_t m
     if (h.next != 0 && (h.next < kSmb2HeaderBytes || h.next % 8 != 0)) return SmbStatus::kBadHeader;
     const uint32_t avail = prefix_len - at;
     const uint32_t len = h.next != 0 && h.next < avail ? h.next : avail;
-    const SmbStatus st = (h.flags & kFlagResponse) != 0 ? OnResponse(h, m, len, smb)
-                                                        : OnRequest(h, m, len, &last_create, smb, rpc);
+    const SmbStatus st =
+        (h.flags & kFlagResponse) != 0 ? OnResponse(h, m, len, smb) : OnRequest(h, m, len, &last_create, smb, rpc);
     if (st != SmbStatus::kOk) return st;
     if (h.next == 0 || h.next >= avail) return SmbStatus::kOk;
     at += h.next;

@@ -38,7 +38,7 @@ struct SmbFile {
   NameText name;  // as the client wrote it (relative to the share)
   uint8_t file_id[16] = {};
   uint64_t message_id = 0;
-  int8_t share = -1;  // index into SmbSummary::shares; -1 when the tree is not known
+  int8_t share = -1;          // index into SmbSummary::shares; -1 when the tree is not known
   bool opened = false;        // the response granted it (FileId known)
   bool write_access = false;  // DesiredAccess asked for writing, or the disposition creates/overwrites
   bool written = false;       // a WRITE to it followed
@@ -55,13 +55,13 @@ struct SmbSummary {
   int share_count = 0;
   SmbFile files[kMaxFiles];
   int file_count = 0;
-  uint32_t requests = 0;     // SMB2 requests (compounded ones each)
-  uint32_t trees = 0;        // TREE_CONNECT requests
-  uint32_t creates = 0;      // CREATE requests
-  uint32_t writes = 0;       // WRITE requests
-  uint32_t reads = 0;        // READ requests
-  uint32_t smb1 = 0;         // SMB1 messages (a negotiation's first request; not parsed further)
-  uint32_t encrypted = 0;    // SMB3 transform messages (encrypted: not readable)
+  uint32_t requests = 0;       // SMB2 requests (compounded ones each)
+  uint32_t trees = 0;          // TREE_CONNECT requests
+  uint32_t creates = 0;        // CREATE requests
+  uint32_t writes = 0;         // WRITE requests
+  uint32_t reads = 0;          // READ requests
+  uint32_t smb1 = 0;           // SMB1 messages (a negotiation's first request; not parsed further)
+  uint32_t encrypted = 0;      // SMB3 transform messages (encrypted: not readable)
   uint32_t files_dropped = 0;  // CREATE requests not kept (the list was full of files worth more)
 
   bool empty() const { return requests == 0 && smb1 == 0 && encrypted == 0; }

@@ -140,10 +140,10 @@ const char* const kF64ColumnNames[kF64ColumnCount] = {
 };
 
 const char* const kStrColumnNames[kStrColumnCount] = {
-    "serverName",      "dnsQuery",   "dnsAnswers",  "tlsSni",       "tlsAlpn",          "tlsJa3",
-    "tlsJa4",          "tlsJa4s",    "httpMethod",  "httpHost",     "httpUri",          "httpUserAgent",
-    "httpContentType", "sshClient",  "sshServer",   "dhcpHostname", "dhcpMac",          "communityId",
-    "processName",     "processExe", "processUser", "processUnit",  "processContainer", "smbShares",
+    "serverName",      "dnsQuery",         "dnsAnswers",  "tlsSni",       "tlsAlpn",          "tlsJa3",
+    "tlsJa4",          "tlsJa4s",          "httpMethod",  "httpHost",     "httpUri",          "httpUserAgent",
+    "httpContentType", "sshClient",        "sshServer",   "dhcpHostname", "dhcpMac",          "communityId",
+    "processName",     "processExe",       "processUser", "processUnit",  "processContainer", "smbShares",
     "smbFiles",        "dcerpcInterfaces", "dcerpcOps",
 };
 

@@ -169,7 +169,7 @@ enum StrColumn : int {
   kStrProcessUnit,
   kStrProcessContainer,
   kStrSmbShares,         // tree paths ("\\server\share") the server granted, joined by '\x1e'
-  kStrSmbFiles,         // "name\x1fshare path\x1fflags" joined by '\x1e'; flags: SmbFileFlag bits, decimal
+  kStrSmbFiles,          // "name\x1fshare path\x1fflags" joined by '\x1e'; flags: SmbFileFlag bits, decimal
   kStrDcerpcInterfaces,  // interface names (or UUIDs) bound, joined by '\x1e'
   kStrDcerpcOps,         // "interface\x1fopnum\x1fcount" joined by '\x1e'; interface empty when its bind was not seen
   kStrColumnCount

@@ -298,7 +298,26 @@ export interface DetectionConfig {
   autoBlock: AutoBlockConfig;
 }
 
-const DEFAULT_LATERAL_EXTENSIONS = ['exe', 'dll', 'sys', 'scr', 'com', 'bat', 'cmd', 'ps1', 'psm1', 'vbs', 'vbe', 'js', 'jse', 'wsf', 'hta', 'msi', 'cpl', 'jar'];
+const DEFAULT_LATERAL_EXTENSIONS = [
+  'exe',
+  'dll',
+  'sys',
+  'scr',
+  'com',
+  'bat',
+  'cmd',
+  'ps1',
+  'psm1',
+  'vbs',
+  'vbe',
+  'js',
+  'jse',
+  'wsf',
+  'hta',
+  'msi',
+  'cpl',
+  'jar',
+];
 
 /** A comma-separated list of file extensions (lower-cased, dot dropped); throws ConfigError naming the variable on anything else. */
 function extensionList(env: Env, name: string, fallback: string[]): string[] {
