@@ -134,6 +134,11 @@ export interface LateralMovementConfig {
    * default on): BZAR reports writes only; a pull is tool transfer the other way.
    */
   reads: boolean;
+  /**
+   * A push and an execution call between the same two hosts within this many seconds make one `critical` alert
+   * (`VIGIL_DETECT_LATERAL_WINDOW_SEC`, default 600: BZAR's `bzar1_epoch`).
+   */
+  windowSec: number;
 }
 
 /** Zerologon (CVE-2020-1472): a burst of Netlogon authentication attempts against one server (corelight/zerologon). */
@@ -389,6 +394,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       enabled: bool(env, 'VIGIL_DETECT_LATERAL', true),
       extensions: extensionList(env, 'VIGIL_DETECT_LATERAL_EXTENSIONS', DEFAULT_LATERAL_EXTENSIONS),
       reads: bool(env, 'VIGIL_DETECT_LATERAL_READS', true),
+      windowSec: int(env, 'VIGIL_DETECT_LATERAL_WINDOW_SEC', 600, 1, 86400),
     },
     zerologon: {
       windowSec: int(env, 'VIGIL_DETECT_ZEROLOGON_WINDOW_SEC', 120, 1, 86400),

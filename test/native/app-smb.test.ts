@@ -133,6 +133,26 @@ describe('SMB2 and DCE-RPC (native/app/smb, dcerpc)', function () {
     expect(new LateralMovementDetector(config.lateralMovement, 100).observe([flow as FlowRecord])).to.deep.equal([]);
   });
 
+  it('counts malformed messages per reason and keeps going', async () => {
+    const file = path.join(tempDir(), 'malformed.pcap');
+    const badSize = treeConnect(2, '\\\\dc1\\C$');
+    badSize.writeUInt16LE(63, 4); // StructureSize must be 64
+    const badOffset = create(3, 1, 'x.exe', GENERIC_WRITE, 2);
+    badOffset.writeUInt16LE(900, 64 + 44); // NameOffset past the message
+    const rpc = Buffer.concat([dcerpcBind(NETLOGON, 1), Buffer.from('garbage that is no DCE-RPC header')]);
+    tcpSessions(file, ATTACKER, VICTIM, [
+      { port: 445, segments: [c(badSize), c(badOffset), c(treeConnect(4, '\\\\dc1\\public')), s(treeConnectResponse(4, 1, 1))] },
+      { port: 49668, segments: [{ fromClient: true, payload: rpc }] },
+    ]);
+    const { flows, stats } = await replayFile(file);
+    const smb = flows.find((f) => f.app === 'smb');
+    expect(smb?.smb?.shares).to.deep.equal(['\\\\dc1\\public']);
+    expect(flows.find((f) => f.app === 'dcerpc')?.dcerpc?.interfaces).to.deep.equal(['netlogon']);
+    const errors = stats.appLayer?.errors ?? {};
+    expect([errors.smb_bad_header, errors.smb_bad_offset, errors.dcerpc_not_dcerpc]).to.deep.equal([1, 1, 1]);
+    expect(stats.appLayer?.counters.smb_messages).to.equal(4);
+  });
+
   it('reads Netlogon calls over plain TCP and raises Zerologon on a burst of them', async () => {
     const file = path.join(tempDir(), 'zerologon.pcap');
     const attempt = {

@@ -6,7 +6,9 @@
  *   for writing or written on `ADMIN$` or a drive share (`C$`, any `X$`; never `IPC$`). `high`.
  * - T1569.002 / T1053, remote execution: svcctl CreateService* / StartService*, atsvc JobAdd, ITaskSchedulerService
  *   SchRpcRegisterTask / SchRpcRun / SchRpcEnableTask, whether over SMB named pipes or plain TCP. `high`.
- * - both from one source to one target (PsExec: copy to ADMIN$, then create and start a service): `critical`.
+ * - both from one source to one target within `windowSec` (10 min: BZAR's `bzar1_epoch` for its
+ *   ATTACK::Lateral_Movement_and_Execution correlation; PsExec copies to ADMIN$ on one connection, then creates and
+ *   starts its service over another): `critical`.
  * - a program read (pulled) from an administrative share: tool transfer the other way, `medium` (BZAR reports writes
  *   only; `VIGIL_DETECT_LATERAL_READS=off` drops it).
  * BZAR itself recommends against reporting an admin-share connection alone (`t1021_002_report_option = F`), and a
@@ -54,6 +56,8 @@ export class LateralMovementDetector implements Detector {
   private readonly extensions: ReadonlySet<string>;
   /** Evidence already reported: `src|dst|what` (bounded; snapshots of a long session repeat it). */
   private readonly reported = new Set<string>();
+  /** Per `src|dst`: when a program was last pushed and an execution operation last called (epoch ms; bounded). */
+  private readonly pairs = new Map<string, { pushMs: number; execMs: number }>();
 
   constructor(
     private readonly config: LateralMovementConfig,
@@ -76,17 +80,30 @@ export class LateralMovementDetector implements Detector {
       const pulled = this.config.reads ? unique(files.filter((x) => program(x) && x.read && !x.write && !x.written)) : [];
       const execs = (f.dcerpc?.ops ?? []).filter((op) => op.iface !== null && EXECUTION_OPS[op.iface]?.has(op.opnum) === true);
       if (pushed.length === 0 && pulled.length === 0 && execs.length === 0) continue;
+      // BZAR's Lateral_Movement_and_Execution: a push and an execution call between the same two hosts, any sessions.
+      const pairKey = `${f.srcIp}|${f.dstIp}`;
+      let pair = this.pairs.get(pairKey);
+      if (pair === undefined) {
+        pair = { pushMs: Number.NEGATIVE_INFINITY, execMs: Number.NEGATIVE_INFINITY };
+        this.pairs.set(pairKey, pair);
+        if (this.pairs.size > this.maxTracked) this.pairs.delete(this.pairs.keys().next().value as string);
+      }
+      if (pushed.length > 0) pair.pushMs = Math.max(pair.pushMs, f.lastSeenMs);
+      if (execs.length > 0) pair.execMs = Math.max(pair.execMs, f.lastSeenMs);
+      const windowMs = this.config.windowSec * 1000;
+      const near = (t: number): boolean => Math.abs(t - f.lastSeenMs) <= windowMs;
+      const correlated = (pushed.length > 0 && near(pair.execMs)) || (execs.length > 0 && near(pair.pushMs));
       const key = `${f.srcIp}|${f.dstIp}|${pushed.map((x) => x.name).join(',')}|${pulled.map((x) => x.name).join(',')}|${execs.map(opText).join(',')}`;
       if (this.reported.has(key)) continue;
       this.reported.add(key);
       if (this.reported.size > this.maxTracked) this.reported.delete(this.reported.values().next().value as string);
-      out.push(this.finding(f, pushed, pulled, execs));
+      out.push(this.finding(f, pushed, pulled, execs, correlated));
     }
     return out;
   }
 
-  private finding(f: FlowRecord, pushed: FlowSmbFile[], pulled: FlowSmbFile[], execs: FlowDcerpcOp[]): Finding {
-    const severity = pushed.length > 0 && execs.length > 0 ? 'critical' : pushed.length > 0 || execs.length > 0 ? 'high' : 'medium';
+  private finding(f: FlowRecord, pushed: FlowSmbFile[], pulled: FlowSmbFile[], execs: FlowDcerpcOp[], correlated: boolean): Finding {
+    const severity = correlated ? 'critical' : pushed.length > 0 || execs.length > 0 ? 'high' : 'medium';
     const techniques = [
       ...(pushed.length > 0 ? ['T1021.002', 'T1570'] : []),
       ...(pulled.length > 0 && pushed.length === 0 ? ['T1570'] : []),
@@ -98,6 +115,8 @@ export class LateralMovementDetector implements Detector {
     if (pushed.length > 0) what.push(`put ${pushed.map(fileText).join(', ')} on an administrative share`);
     if (execs.length > 0) what.push(`called ${execs.map(opText).join(', ')}`);
     if (pulled.length > 0) what.push(`pulled ${pulled.map(fileText).join(', ')} from an administrative share`);
+    if (correlated && pushed.length === 0) what.push('after a program was put on its administrative share');
+    if (correlated && execs.length === 0) what.push('after a remote service or task was created or started');
     const summary = what.join(' and ');
     return {
       category: 'lateral_movement',
@@ -127,6 +146,8 @@ export class LateralMovementDetector implements Detector {
         rpcInterfaces: f.dcerpc?.interfaces ?? [],
         rpcOperations: (f.dcerpc?.ops ?? []).slice(0, MAX_LISTED).map((o) => ({ iface: o.iface, opnum: o.opnum, name: o.name, count: o.count })),
         executionOperations: execs.map(opText),
+        pushAndExecution: correlated,
+        windowSec: this.config.windowSec,
         app: f.app ?? null,
         countUnit: 'sessions',
       },

@@ -58,6 +58,15 @@ describe('detect/detectors/lateral-movement (MITRE BZAR)', () => {
     expect(both?.details.executionOperations).to.deep.equal(['svcctl::CreateServiceWOW64W', 'svcctl::StartServiceW']);
     // The same evidence again (a snapshot of the session) is not reported twice.
     expect(d.observe([smbFlow([exe])])).to.deep.equal([]);
+    // The service created over another session 5 minutes later: BZAR's Lateral_Movement_and_Execution.
+    const later = smbFlow([], [op('svcctl', 12, 'CreateServiceW')], { firstSeenMs: T0 + 300_000 });
+    const [correlated] = d.observe([later]);
+    expect(correlated).to.include({ severity: 'critical' });
+    expect(correlated?.details).to.include({ pushAndExecution: true, windowSec: 600 });
+    // Eleven minutes later it is a separate, high, event.
+    const apart = smbFlow([], [op('svcctl', 19, 'StartServiceW')], { firstSeenMs: T0 + 660_000, srcIp: '192.168.10.32' });
+    const d2 = new LateralMovementDetector(config.lateralMovement, 100);
+    expect(d2.observe([smbFlow([exe], [], { srcIp: '192.168.10.32' }), apart]).map((x) => x.severity)).to.deep.equal(['high', 'high']);
   });
 
   it('remote task creation alone is high; an executable pulled from C$ is medium; reads can be turned off', () => {
