@@ -54,7 +54,7 @@ export function create(messageId: number, treeId: number, name: string, access: 
   const n = utf16(name);
   const body = Buffer.alloc(56);
   body.writeUInt16LE(57, 0); // StructureSize
-  body.writeUInt32LE(access, 24); // DesiredAccess
+  body.writeUInt32LE(access >>> 0, 24); // DesiredAccess
   body.writeUInt32LE(disposition, 36); // CreateDisposition
   body.writeUInt16LE(64 + 56, 44); // NameOffset
   body.writeUInt16LE(n.length, 46); // NameLength
