@@ -15,6 +15,7 @@ namespace {
 constexpr uint16_t kTreeConnect = 3, kCreate = 5, kRead = 8, kWrite = 9, kIoctl = 11;
 constexpr uint32_t kFlagResponse = 0x1, kFlagRelated = 0x4;
 constexpr uint32_t kFsctlPipeTransceive = 0x0011C017;
+constexpr uint32_t kStatusPending = 0x00000103;  // STATUS_PENDING (MS-SMB2 3.3.4.2: interim response)
 // DesiredAccess bits that write (MS-SMB2 2.2.13.1.1): FILE_WRITE_DATA, FILE_APPEND_DATA, GENERIC_ALL, GENERIC_WRITE.
 constexpr uint32_t kWriteAccess = 0x00000002 | 0x00000004 | 0x10000000 | 0x40000000;
 constexpr int kMaxCompound = 16;  // compounded messages followed in one prefix
@@ -192,6 +193,7 @@ SmbStatus OnRequest(const Header& h, const uint8_t* m, uint32_t len, int* last_c
 }
 
 SmbStatus OnResponse(const Header& h, const uint8_t* m, uint32_t len, SmbSummary* smb) {
+  if (h.status == kStatusPending) return SmbStatus::kOk;  // an interim response: the final one follows
   Reader body(m, len);
   body.Skip(kSmb2HeaderBytes);
   if (h.command == kTreeConnect) {

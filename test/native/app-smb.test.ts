@@ -43,6 +43,7 @@ function psexecSegments(): Segment[] {
     c(treeConnect(2, '\\\\dc1\\ADMIN$')),
     s(treeConnectResponse(2, 1, 1)),
     c(create(3, 1, 'PSEXESVC.exe', GENERIC_WRITE, 5)),
+    s(createResponse(3, 1, Buffer.alloc(16), 0x103)), // STATUS_PENDING: an interim response, the final one follows
     s(createResponse(3, 1, fid(7))),
     { fromClient: true, payload: bigWrite.subarray(0, 100) },
     { fromClient: true, payload: bigWrite.subarray(100, 1500) },

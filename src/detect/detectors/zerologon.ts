@@ -32,6 +32,8 @@ interface ServerState {
   port: number;
   /** Epoch ms until which this burst was reported (its later flows fold into the same alert). */
   reportedUntil: number;
+  /** The burst's NetrServerPasswordSet2 was reported (critical), so later flows of it are not again. */
+  reportedSuccess: boolean;
 }
 
 export class ZerologonDetector implements Detector {
@@ -62,7 +64,7 @@ export class ZerologonDetector implements Detector {
       if (challenges + auths + sets === 0) continue;
       let s = this.servers.get(f.dstIp);
       if (s === undefined) {
-        s = { events: [], clients: [], port: f.dstPort, reportedUntil: 0 };
+        s = { events: [], clients: [], port: f.dstPort, reportedUntil: 0, reportedSuccess: false };
         this.servers.set(f.dstIp, s);
         if (this.servers.size > this.maxTracked) this.servers.delete(this.servers.keys().next().value as string);
       }
@@ -83,10 +85,12 @@ export class ZerologonDetector implements Detector {
       }
       const min = this.config.minAttempts;
       if (ch < min || au < min) continue;
-      if (t <= s.reportedUntil && ps === 0) continue;
-      s.reportedUntil = t + windowMs;
-      const first = s.events[0] as number;
       const success = ps > 0;
+      if (t <= s.reportedUntil && (!success || s.reportedSuccess)) continue;
+      if (t > s.reportedUntil) s.reportedSuccess = false;
+      s.reportedUntil = t + windowMs;
+      if (success) s.reportedSuccess = true;
+      const first = s.events[0] as number;
       out.push({
         category: 'exploit',
         source: 'rule',

@@ -121,7 +121,8 @@ describe('detect/detectors/zerologon (corelight/zerologon)', () => {
   });
 
   it('is critical when NetrServerPasswordSet2 follows the burst', () => {
-    const flows = [...Array.from({ length: 20 }, (_, i) => attempt(i, pair)), attempt(21, [op('netlogon', 30, 'NetrServerPasswordSet2')])];
+    const set2 = (i: number): FlowRecord => attempt(i, [op('netlogon', 30, 'NetrServerPasswordSet2')]);
+    const flows = [...Array.from({ length: 20 }, (_, i) => attempt(i, pair)), set2(21), attempt(22, pair), set2(23)];
     const findings = new ZerologonDetector(config.zerologon, 100).observe(flows);
     expect(findings.map((f) => f.severity)).to.deep.equal(['high', 'critical']);
     expect(findings[1]?.details.passwordSet2).to.equal(1);
