@@ -24,6 +24,11 @@ constexpr uint16_t kParsePackets = 12;
 // cache up to this many).
 constexpr uint16_t kDnsMessages = 64;
 constexpr size_t kStateChunk = 256;
+// SMB and DCE-RPC messages per flow read (both directions): lateral movement happens in a session's first minutes;
+// a drive mapped for days stops costing anything after this many. Skipping a message's body costs one subtraction per
+// segment, so the budget is in messages, not packets.
+constexpr uint32_t kRpcMessages = 4096;
+constexpr uint16_t kPortNetbiosSession = 139;
 
 constexpr uint16_t kPortDns = 53, kPortMdns = 5353, kPortLlmnr = 5355, kPortNtp = 123, kPortBootps = 67,
                    kPortBootpc = 68, kPortSsdp = 1900;
@@ -86,7 +91,8 @@ const char* RrTypeName(uint16_t t) {
 struct ErrorSlots {
   const char* names[kMaxAppErrorSlots];
   int count = 0;
-  int dns = 0, tls = 0, quic = 0, http = 0, ssh = 0, dhcp = 0, arp = 0;  // first slot of each (status 1 -> base)
+  int dns = 0, tls = 0, quic = 0, http = 0, ssh = 0, dhcp = 0, arp = 0, smb = 0,
+      dcerpc = 0;  // first slot of each (status 1 -> base)
 
   template <typename Status>
   int Add(const char* (*name)(Status), int n, bool skip_need_more) {
@@ -106,6 +112,8 @@ struct ErrorSlots {
     ssh = Add<SshStatus>(SshStatusName, static_cast<int>(SshStatus::kCount), true);
     dhcp = Add<DhcpStatus>(DhcpStatusName, static_cast<int>(DhcpStatus::kCount), false);
     arp = Add<ArpStatus>(ArpStatusName, static_cast<int>(ArpStatus::kCount), false);
+    smb = Add<SmbStatus>(SmbStatusName, static_cast<int>(SmbStatus::kCount), true);
+    dcerpc = Add<DcerpcStatus>(DcerpcStatusName, static_cast<int>(DcerpcStatus::kCount), true);
   }
 };
 const ErrorSlots& Slots() {
@@ -122,10 +130,10 @@ void CountError(AppLayerStats& stats, int base, Status st) {
 }  // namespace
 
 const char* AppProtoName(AppProto p) {
-  static const char* const kNames[] = {"",      "dns",  "mdns", "llmnr",  "tls",    "quic",   "http",    "ssh",
-                                       "dhcp",  "ntp",  "ftp",  "telnet", "smtp",   "pop3",   "imap",    "netbios",
-                                       "snmp",  "ldap", "smb",  "syslog", "ssdp",   "dhcpv6", "mysql",   "postgresql",
-                                       "redis", "rdp",  "sip",  "mqtt",   "modbus", "dnp3",   "kerberos"};
+  static const char* const kNames[] = {"",      "dns",  "mdns", "llmnr",  "tls",    "quic",   "http",     "ssh",
+                                       "dhcp",  "ntp",  "ftp",  "telnet", "smtp",   "pop3",   "imap",     "netbios",
+                                       "snmp",  "ldap", "smb",  "syslog", "ssdp",   "dhcpv6", "mysql",    "postgresql",
+                                       "redis", "rdp",  "sip",  "mqtt",   "modbus", "dnp3",   "kerberos", "dcerpc"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(AppProto::kCount), "one name per label");
   const int i = static_cast<int>(p);
   return i >= 0 && i < static_cast<int>(AppProto::kCount) ? kNames[i] : "";
@@ -138,10 +146,10 @@ AppProto GuessAppByPort(uint8_t protocol, uint16_t responder_port, uint16_t init
 }
 
 const char* AppCounterName(int i) {
-  static const char* const kNames[kAppCounterCount] = {"tcp_gaps",           "tls_client_hellos",  "tls_server_hellos",
-                                                       "quic_client_hellos", "quic_server_hellos", "dns_messages",
-                                                       "http_requests",      "ssh_banners",        "dhcp_messages",
-                                                       "arp_messages",       "states_live"};
+  static const char* const kNames[kAppCounterCount] = {
+      "tcp_gaps",     "tls_client_hellos", "tls_server_hellos", "quic_client_hellos", "quic_server_hellos",
+      "dns_messages", "http_requests",     "ssh_banners",       "dhcp_messages",      "arp_messages",
+      "states_live",  "smb_messages",      "dcerpc_pdus"};
   return i >= 0 && i < kAppCounterCount ? kNames[i] : "unknown";
 }
 
@@ -168,6 +176,7 @@ void AppState::Clear() {
   http.reset();
   ssh.reset();
   dhcp.reset();
+  rpc.reset();
   for (int d = 0; d < 2; ++d) {
     tls_asm[d].reset();
     quic[d].reset();
@@ -281,6 +290,10 @@ bool AppLayer::Recognise(FlowEntry& e, const PacketView& v, Direction dir) {
     Label(e, AppProto::kHttp, stats_);
   } else if (LooksLikeSsh(p, n)) {
     Label(e, AppProto::kSsh, stats_);
+  } else if (LooksLikeSmb(p, n) || (IsPort(v, kPortNetbiosSession) && n >= 4 && p[0] == 0x81)) {
+    Label(e, AppProto::kSmb, stats_);
+  } else if (LooksLikeDcerpcClient(p, n)) {
+    Label(e, AppProto::kDcerpc, stats_);
   } else if (IsPort(v, kPortDns) && n > 2 && LooksLikeDns(p + 2, n - 2)) {
     Label(e, AppProto::kDns, stats_);
   } else {
@@ -356,6 +369,14 @@ void AppLayer::Inspect(FlowEntry& e, const PacketView& v, Direction dir, int64_t
     case AppProto::kDhcp:
       OnDhcp(e, s, v);
       break;
+    case AppProto::kSmb:
+    case AppProto::kDcerpc:
+      if (v.protocol == 6) {
+        OnRpc(e, s, v, dir);
+        return;  // its own budget (kRpcMessages), not the packet budget
+      }
+      Done(e);
+      return;
     default:
       Done(e);
       return;
@@ -704,6 +725,37 @@ void AppLayer::OnDhcp(FlowEntry& e, AppState& s, const PacketView& v) {
     d.hostname = Text(m.hostname.view());
     Done(e);
   }
+}
+
+void AppLayer::OnRpc(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
+  if (!InOrder(s, v, dir)) return;
+  const bool smb = e.app_proto == static_cast<uint8_t>(AppProto::kSmb);
+  if (!s.rpc) s.rpc = std::make_unique<RpcFlow>(smb ? PduFramer::Kind::kNetbios : PduFramer::Kind::kDcerpc);
+  RpcFlow& r = *s.rpc;
+  const bool framed =
+      r.framer[dir].Feed(v.payload, v.payload_captured, [&](const uint8_t* m, uint32_t len, uint32_t all) {
+        r.messages++;
+        if (smb) {
+          stats_.counters[kAppSmbMessages]++;
+          const SmbStatus st = ParseSmbMessage(m, len, all, &r.smb, &r.rpc);
+          if (st != SmbStatus::kOk && st != SmbStatus::kNeedMore) CountError(stats_, Slots().smb, st);
+          return;
+        }
+        stats_.counters[kAppDcerpcPdus]++;
+        DcerpcPdu pdu;
+        const DcerpcStatus st = ParseDcerpcPdu(m, len, &pdu);
+        if (st == DcerpcStatus::kOk) {
+          r.rpc.Take(pdu, 0);
+        } else if (st != DcerpcStatus::kNeedMore) {
+          CountError(stats_, Slots().dcerpc, st);
+        }
+      });
+  if (!framed) {
+    CountError(stats_, Slots().dcerpc, DcerpcStatus::kNotDcerpc);  // framing lost: a fragment header that is not one
+    s.dir_done[dir] = true;
+  }
+  if (r.messages >= kRpcMessages) s.dir_done[kFwd] = s.dir_done[kBwd] = true;
+  if (s.dir_done[kFwd] && s.dir_done[kBwd]) Done(e);
 }
 
 void AppLayer::OnNonIp(const PacketView& v, int64_t ts_ns) {

@@ -10,10 +10,13 @@
 #include <vector>
 
 #include "app/arp.h"
+#include "app/dcerpc.h"
 #include "app/dns.h"
 #include "app/dns_cache.h"
 #include "app/http.h"
+#include "app/pdu_framer.h"
 #include "app/quic.h"
+#include "app/smb.h"
 #include "app/tls.h"
 #include "decode/packet_view.h"
 #include "features/flow_features.h"
@@ -55,6 +58,7 @@ enum class AppProto : uint8_t {
   kModbus,
   kDnp3,
   kKerberos,
+  kDcerpc,  // recognised by content (a bind or request on TCP); SMB also by content (kSmb)
   kCount
 };
 const char* AppProtoName(AppProto p);  // "dns", "tls", ...; "" for kUnknown
@@ -94,6 +98,16 @@ struct DhcpInfo {
   bool has_mac = false;
 };
 
+// SMB2 sessions and DCE-RPC over TCP: the per-direction framers and what the client did (smb.h, dcerpc.h). About
+// 6 KiB, allocated for SMB and DCE-RPC flows only.
+struct RpcFlow {
+  explicit RpcFlow(PduFramer::Kind kind) : framer{PduFramer(kind), PduFramer(kind)} {}
+  PduFramer framer[2];
+  SmbSummary smb;
+  DcerpcSummary rpc;
+  uint32_t messages = 0;  // messages framed, both directions (the budget: kRpcMessages)
+};
+
 // A bounded buffer for a message head spread over a few in-order TCP segments (HTTP request head, SSH banner).
 struct StreamHead {
   static constexpr uint32_t kBytes = 4096;
@@ -109,6 +123,7 @@ struct AppState {
   std::unique_ptr<HttpInfo> http;
   std::unique_ptr<SshInfo> ssh;
   std::unique_ptr<DhcpInfo> dhcp;
+  std::unique_ptr<RpcFlow> rpc;  // SMB or DCE-RPC flows
   // Parsers in progress, per direction (kFwd, kBwd); released as soon as a direction is done.
   std::unique_ptr<TlsHandshakeAssembler> tls_asm[2];
   std::unique_ptr<QuicInitialReader> quic[2];
@@ -149,7 +164,9 @@ enum AppCounter : int {
   kAppSshBanners,
   kAppDhcpMessages,
   kAppArpMessages,
-  kAppStatesLive,  // AppStates currently allocated (gauge)
+  kAppStatesLive,   // AppStates currently allocated (gauge)
+  kAppSmbMessages,  // NetBIOS session messages carrying SMB read
+  kAppDcerpcPdus,   // DCE-RPC fragments read over TCP (those inside SMB are not counted here)
   kAppCounterCount
 };
 const char* AppCounterName(int i);
@@ -158,7 +175,7 @@ const char* AppCounterName(int i);
 int AppErrorSlotCount();
 const char* AppErrorName(int slot);
 
-constexpr int kMaxAppErrorSlots = 48;
+constexpr int kMaxAppErrorSlots = 64;
 
 struct AppLayerStats {
   uint64_t counters[kAppCounterCount] = {};
@@ -206,6 +223,7 @@ class AppLayer : public FlowObserver {
   bool OnHttpResponse(FlowEntry& e, AppState& s, HttpInfo& h, const PacketView& v, Direction dir);
   void TakeHttpRequest(HttpInfo& h, HttpStatus st, const HttpRequest& req);
   void OnDhcp(FlowEntry& e, AppState& s, const PacketView& v);
+  void OnRpc(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
   void TakeClientHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);
   void TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);
   void Done(FlowEntry& e);

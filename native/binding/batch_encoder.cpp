@@ -130,13 +130,21 @@ const char* const kF64ColumnNames[kF64ColumnCount] = {
     "httpBodyMagic",
     "processPid",
     "processUid",
+    "smbRequests",
+    "smbTrees",
+    "smbCreates",
+    "smbWrites",
+    "smbReads",
+    "dcerpcBinds",
+    "dcerpcRequests",
 };
 
 const char* const kStrColumnNames[kStrColumnCount] = {
-    "serverName",      "dnsQuery",   "dnsAnswers",  "tlsSni",       "tlsAlpn",          "tlsJa3",
-    "tlsJa4",          "tlsJa4s",    "httpMethod",  "httpHost",     "httpUri",          "httpUserAgent",
-    "httpContentType", "sshClient",  "sshServer",   "dhcpHostname", "dhcpMac",          "communityId",
-    "processName",     "processExe", "processUser", "processUnit",  "processContainer",
+    "serverName",      "dnsQuery",         "dnsAnswers",  "tlsSni",       "tlsAlpn",          "tlsJa3",
+    "tlsJa4",          "tlsJa4s",          "httpMethod",  "httpHost",     "httpUri",          "httpUserAgent",
+    "httpContentType", "sshClient",        "sshServer",   "dhcpHostname", "dhcpMac",          "communityId",
+    "processName",     "processExe",       "processUser", "processUnit",  "processContainer", "smbShares",
+    "smbFiles",        "dcerpcInterfaces", "dcerpcOps",
 };
 
 namespace {
@@ -272,6 +280,7 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   put(kColHttpBodyMagic, a && a->http ? static_cast<double>(a->http->body_magic) : 0);
   AddText(e);
   AddProcess(e);
+  AddRpc(e);
   ++count_;
 }
 
@@ -287,6 +296,71 @@ void BatchEncoder::AddProcess(const FlowEntry& e) {
   PutText(kStrProcessUser, p ? p->user : kNone);
   PutText(kStrProcessUnit, p ? p->unit : kNone);
   PutText(kStrProcessContainer, p ? p->container : kNone);
+}
+
+void BatchEncoder::AddRpc(const FlowEntry& e) {
+  const RpcFlow* r = app_enabled_ && e.app != nullptr ? e.app->rpc.get() : nullptr;
+  const bool smb = r != nullptr && !r->smb.empty();
+  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  const size_t cap = Stride(capacity_);
+  c[kColSmbRequests * cap + count_] = smb ? static_cast<double>(r->smb.requests) : -1.0;
+  c[kColSmbTrees * cap + count_] = smb ? r->smb.trees : 0;
+  c[kColSmbCreates * cap + count_] = smb ? r->smb.creates : 0;
+  c[kColSmbWrites * cap + count_] = smb ? r->smb.writes : 0;
+  c[kColSmbReads * cap + count_] = smb ? r->smb.reads : 0;
+  c[kColDcerpcBinds * cap + count_] = r ? r->rpc.binds : 0;
+  c[kColDcerpcRequests * cap + count_] = r ? r->rpc.requests : 0;
+  std::string& shares = text_[kStrSmbShares];
+  std::string& files = text_[kStrSmbFiles];
+  if (smb) {
+    bool first = true;
+    for (int i = 0; i < r->smb.share_count; ++i) {
+      const SmbShare& sh = r->smb.shares[i];
+      if (!sh.connected) continue;
+      if (!first) shares.push_back('\x1e');
+      first = false;
+      shares.append(sh.path.data, sh.path.len);
+    }
+    for (int i = 0; i < r->smb.file_count; ++i) {
+      const SmbFile& f = r->smb.files[i];
+      if (i > 0) files.push_back('\x1e');
+      files.append(f.name.data, f.name.len);
+      files.push_back('\x1f');
+      if (f.share >= 0) files.append(r->smb.shares[f.share].path.data, r->smb.shares[f.share].path.len);
+      files.push_back('\x1f');
+      const int flags = (f.write_access ? kSmbFileWriteAccess : 0) | (f.written ? kSmbFileWritten : 0) |
+                        (f.read ? kSmbFileRead : 0) | (f.pipe ? kSmbFilePipe : 0);
+      files += std::to_string(flags);
+    }
+  }
+  ends_[kStrSmbShares].push_back(static_cast<uint32_t>(shares.size()));
+  ends_[kStrSmbFiles].push_back(static_cast<uint32_t>(files.size()));
+  std::string& ifaces = text_[kStrDcerpcInterfaces];
+  std::string& ops = text_[kStrDcerpcOps];
+  if (r != nullptr && !r->rpc.empty()) {
+    char uuid[37];
+    auto iface_name = [&](int k) -> const char* {
+      const char* name = DcerpcInterfaceName(r->rpc.ifaces[k]);
+      if (name != nullptr) return name;
+      DcerpcUuidText(r->rpc.ifaces[k], uuid);
+      return uuid;
+    };
+    for (int k = 0; k < r->rpc.iface_count; ++k) {
+      if (k > 0) ifaces.push_back('\x1e');
+      ifaces += iface_name(k);
+    }
+    for (int k = 0; k < r->rpc.op_count; ++k) {
+      const DcerpcSummary::Op& op = r->rpc.ops[k];
+      if (k > 0) ops.push_back('\x1e');
+      if (op.iface != DcerpcSummary::kNoInterface) ops += iface_name(op.iface);
+      ops.push_back('\x1f');
+      ops += std::to_string(op.opnum);
+      ops.push_back('\x1f');
+      ops += std::to_string(op.count);
+    }
+  }
+  ends_[kStrDcerpcInterfaces].push_back(static_cast<uint32_t>(ifaces.size()));
+  ends_[kStrDcerpcOps].push_back(static_cast<uint32_t>(ops.size()));
 }
 
 void BatchEncoder::AddText(const FlowEntry& e) {

@@ -22,7 +22,7 @@
 
 namespace vigil {
 
-constexpr uint32_t kBatchLayoutVersion = 4;
+constexpr uint32_t kBatchLayoutVersion = 5;
 constexpr size_t kBatchHeaderBytes = 16;
 
 // Float64 columns, in order. Times: *Sec = whole seconds since the epoch, *Nsec = nanoseconds within the second;
@@ -32,7 +32,8 @@ constexpr size_t kBatchHeaderBytes = 16;
 // -1 when absent; httpRequests 0. TLS heartbeats (native/app/tls.h TlsHeartbeats) per side, client = initiator:
 // records and largest record (bytes), 0 when none, and tlsHbFlags = client early 1 | overlong 2 | short 4, server
 // early 8 | overlong 16 | short 32. httpBodyMagic = HttpBodyMagic (0 none). processPid, processUid: the program owning
-// the local socket (native/process), -1 when unknown (not resolved, a replay, or attribution off).
+// the local socket (native/process), -1 when unknown (not resolved, a replay, or attribution off). SMB2 and DCE-RPC
+// (native/app/smb.h, dcerpc.h): smbRequests is -1 when the flow carried no SMB; the other counts 0 when absent.
 enum F64Column : int {
   kColId,
   kColSrcPort,
@@ -132,6 +133,13 @@ enum F64Column : int {
   kColHttpBodyMagic,
   kColProcessPid,
   kColProcessUid,
+  kColSmbRequests,
+  kColSmbTrees,
+  kColSmbCreates,
+  kColSmbWrites,
+  kColSmbReads,
+  kColDcerpcBinds,
+  kColDcerpcRequests,
   kF64ColumnCount
 };
 
@@ -160,9 +168,16 @@ enum StrColumn : int {
   kStrProcessUser,
   kStrProcessUnit,
   kStrProcessContainer,
+  kStrSmbShares,         // tree paths ("\\server\share") the server granted, joined by '\x1e'
+  kStrSmbFiles,          // "name\x1fshare path\x1fflags" joined by '\x1e'; flags: SmbFileFlag bits, decimal
+  kStrDcerpcInterfaces,  // interface names (or UUIDs) bound, joined by '\x1e'
+  kStrDcerpcOps,         // "interface\x1fopnum\x1fcount" joined by '\x1e'; interface empty when its bind was not seen
   kStrColumnCount
 };
 extern const char* const kStrColumnNames[kStrColumnCount];
+
+// The flags of a kStrSmbFiles record.
+enum SmbFileFlag : int { kSmbFileWriteAccess = 1, kSmbFileWritten = 2, kSmbFileRead = 4, kSmbFilePipe = 8 };
 
 // Column names (JS field names; early columns are earlySize0..7, earlyDir0..7, earlyIatUs0..7).
 extern const char* const kF64ColumnNames[kF64ColumnCount];
@@ -201,6 +216,7 @@ class BatchEncoder {
 
   void AddText(const FlowEntry& flow);
   void AddProcess(const FlowEntry& flow);
+  void AddRpc(const FlowEntry& flow);
   void PutText(int col, const std::string& s) {
     text_[col].append(s);
     ends_[col].push_back(static_cast<uint32_t>(text_[col].size()));

@@ -33,4 +33,18 @@ inline uint32_t le32(const uint8_t* p) {
   return kHostIsBigEndian ? __builtin_bswap32(v) : v;
 }
 
+// Loads a 16-bit little-endian value from 2 bytes at p (SMB2, DCE-RPC with little-endian data representation).
+inline uint16_t le16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, sizeof v);
+  return kHostIsBigEndian ? __builtin_bswap16(v) : v;
+}
+
+// Loads a 64-bit little-endian value from 8 bytes at p.
+inline uint64_t le64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return kHostIsBigEndian ? __builtin_bswap64(v) : v;
+}
+
 }  // namespace vigil

@@ -63,6 +63,27 @@ class Reader {
     return true;
   }
 
+  bool ReadLe16(uint16_t& v) {
+    if (!Has(2)) return false;
+    v = le16(data_ + pos_);
+    pos_ += 2;
+    return true;
+  }
+
+  bool ReadLe32(uint32_t& v) {
+    if (!Has(4)) return false;
+    v = le32(data_ + pos_);
+    pos_ += 4;
+    return true;
+  }
+
+  bool ReadLe64(uint64_t& v) {
+    if (!Has(8)) return false;
+    v = le64(data_ + pos_);
+    pos_ += 8;
+    return true;
+  }
+
   // A reader over the next min(n, remaining()) bytes (the cursor itself does not move): used to confine a layer to
   // the length its parent declared, so trailing padding is never parsed as payload.
   Reader Window(uint32_t n) const { return Reader(data_ + pos_, Has(n) ? n : remaining()); }

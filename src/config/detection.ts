@@ -120,6 +120,42 @@ export interface BruteForceConfig {
   maxAttemptBytes: number;
 }
 
+/**
+ * Lateral movement over SMB2 and DCE-RPC (src/detect/detectors/lateral-movement.ts, after MITRE BZAR): programs put on
+ * an administrative share, remote service and task creation.
+ */
+export interface LateralMovementConfig {
+  /** On or off (`VIGIL_DETECT_LATERAL`, default on). */
+  enabled: boolean;
+  /**
+   * File extensions (lower case, no dot) of programs and scripts (`VIGIL_DETECT_LATERAL_EXTENSIONS`, default exe, dll,
+   * sys, scr, com, bat, cmd, ps1, psm1, vbs, vbe, js, jse, wsf, hta, msi, cpl, jar).
+   */
+  extensions: string[];
+  /**
+   * A program read (pulled) from an administrative share is reported at `medium` (`VIGIL_DETECT_LATERAL_READS`,
+   * default on): BZAR reports writes only; a pull is tool transfer the other way.
+   */
+  reads: boolean;
+  /**
+   * A push and an execution call between the same two hosts within this many seconds make one `critical` alert
+   * (`VIGIL_DETECT_LATERAL_WINDOW_SEC`, default 600: BZAR's `bzar1_epoch`).
+   */
+  windowSec: number;
+}
+
+/** Zerologon (CVE-2020-1472): a burst of Netlogon authentication attempts against one server (corelight/zerologon). */
+export interface ZerologonConfig {
+  /** Window, seconds (`VIGIL_DETECT_ZEROLOGON_WINDOW_SEC`, default 120: corelight's `expire`). */
+  windowSec: number;
+  /**
+   * NetrServerReqChallenge and NetrServerAuthenticate* requests each needed within the window
+   * (`VIGIL_DETECT_ZEROLOGON_MIN_ATTEMPTS`, default 20: corelight's `cutoff`). A machine logs on to its domain
+   * controller with one pair; the exploit needs hundreds on average (1 in 256 succeeds).
+   */
+  minAttempts: number;
+}
+
 /** Beaconing: regular connections from one host to one server (by name, else by address and port). */
 export interface BeaconConfig {
   /** Window, seconds (`VIGIL_DETECT_BEACON_WINDOW_SEC`, default 86400, RITA's day): intervals of hours fit. */
@@ -276,12 +312,43 @@ export interface DetectionConfig {
   arp: ArpConfig;
   dnsTunnel: DnsTunnelConfig;
   malwareEvidence: MalwareEvidenceConfig;
+  lateralMovement: LateralMovementConfig;
+  zerologon: ZerologonConfig;
   /**
    * Threat lists the user provides (`VIGIL_INTEL_FILES`, comma-separated paths, default none): addresses, prefixes,
    * ipset `save` output, hosts files and domain lists (src/detect/threat-intel.ts), loaded at start.
    */
   intelFiles: string[];
   autoBlock: AutoBlockConfig;
+}
+
+const DEFAULT_LATERAL_EXTENSIONS = [
+  'exe',
+  'dll',
+  'sys',
+  'scr',
+  'com',
+  'bat',
+  'cmd',
+  'ps1',
+  'psm1',
+  'vbs',
+  'vbe',
+  'js',
+  'jse',
+  'wsf',
+  'hta',
+  'msi',
+  'cpl',
+  'jar',
+];
+
+/** A comma-separated list of file extensions (lower-cased, dot dropped); throws ConfigError naming the variable on anything else. */
+function extensionList(env: Env, name: string, fallback: string[]): string[] {
+  const exts = list(env, name, fallback).map((e) => e.replace(/^\./, '').toLowerCase());
+  const bad = exts.find((e) => !/^[a-z0-9]{1,8}$/.test(e));
+  if (bad !== undefined) throw new ConfigError(name, `expected file extensions (letters and digits, at most 8), got "${bad}"`);
+  return exts;
 }
 
 /** A comma-separated list of IPv4 addresses; throws ConfigError naming the variable on anything else. */
@@ -362,6 +429,16 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
     reflection: {
       windowSec: int(env, 'VIGIL_DETECT_FLOOD_WINDOW_SEC', 10, 1, 3600),
       minPackets: int(env, 'VIGIL_DETECT_REFLECTION_MIN', 500, 2, 100_000_000),
+    },
+    lateralMovement: {
+      enabled: bool(env, 'VIGIL_DETECT_LATERAL', true),
+      extensions: extensionList(env, 'VIGIL_DETECT_LATERAL_EXTENSIONS', DEFAULT_LATERAL_EXTENSIONS),
+      reads: bool(env, 'VIGIL_DETECT_LATERAL_READS', true),
+      windowSec: int(env, 'VIGIL_DETECT_LATERAL_WINDOW_SEC', 600, 1, 86400),
+    },
+    zerologon: {
+      windowSec: int(env, 'VIGIL_DETECT_ZEROLOGON_WINDOW_SEC', 120, 1, 86400),
+      minAttempts: int(env, 'VIGIL_DETECT_ZEROLOGON_MIN_ATTEMPTS', 20, 2, 1_000_000),
     },
     bruteForce: {
       windowSec: int(env, 'VIGIL_DETECT_BRUTE_WINDOW_SEC', 120, 1, 86400),

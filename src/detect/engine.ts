@@ -31,6 +31,8 @@ import { WebAttackDetector } from './detectors/web-attack.js';
 import { TlsHeartbeatDetector } from './detectors/tls-heartbeat.js';
 import { ExecutableDownloadDetector } from './detectors/executable-download.js';
 import { MalwareEvidenceDetector } from './detectors/malware-evidence.js';
+import { LateralMovementDetector } from './detectors/lateral-movement.js';
+import { ZerologonDetector } from './detectors/zerologon.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, type TableKey } from './lru-map.js';
@@ -119,6 +121,8 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new TlsHeartbeatDetector(),
     new ExecutableDownloadDetector(),
     new MalwareEvidenceDetector(config.malwareEvidence, config.maxTracked),
+    new LateralMovementDetector(config.lateralMovement, config.maxTracked),
+    new ZerologonDetector(config.zerologon, config.maxTracked),
   ];
   if (!intel.empty) detectors.push(new ThreatIntelDetector(intel, config.maxTracked));
   const arp = new ArpDetector(config.arp, config.maxTracked);

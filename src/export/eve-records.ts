@@ -225,6 +225,7 @@ const CATEGORIES: Record<string, { sid: number; classtype: string }> = {
   infiltration: { sid: 1790011, classtype: 'A Network Trojan was detected' },
   exploit: { sid: 1790012, classtype: 'Attempted Administrator Privilege Gain' },
   malware: { sid: 1790013, classtype: 'A Network Trojan was detected' },
+  lateral_movement: { sid: 1790014, classtype: 'Attempted Administrator Privilege Gain' },
 };
 const OTHER = { sid: 1790000, classtype: 'Misc Attack' };
 

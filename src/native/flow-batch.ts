@@ -21,9 +21,22 @@ import {
   TEXT_COLUMN as T,
   TEXT_COLUMNS,
   TEXT_END_BYTES,
+  SMB_FILE_FLAGS,
   TLS_HEARTBEAT_FLAGS,
 } from './flow-columns.js';
-import type { FlowDns, FlowDnsAnswer, FlowHttp, FlowRecord, FlowTls, FlowTlsHeartbeatSide, FlowTlsHeartbeats } from './flow-record.js';
+import { dcerpcOpName } from './dcerpc-ops.js';
+import type {
+  FlowDcerpc,
+  FlowDns,
+  FlowDnsAnswer,
+  FlowHttp,
+  FlowRecord,
+  FlowSmb,
+  FlowSmbFile,
+  FlowTls,
+  FlowTlsHeartbeatSide,
+  FlowTlsHeartbeats,
+} from './flow-record.js';
 import type { FlowTimeSpan } from './types.js';
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
@@ -200,6 +213,13 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.tlsHbClientMaxLen, hb?.client.maxLen ?? 0);
   set(K.tlsHbServerMaxLen, hb?.server.maxLen ?? 0);
   set(K.tlsHbFlags, hb ? heartbeatFlags(hb.client) | (heartbeatFlags(hb.server) << TLS_HEARTBEAT_FLAGS.serverShift) : 0);
+  set(K.smbRequests, f.smb ? f.smb.requests : -1);
+  set(K.smbTrees, f.smb?.trees ?? 0);
+  set(K.smbCreates, f.smb?.creates ?? 0);
+  set(K.smbWrites, f.smb?.writes ?? 0);
+  set(K.smbReads, f.smb?.reads ?? 0);
+  set(K.dcerpcBinds, f.dcerpc?.binds ?? 0);
+  set(K.dcerpcRequests, f.dcerpc?.requests ?? 0);
 }
 
 /** One side's `tlsHbFlags` bits. */
@@ -346,6 +366,49 @@ function tlsField(b: BatchView, i: number): FlowTls | null {
   };
 }
 
+/** Records of a text column joined by 0x1e, fields by 0x1f; [] for null. */
+function records(text: string | null): string[][] {
+  return text === null ? [] : text.split('\x1e').map((r) => r.split('\x1f'));
+}
+
+function smbField(b: BatchView, i: number): FlowSmb | null {
+  const requests = b.cols[K.smbRequests * b.n + i] as number;
+  if (requests < 0) return null;
+  const shares = b.text(T.smbShares, i);
+  const files = records(b.text(T.smbFiles, i)).map(([name = '', share = '', flags = '0']): FlowSmbFile => {
+    const bits = Number(flags);
+    return {
+      name,
+      share: share === '' ? null : share,
+      write: (bits & SMB_FILE_FLAGS.writeAccess) !== 0,
+      written: (bits & SMB_FILE_FLAGS.written) !== 0,
+      read: (bits & SMB_FILE_FLAGS.read) !== 0,
+      pipe: (bits & SMB_FILE_FLAGS.pipe) !== 0,
+    };
+  });
+  return {
+    shares: shares === null ? [] : shares.split('\x1e'),
+    files,
+    requests,
+    trees: b.cols[K.smbTrees * b.n + i] as number,
+    creates: b.cols[K.smbCreates * b.n + i] as number,
+    writes: b.cols[K.smbWrites * b.n + i] as number,
+    reads: b.cols[K.smbReads * b.n + i] as number,
+  };
+}
+
+function dcerpcField(b: BatchView, i: number): FlowDcerpc | null {
+  const binds = b.cols[K.dcerpcBinds * b.n + i] as number;
+  const requests = b.cols[K.dcerpcRequests * b.n + i] as number;
+  if (binds === 0 && requests === 0) return null;
+  const interfaces = b.text(T.dcerpcInterfaces, i);
+  const ops = records(b.text(T.dcerpcOps, i)).map(([iface = '', opnum = '0', count = '0']) => {
+    const name = iface === '' ? null : iface;
+    return { iface: name, opnum: Number(opnum), name: dcerpcOpName(name, Number(opnum)), count: Number(count) };
+  });
+  return { interfaces: interfaces === null ? [] : interfaces.split('\x1e'), ops, binds, requests };
+}
+
 /** Readers of the record fields flow-columns.ts computes from their columns (the rows with `fields`). */
 const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
   srcIp: (b, i) => b.ip(i),
@@ -391,6 +454,8 @@ const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
     return mac === null && hostname === null ? null : { hostname, mac };
   },
   communityId: (b, i) => b.text(T.communityId, i),
+  smb: smbField,
+  dcerpc: dcerpcField,
   process: (b, i) => {
     const pid = b.optional(K.processPid, i);
     if (pid === null) return null;

@@ -14,7 +14,7 @@
 import type { AppBy, FlowEndReason, FlowRecord, HttpBodyMagic, ServerNameSource } from './flow-record.js';
 
 /** Layout version this module describes (`kBatchLayoutVersion`). */
-export const BATCH_LAYOUT_VERSION = 4;
+export const BATCH_LAYOUT_VERSION = 5;
 /** Bytes of a batch's header (`kBatchHeaderBytes`). */
 export const BATCH_HEADER_BYTES = 16;
 /** Bytes per flow of a Float64 column. */
@@ -149,6 +149,13 @@ const FLOW_LAYOUT = [
   { f64: [], text: ['communityId'], fields: ['communityId'] },
   // The owning program (native/process): pid and uid -1 when unknown.
   { f64: ['processPid', 'processUid'], text: ['processName', 'processExe', 'processUser', 'processUnit', 'processContainer'], fields: ['process'] },
+  // SMB2 and DCE-RPC (native/app/smb.h, dcerpc.h): smbRequests -1 when the flow carried no SMB; records joined by
+  // 0x1e, fields by 0x1f (SMB_FILE_FLAGS).
+  {
+    f64: ['smbRequests', 'smbTrees', 'smbCreates', 'smbWrites', 'smbReads', 'dcerpcBinds', 'dcerpcRequests'],
+    text: ['smbShares', 'smbFiles', 'dcerpcInterfaces', 'dcerpcOps'],
+    fields: ['smb', 'dcerpc'],
+  },
 ] as const satisfies readonly ColumnGroup[];
 
 type Group = (typeof FLOW_LAYOUT)[number];
@@ -195,6 +202,9 @@ export const RECORD_FIELDS: readonly RecordField[] = FLOW_LAYOUT.flatMap((g): Re
   'fields' in g ? g.fields.map((name) => ({ name, column: -1 })) : g.f64.map((name) => ({ name, column: FLOW_COLUMN[name] })),
 );
 
+/** The flag bits of an `smbFiles` record (native/binding/batch_encoder.h `SmbFileFlag`). */
+export const SMB_FILE_FLAGS = { writeAccess: 1, written: 2, read: 4, pipe: 8 } as const;
+
 /** `EndReason` values of native/flow/flow_record.h, by number (the `endReason` column). */
 export const END_REASONS: readonly FlowEndReason[] = ['idle', 'active', 'fin', 'rst', 'evicted', 'flush', 'snapshot'];
 
@@ -231,6 +241,7 @@ export const APP_NAMES: readonly string[] = [
   'modbus',
   'dnp3',
   'kerberos',
+  'dcerpc',
 ];
 /** `appBy` column values (`AppBy`). */
 export const APP_BY: ReadonlyArray<AppBy | null> = [null, 'content', 'port'];

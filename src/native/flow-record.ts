@@ -106,6 +106,54 @@ export interface FlowDhcp {
   mac: string | null;
 }
 
+/** A file or named pipe an SMB2 client opened or created (at most 8 kept per flow; docs/app-layer.md). */
+export interface FlowSmbFile {
+  /** The name as the client sent it, relative to its share (`temp\mimikatz.exe`, `svcctl`). */
+  name: string;
+  /** The share's tree path (`\\dc1\ADMIN$`); null when its tree connect was not seen. */
+  share: string | null;
+  /** The CREATE asked for write access (DesiredAccess) or creates/overwrites the file (CreateDisposition). */
+  write: boolean;
+  /** A WRITE to the file followed. */
+  written: boolean;
+  /** A READ of the file followed. */
+  read: boolean;
+  /** A named pipe (on an IPC$ tree). */
+  pipe: boolean;
+}
+
+/** What an SMB2 client did in the session (client requests; the server's responses for ids and refusals). */
+export interface FlowSmb {
+  /** Tree paths the server granted (`\\server\share`, at most 4). */
+  shares: string[];
+  files: FlowSmbFile[];
+  /** SMB2 requests, TREE_CONNECTs, CREATEs, WRITEs and READs sent. */
+  requests: number;
+  trees: number;
+  creates: number;
+  writes: number;
+  reads: number;
+}
+
+/** DCE-RPC requests of one (interface, opnum). */
+export interface FlowDcerpcOp {
+  /** Interface name (`svcctl`, `netlogon`, ...), its UUID when not a known one, or null when its bind was not seen. */
+  iface: string | null;
+  opnum: number;
+  /** The operation's name (`CreateServiceW`) when known (src/native/dcerpc-ops.ts). */
+  name: string | null;
+  count: number;
+}
+
+/** DCE-RPC a client sent, over TCP or inside SMB2 named pipes (at most 6 interfaces and 8 (interface, opnum)). */
+export interface FlowDcerpc {
+  interfaces: string[];
+  ops: FlowDcerpcOp[];
+  /** Bind / alter_context PDUs and requests (first fragments) sent. */
+  binds: number;
+  requests: number;
+}
+
 /** The application layer's view of a flow (native/app); every field null when the layer is off. */
 export interface FlowAppFields {
   /** Application label (`dns`, `tls`, `quic`, `http`, `ssh`, `dhcp`, `ntp`, ... or a port guess); null when unknown. */
@@ -119,6 +167,10 @@ export interface FlowAppFields {
   http?: FlowHttp | null;
   ssh?: FlowSsh | null;
   dhcp?: FlowDhcp | null;
+  /** SMB2 session: shares, files, counts; null when the flow carried no SMB. */
+  smb?: FlowSmb | null;
+  /** DCE-RPC interfaces and operations (plain TCP or SMB2 named pipes); null when none. */
+  dcerpc?: FlowDcerpc | null;
   /** Community ID v1 (corelight/community-id-spec), seed VIGIL_COMMUNITY_ID_SEED. */
   communityId?: string | null;
 }

@@ -13,8 +13,11 @@
  *   rules "ET SCAN LibSSH Based Frequent SSH Connections Likely BruteForce Attack" do, frequent connections with such a
  *   banner are guessing, whatever their sizes (nmap's ssh-brute mixes full dialogues with early resets, which no
  *   single size-variation test over all attempts accepts).
- * And one that rules attempts out: TLS and QUIC recognised by content on a port that is not a login service, and
- * cleartext HTTP whose first request is not a POST, are not login attempts (see {@link OPAQUE_APPS}).
+ * And what rules attempts out: TLS and QUIC recognised by content on a port that is not a login service, and
+ * cleartext HTTP whose first request is not a POST, are not login attempts (see {@link OPAQUE_APPS}); nor are DCE-RPC
+ * connections (remote procedure calls: Netlogon's challenge/authenticate exchange repeated is Zerologon, judged by
+ * zerologon.ts, and endpoint-mapper lookups precede every RPC), nor SMB sessions that connected to a share (the
+ * login succeeded and the session was used).
  */
 import type { BruteForceConfig } from '../../config/detection.js';
 import { flowColumns } from '../../native/flow-batch.js';
@@ -69,6 +72,7 @@ const SSH_APP = APP_NAMES.indexOf('ssh');
  */
 const OPAQUE_APPS: ReadonlySet<number> = new Set(['tls', 'quic'].map((a) => APP_NAMES.indexOf(a)));
 const HTTP_APP = APP_NAMES.indexOf('http');
+const DCERPC_APP = APP_NAMES.indexOf('dcerpc');
 /**
  * Login protocols whose server side talks far more than the client (FTP, SMTP, POP3, IMAP: banners, help and error
  * texts), by their label (content, or the IANA port guess when the content was not recognised): their attempts may
@@ -144,6 +148,8 @@ export class BruteForceDetector implements Detector {
       const port = cols[C.dstPort * n + i] as number;
       const byContent = cols[C.appBy * n + i] === CONTENT;
       if (byContent && OPAQUE_APPS.has(app) && !LOGIN_PORTS.has(port)) continue;
+      if (byContent && app === DCERPC_APP) continue;
+      if ((cols[C.smbTrees * n + i] as number) > 0 && (cols[C.smbRequests * n + i] as number) >= 0) continue;
       // Cleartext HTTP: a login form is posted (CIC-IDS2017's and Patator's web brute force post every guess); runs of
       // GETs are browsing, polling or crawling.
       if (byContent && app === HTTP_APP && (flows[i] as FlowRecord).http?.method !== 'POST') continue;

@@ -1,0 +1,207 @@
+/**
+ * SMB2 (MS-SMB2 2.2) and DCE-RPC (C706 ch. 12) messages built byte by byte for tests: the fields the capture core
+ * reads (native/app/smb.h, dcerpc.h) with the rest zero. Each builder returns one message; {@link netbios} frames it
+ * for TCP 445 and {@link tcpSession} writes whole TCP connections into a classic pcap.
+ */
+import { writeFileSync } from 'node:fs';
+import { classicPcap, type PcapPacket } from './pcap-file.js';
+
+/** UTF-16LE bytes of a name. */
+export const utf16 = (s: string): Buffer => Buffer.from(s, 'utf16le');
+
+/** A 64-byte SMB2 header. */
+export function smb2Header(o: {
+  command: number;
+  messageId: number;
+  treeId?: number;
+  status?: number;
+  response?: boolean;
+  next?: number;
+  related?: boolean;
+}): Buffer {
+  const h = Buffer.alloc(64);
+  h.write('\xfeSMB', 0, 'latin1'); // ProtocolId
+  h.writeUInt16LE(64, 4); // StructureSize
+  h.writeUInt32LE(o.status ?? 0, 8); // Status
+  h.writeUInt16LE(o.command, 12); // Command
+  h.writeUInt32LE((o.response ? 1 : 0) | (o.related ? 4 : 0), 16); // Flags: SERVER_TO_REDIR, RELATED_OPERATIONS
+  h.writeUInt32LE(o.next ?? 0, 20); // NextCommand
+  h.writeBigUInt64LE(BigInt(o.messageId), 24); // MessageId
+  h.writeUInt32LE(o.treeId ?? 0, 36); // TreeId
+  return h;
+}
+
+/** TREE_CONNECT request for `path` (`\\host\share`). */
+export function treeConnect(messageId: number, path: string): Buffer {
+  const name = utf16(path);
+  const body = Buffer.alloc(8);
+  body.writeUInt16LE(9, 0); // StructureSize
+  body.writeUInt16LE(64 + 8, 4); // PathOffset
+  body.writeUInt16LE(name.length, 6); // PathLength
+  return Buffer.concat([smb2Header({ command: 3, messageId }), body, name]);
+}
+
+/** TREE_CONNECT response granting `treeId` (ShareType 1 disk, 2 pipe), or refusing it with `status`. */
+export function treeConnectResponse(messageId: number, treeId: number, shareType: number, status = 0): Buffer {
+  const body = Buffer.alloc(16);
+  body.writeUInt16LE(16, 0);
+  body[2] = shareType;
+  return Buffer.concat([smb2Header({ command: 3, messageId, treeId, response: true, status }), body]);
+}
+
+/** CREATE request for `name` on `treeId` with DesiredAccess `access` and CreateDisposition `disposition`. */
+export function create(messageId: number, treeId: number, name: string, access: number, disposition: number): Buffer {
+  const n = utf16(name);
+  const body = Buffer.alloc(56);
+  body.writeUInt16LE(57, 0); // StructureSize
+  body.writeUInt32LE(access >>> 0, 24); // DesiredAccess
+  body.writeUInt32LE(disposition, 36); // CreateDisposition
+  body.writeUInt16LE(64 + 56, 44); // NameOffset
+  body.writeUInt16LE(n.length, 46); // NameLength
+  return Buffer.concat([smb2Header({ command: 5, messageId, treeId }), body, n]);
+}
+
+/** CREATE response assigning the 16-byte `fileId` (or failing with `status`). */
+export function createResponse(messageId: number, treeId: number, fileId: Buffer, status = 0): Buffer {
+  const body = Buffer.alloc(88);
+  body.writeUInt16LE(89, 0);
+  fileId.copy(body, 64); // FileId
+  return Buffer.concat([smb2Header({ command: 5, messageId, treeId, response: true, status }), body]);
+}
+
+/** WRITE request of `data` to `fileId` (data at offset 0x70). */
+export function write(messageId: number, treeId: number, fileId: Buffer, data: Buffer): Buffer {
+  const body = Buffer.alloc(48);
+  body.writeUInt16LE(49, 0); // StructureSize
+  body.writeUInt16LE(64 + 48, 2); // DataOffset
+  body.writeUInt32LE(data.length, 4); // Length
+  fileId.copy(body, 16); // FileId
+  return Buffer.concat([smb2Header({ command: 9, messageId, treeId }), body, data]);
+}
+
+/** READ request of `fileId`. */
+export function read(messageId: number, treeId: number, fileId: Buffer): Buffer {
+  const body = Buffer.alloc(49);
+  body.writeUInt16LE(49, 0);
+  body.writeUInt32LE(65536, 4); // Length
+  fileId.copy(body, 16);
+  return Buffer.concat([smb2Header({ command: 8, messageId, treeId }), body]);
+}
+
+/** IOCTL FSCTL_PIPE_TRANSCEIVE request carrying `input` on `fileId`. */
+export function transceive(messageId: number, treeId: number, fileId: Buffer, input: Buffer): Buffer {
+  const body = Buffer.alloc(56);
+  body.writeUInt16LE(57, 0);
+  body.writeUInt32LE(0x0011c017, 4); // CtlCode
+  fileId.copy(body, 8); // FileId
+  body.writeUInt32LE(64 + 56, 24); // InputOffset
+  body.writeUInt32LE(input.length, 28); // InputCount
+  return Buffer.concat([smb2Header({ command: 11, messageId, treeId }), body, input]);
+}
+
+/** A NetBIOS session message around `message` (type 0, 24-bit length). */
+export function netbios(message: Buffer): Buffer {
+  const h = Buffer.alloc(4);
+  h.writeUIntBE(message.length, 1, 3);
+  return Buffer.concat([h, message]);
+}
+
+/** A UUID's wire form with little-endian data representation (time fields byte-swapped). */
+function uuidLe(uuid: string): Buffer {
+  const b = Buffer.from(uuid.replace(/-/g, ''), 'hex');
+  return Buffer.concat([
+    Buffer.from(b.subarray(0, 4)).reverse(),
+    Buffer.from(b.subarray(4, 6)).reverse(),
+    Buffer.from(b.subarray(6, 8)).reverse(),
+    b.subarray(8),
+  ]);
+}
+
+function dcerpcHeader(ptype: number, length: number, callId: number): Buffer {
+  const h = Buffer.alloc(16);
+  h[0] = 5; // rpc_vers
+  h[2] = ptype;
+  h[3] = 0x03; // PFC_FIRST_FRAG | PFC_LAST_FRAG
+  h[4] = 0x10; // drep: little-endian, ASCII, IEEE
+  h.writeUInt16LE(length, 8); // frag_length
+  h.writeUInt32LE(callId, 12);
+  return h;
+}
+
+/** A bind of context 0 to interface `uuid` version `major` (NDR transfer syntax). */
+export function dcerpcBind(uuid: string, major: number, callId = 1): Buffer {
+  const body = Buffer.alloc(12 + 44);
+  body.writeUInt16LE(4280, 0); // max_xmit_frag
+  body.writeUInt16LE(4280, 2); // max_recv_frag
+  body[8] = 1; // n_context_elem
+  body.writeUInt16LE(0, 12); // p_cont_id
+  body[14] = 1; // n_transfer_syn
+  uuidLe(uuid).copy(body, 16);
+  body.writeUInt16LE(major, 32);
+  uuidLe('8a885d04-1ceb-11c9-9fe8-08002b104860').copy(body, 36); // NDR
+  body.writeUInt32LE(2, 52);
+  return Buffer.concat([dcerpcHeader(11, 16 + body.length, callId), body]);
+}
+
+/** A request of `opnum` on context 0 with `stub`. */
+export function dcerpcRequest(opnum: number, stub: Buffer, callId = 2): Buffer {
+  const body = Buffer.alloc(8);
+  body.writeUInt32LE(stub.length, 0); // alloc_hint
+  body.writeUInt16LE(opnum, 6);
+  return Buffer.concat([dcerpcHeader(0, 16 + 8 + stub.length, callId), body, stub]);
+}
+
+/** One TCP connection's segments: true = client to server. */
+export interface Segment {
+  fromClient: boolean;
+  payload: Buffer;
+}
+
+/** TCP connections (handshake, segments in order, FINs) between one client and one server, one after another. */
+export function tcpSessions(
+  file: string,
+  client: number[],
+  server: number[],
+  sessions: Array<{ port: number; segments: Segment[] }>,
+  startUs = 1_500_000_000_000_000,
+): void {
+  const frames: PcapPacket[] = [];
+  let t = startUs;
+  let clientPort = 49200;
+  for (const { port, segments } of sessions) {
+    clientPort++;
+    let cseq = 1000;
+    let sseq = 9000;
+    const frame = (fromClient: boolean, flags: number, payload: Buffer): void => {
+      const ip = Buffer.alloc(20);
+      ip[0] = 0x45;
+      ip.writeUInt16BE(40 + payload.length, 2);
+      ip[8] = 128;
+      ip[9] = 6;
+      Buffer.from(fromClient ? client : server).copy(ip, 12);
+      Buffer.from(fromClient ? server : client).copy(ip, 16);
+      const tcp = Buffer.alloc(20);
+      tcp.writeUInt16BE(fromClient ? clientPort : port, 0);
+      tcp.writeUInt16BE(fromClient ? port : clientPort, 2);
+      tcp.writeUInt32BE(fromClient ? cseq : sseq, 4);
+      tcp.writeUInt32BE(fromClient ? sseq : cseq, 8);
+      tcp[12] = 5 << 4;
+      tcp[13] = flags;
+      tcp.writeUInt16BE(65535, 14);
+      const eth = Buffer.from('000c29aabbcc000c29ddeeff0800', 'hex');
+      frames.push({ us: t, frame: Buffer.concat([eth, ip, tcp, payload]) });
+      t += 1000;
+      const advance = payload.length + (flags & 0x03 ? 1 : 0);
+      if (fromClient) cseq += advance;
+      else sseq += advance;
+    };
+    frame(true, 0x02, Buffer.alloc(0));
+    frame(false, 0x12, Buffer.alloc(0));
+    frame(true, 0x10, Buffer.alloc(0));
+    for (const s of segments) frame(s.fromClient, 0x18, s.payload);
+    frame(true, 0x11, Buffer.alloc(0));
+    frame(false, 0x11, Buffer.alloc(0));
+    frame(true, 0x10, Buffer.alloc(0));
+  }
+  writeFileSync(file, classicPcap(frames));
+}
