@@ -130,13 +130,17 @@ const char* const kF64ColumnNames[kF64ColumnCount] = {
     "httpBodyMagic",
     "processPid",
     "processUid",
+    "tlsCertFlags",
+    "tlsCertNotBefore",
+    "tlsCertNotAfter",
 };
 
 const char* const kStrColumnNames[kStrColumnCount] = {
-    "serverName",      "dnsQuery",   "dnsAnswers",  "tlsSni",       "tlsAlpn",          "tlsJa3",
-    "tlsJa4",          "tlsJa4s",    "httpMethod",  "httpHost",     "httpUri",          "httpUserAgent",
-    "httpContentType", "sshClient",  "sshServer",   "dhcpHostname", "dhcpMac",          "communityId",
-    "processName",     "processExe", "processUser", "processUnit",  "processContainer",
+    "serverName",      "dnsQuery",         "dnsAnswers",      "tlsSni",         "tlsAlpn",          "tlsJa3",
+    "tlsJa4",          "tlsJa4s",          "httpMethod",      "httpHost",       "httpUri",          "httpUserAgent",
+    "httpContentType", "sshClient",        "sshServer",       "dhcpHostname",   "dhcpMac",          "communityId",
+    "processName",     "processExe",       "processUser",     "processUnit",    "processContainer", "tlsCertSubjectCn",
+    "tlsCertSubjectO", "tlsCertSubjectOu", "tlsCertIssuerCn", "tlsCertIssuerO", "tlsCertIssuerOu",
 };
 
 namespace {
@@ -272,7 +276,26 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   put(kColHttpBodyMagic, a && a->http ? static_cast<double>(a->http->body_magic) : 0);
   AddText(e);
   AddProcess(e);
+  AddCertificate(e);
   ++count_;
+}
+
+void BatchEncoder::AddCertificate(const FlowEntry& e) {
+  static const std::string kNone;
+  const AppState* a = app_enabled_ ? e.app : nullptr;
+  const TlsCertInfo* cert = a && a->tls ? a->tls->cert.get() : nullptr;
+  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  const size_t cap = Stride(capacity_);
+  const bool times = cert != nullptr && cert->has_validity;
+  c[kColTlsCertFlags * cap + count_] = cert ? 1 | (cert->self_signed ? 2 : 0) | (times ? 4 : 0) : 0;
+  c[kColTlsCertNotBefore * cap + count_] = times ? static_cast<double>(cert->not_before) : 0;
+  c[kColTlsCertNotAfter * cap + count_] = times ? static_cast<double>(cert->not_after) : 0;
+  PutText(kStrTlsCertSubjectCn, cert ? cert->subject_cn : kNone);
+  PutText(kStrTlsCertSubjectO, cert ? cert->subject_o : kNone);
+  PutText(kStrTlsCertSubjectOu, cert ? cert->subject_ou : kNone);
+  PutText(kStrTlsCertIssuerCn, cert ? cert->issuer_cn : kNone);
+  PutText(kStrTlsCertIssuerO, cert ? cert->issuer_o : kNone);
+  PutText(kStrTlsCertIssuerOu, cert ? cert->issuer_ou : kNone);
 }
 
 void BatchEncoder::AddProcess(const FlowEntry& e) {

@@ -22,7 +22,7 @@
 
 namespace vigil {
 
-constexpr uint32_t kBatchLayoutVersion = 4;
+constexpr uint32_t kBatchLayoutVersion = 5;
 constexpr size_t kBatchHeaderBytes = 16;
 
 // Float64 columns, in order. Times: *Sec = whole seconds since the epoch, *Nsec = nanoseconds within the second;
@@ -32,7 +32,9 @@ constexpr size_t kBatchHeaderBytes = 16;
 // -1 when absent; httpRequests 0. TLS heartbeats (native/app/tls.h TlsHeartbeats) per side, client = initiator:
 // records and largest record (bytes), 0 when none, and tlsHbFlags = client early 1 | overlong 2 | short 4, server
 // early 8 | overlong 16 | short 32. httpBodyMagic = HttpBodyMagic (0 none). processPid, processUid: the program owning
-// the local socket (native/process), -1 when unknown (not resolved, a replay, or attribution off).
+// the local socket (native/process), -1 when unknown (not resolved, a replay, or attribution off). The server's
+// certificate (TLS <= 1.2, native/app/tls.h TlsCertificate): tlsCertFlags = present 1 | self-signed 2 | validity
+// read 4 (0 none); tlsCertNotBefore / tlsCertNotAfter in seconds since the epoch (0 unless validity was read).
 enum F64Column : int {
   kColId,
   kColSrcPort,
@@ -132,6 +134,9 @@ enum F64Column : int {
   kColHttpBodyMagic,
   kColProcessPid,
   kColProcessUid,
+  kColTlsCertFlags,
+  kColTlsCertNotBefore,
+  kColTlsCertNotAfter,
   kF64ColumnCount
 };
 
@@ -160,6 +165,12 @@ enum StrColumn : int {
   kStrProcessUser,
   kStrProcessUnit,
   kStrProcessContainer,
+  kStrTlsCertSubjectCn,  // the server certificate's subject and issuer CN, O, OU (TlsCertInfo)
+  kStrTlsCertSubjectO,
+  kStrTlsCertSubjectOu,
+  kStrTlsCertIssuerCn,
+  kStrTlsCertIssuerO,
+  kStrTlsCertIssuerOu,
   kStrColumnCount
 };
 extern const char* const kStrColumnNames[kStrColumnCount];
@@ -201,6 +212,7 @@ class BatchEncoder {
 
   void AddText(const FlowEntry& flow);
   void AddProcess(const FlowEntry& flow);
+  void AddCertificate(const FlowEntry& flow);
   void PutText(int col, const std::string& s) {
     text_[col].append(s);
     ends_[col].push_back(static_cast<uint32_t>(text_[col].size()));

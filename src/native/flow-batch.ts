@@ -21,9 +21,10 @@ import {
   TEXT_COLUMN as T,
   TEXT_COLUMNS,
   TEXT_END_BYTES,
+  TLS_CERT_FLAGS,
   TLS_HEARTBEAT_FLAGS,
 } from './flow-columns.js';
-import type { FlowDns, FlowDnsAnswer, FlowHttp, FlowRecord, FlowTls, FlowTlsHeartbeatSide, FlowTlsHeartbeats } from './flow-record.js';
+import type { FlowDns, FlowDnsAnswer, FlowHttp, FlowRecord, FlowTls, FlowTlsCertificate, FlowTlsHeartbeatSide, FlowTlsHeartbeats } from './flow-record.js';
 import type { FlowTimeSpan } from './types.js';
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
@@ -200,6 +201,30 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.tlsHbClientMaxLen, hb?.client.maxLen ?? 0);
   set(K.tlsHbServerMaxLen, hb?.server.maxLen ?? 0);
   set(K.tlsHbFlags, hb ? heartbeatFlags(hb.client) | (heartbeatFlags(hb.server) << TLS_HEARTBEAT_FLAGS.serverShift) : 0);
+  const cert = f.tls?.certificate;
+  const validity = cert?.notBefore != null && cert.notAfter != null;
+  set(K.tlsCertFlags, cert ? TLS_CERT_FLAGS.present | (cert.selfSigned ? TLS_CERT_FLAGS.selfSigned : 0) | (validity ? TLS_CERT_FLAGS.validity : 0) : 0);
+  set(K.tlsCertNotBefore, validity ? Date.parse(cert.notBefore as string) / 1000 : 0);
+  set(K.tlsCertNotAfter, validity ? Date.parse(cert.notAfter as string) / 1000 : 0);
+}
+
+/** Seconds since the epoch as ISO 8601 (whole seconds); null for a time no Date holds. */
+function certTime(sec: number): string | null {
+  const ms = sec * 1000;
+  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : null;
+}
+
+/** The server certificate of flow `i` of a batch; null when none was read. */
+function certificateField(b: BatchView, i: number): FlowTlsCertificate | null {
+  const flags = b.cols[K.tlsCertFlags * b.n + i] as number;
+  if ((flags & TLS_CERT_FLAGS.present) === 0) return null;
+  return {
+    subject: { cn: b.text(T.tlsCertSubjectCn, i), o: b.text(T.tlsCertSubjectO, i), ou: b.text(T.tlsCertSubjectOu, i) },
+    issuer: { cn: b.text(T.tlsCertIssuerCn, i), o: b.text(T.tlsCertIssuerO, i), ou: b.text(T.tlsCertIssuerOu, i) },
+    selfSigned: (flags & TLS_CERT_FLAGS.selfSigned) !== 0,
+    notBefore: (flags & TLS_CERT_FLAGS.validity) !== 0 ? certTime(b.cols[K.tlsCertNotBefore * b.n + i] as number) : null,
+    notAfter: (flags & TLS_CERT_FLAGS.validity) !== 0 ? certTime(b.cols[K.tlsCertNotAfter * b.n + i] as number) : null,
+  };
 }
 
 /** One side's `tlsHbFlags` bits. */
@@ -343,6 +368,7 @@ function tlsField(b: BatchView, i: number): FlowTls | null {
     ja4s,
     cipher: cipher === null ? null : cipher.toString(16).padStart(4, '0'),
     heartbeats,
+    certificate: certificateField(b, i),
   };
 }
 

@@ -14,7 +14,7 @@
 import type { AppBy, FlowEndReason, FlowRecord, HttpBodyMagic, ServerNameSource } from './flow-record.js';
 
 /** Layout version this module describes (`kBatchLayoutVersion`). */
-export const BATCH_LAYOUT_VERSION = 4;
+export const BATCH_LAYOUT_VERSION = 5;
 /** Bytes of a batch's header (`kBatchHeaderBytes`). */
 export const BATCH_HEADER_BYTES = 16;
 /** Bytes per flow of a Float64 column. */
@@ -149,6 +149,13 @@ const FLOW_LAYOUT = [
   { f64: [], text: ['communityId'], fields: ['communityId'] },
   // The owning program (native/process): pid and uid -1 when unknown.
   { f64: ['processPid', 'processUid'], text: ['processName', 'processExe', 'processUser', 'processUnit', 'processContainer'], fields: ['process'] },
+  // The server's certificate (TLS <= 1.2): flags (TLS_CERT_FLAGS), validity in seconds since the epoch (0 unless the
+  // validity flag is set), subject and issuer names. Read into `tls.certificate` by the tls row's reader: no field of its own.
+  {
+    f64: ['tlsCertFlags', 'tlsCertNotBefore', 'tlsCertNotAfter'],
+    text: ['tlsCertSubjectCn', 'tlsCertSubjectO', 'tlsCertSubjectOu', 'tlsCertIssuerCn', 'tlsCertIssuerO', 'tlsCertIssuerOu'],
+    fields: [],
+  },
 ] as const satisfies readonly ColumnGroup[];
 
 type Group = (typeof FLOW_LAYOUT)[number];
@@ -259,6 +266,9 @@ export const HTTP_BODY_MAGIC: ReadonlyArray<HttpBodyMagic | null> = [
 
 /** Bits of the `tlsHbFlags` column: the client's (initiator's) flags, and the server's shifted by 3. */
 export const TLS_HEARTBEAT_FLAGS = Object.freeze({ early: 1, overlong: 2, short: 4, serverShift: 3 });
+
+/** Bits of the `tlsCertFlags` column: a certificate was read; its issuer and subject are the same Name; its validity was read. */
+export const TLS_CERT_FLAGS = Object.freeze({ present: 1, selfSigned: 2, validity: 4 });
 
 /** {@link END_REASONS} index of `snapshot`. */
 export const SNAPSHOT_REASON = END_REASONS.indexOf('snapshot');
