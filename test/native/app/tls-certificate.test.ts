@@ -298,7 +298,7 @@ function tsharkCertificates(file: string): TsharkCert[] {
 /** tshark's "2022-04-21 10:08:46 (UTC)" as ISO 8601. */
 const tsharkTime = (t: string): string => `${t.slice(0, 10)}T${t.slice(11, 19)}Z`;
 
-const CAPTURES = ['pcaps/sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap', 'pcaps/own/vigil_loopback_app_mix.pcap'];
+const CAPTURES = ['pcaps/sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap', 'pcaps/own/vigil_loopback_app_mix.pcap', 'pcaps/own/vigil_tls_c2_certificate.pcap'];
 /**
  * Certificates Vigil reads and tshark does not, by capture and client port, with the reason. Port 59691: the client
  * reused the port after an RST, so tshark calls the whole second connection's server flight "TCP Retransmission" and
