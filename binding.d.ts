@@ -21,7 +21,8 @@ export declare namespace Binding {
     | 'fragment_no_flow';
 
   /** Names of `TlsStatus` (native/app/tls.h). */
-  type TlsStatusName = 'tls_ok' | 'tls_need_more' | 'tls_not_tls' | 'tls_truncated' | 'tls_bad_record' | 'tls_bad_handshake' | 'tls_too_large';
+  type TlsStatusName =
+    'tls_ok' | 'tls_need_more' | 'tls_not_tls' | 'tls_truncated' | 'tls_bad_record' | 'tls_bad_handshake' | 'tls_too_large' | 'tls_bad_certificate';
 
   /**
    * `_parseTls` result: the assembler's status, or the parser's once a message was assembled. ClientHello fields
@@ -54,6 +55,22 @@ export declare namespace Binding {
     ja3?: string;
     ja4?: string;
     ja4s?: string;
+    /** ServerHello that chose TLS <= 1.2: the next handshake message, read as a Certificate (native/app/tls.h). */
+    certificate?: TlsCertificateResult;
+  }
+
+  /** `_parseTls`'s Certificate: the assembler's status, then ParseCertificate's once a message was assembled. */
+  interface TlsCertificateResult {
+    status: TlsStatusName;
+    /** The message's type (11 for a Certificate) and the bytes kept (up to the end of its first certificate). */
+    type?: number;
+    messageBytes?: number;
+    subject?: { cn: string; o: string; ou: string };
+    issuer?: { cn: string; o: string; ou: string };
+    selfSigned?: boolean;
+    /** Validity, seconds since the epoch (UTC); absent when it could not be read. */
+    notBefore?: number;
+    notAfter?: number;
   }
 
   /** One decoded frame: the C++ `PacketView` with addresses as text (see native/decode/packet_view.h). */

@@ -149,7 +149,7 @@ const char* AppCounterName(int i) {
   static const char* const kNames[kAppCounterCount] = {
       "tcp_gaps",     "tls_client_hellos", "tls_server_hellos", "quic_client_hellos", "quic_server_hellos",
       "dns_messages", "http_requests",     "ssh_banners",       "dhcp_messages",      "arp_messages",
-      "states_live",  "smb_messages",      "dcerpc_pdus"};
+      "states_live",  "smb_messages",      "dcerpc_pdus",       "tls_certificates"};
   return i >= 0 && i < kAppCounterCount ? kNames[i] : "unknown";
 }
 
@@ -183,6 +183,7 @@ void AppState::Clear() {
     head[d].reset();
     tls_records[d].Reset();
     tls_hello_done[d] = false;
+    tls_cert_wait[d] = false;
     next_seq[d] = 0;
     seq_known[d] = false;
     dir_done[d] = false;
@@ -464,13 +465,13 @@ void AppLayer::TakeClientHello(AppState& s, const uint8_t* msg, uint32_t len, bo
   t.ja4 = ja4;
 }
 
-void AppLayer::TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic) {
+bool AppLayer::TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic) {
   if (!server_hello_) server_hello_ = std::make_unique<TlsServerHello>();
   TlsServerHello& sh = *server_hello_;
   const TlsStatus st = ParseServerHello(msg, len, &sh);
   if (st != TlsStatus::kOk) {
     CountError(stats_, Slots().tls, st);
-    return;
+    return false;
   }
   stats_.counters[quic ? kAppQuicServerHello : kAppTlsServerHello]++;
   if (!s.tls) s.tls = std::make_unique<TlsInfo>();
@@ -481,6 +482,42 @@ void AppLayer::TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bo
   char ja4s[32];
   Ja4s(sh, quic, ja4s);
   t.ja4s = ja4s;
+  return !quic && sh.selected_version >= 0x0300 && sh.selected_version <= 0x0303;
+}
+
+// The Certificate after a TLS <= 1.2 ServerHello: fed until its first certificate is in, within the packet budget.
+// A record that is no handshake (a resumed session's ChangeCipherSpec) or another message (anonymous key exchange)
+// means there is none, which is not an error.
+void AppLayer::OnTlsCertificate(AppState& s, TlsHandshakeAssembler& as, const uint8_t* data, uint32_t len,
+                                Direction dir) {
+  const TlsStatus st = len > 0 ? as.Feed(data, len) : TlsStatus::kNeedMore;
+  if (st == TlsStatus::kNeedMore && s.payload_packets[dir] + 1 < kParsePackets) return;
+  s.tls_cert_wait[dir] = false;
+  if (st == TlsStatus::kOk && as.message()[0] == 11) {
+    if (!certificate_) certificate_ = std::make_unique<TlsCertificate>();
+    TlsCertificate& c = *certificate_;
+    const TlsStatus ps = ParseCertificate(as.message(), as.message_len(), &c);
+    if (ps != TlsStatus::kOk) {
+      CountError(stats_, Slots().tls, ps);
+    } else if (s.tls) {
+      stats_.counters[kAppTlsCertificates]++;
+      auto info = std::make_unique<TlsCertInfo>();
+      info->subject_cn = Text(c.subject.cn.view());
+      info->subject_o = Text(c.subject.o.view());
+      info->subject_ou = Text(c.subject.ou.view());
+      info->issuer_cn = Text(c.issuer.cn.view());
+      info->issuer_o = Text(c.issuer.o.view());
+      info->issuer_ou = Text(c.issuer.ou.view());
+      info->self_signed = c.self_signed;
+      info->has_validity = c.has_validity;
+      info->not_before = c.not_before;
+      info->not_after = c.not_after;
+      s.tls->cert = std::move(info);
+    }
+  } else if (st != TlsStatus::kOk && st != TlsStatus::kNeedMore && st != TlsStatus::kNotTls) {
+    CountError(stats_, Slots().tls, st);
+  }
+  s.tls_asm[dir].reset();
 }
 
 void AppLayer::OnTls(FlowEntry& e, AppState& s, const PacketView& v, Direction dir) {
@@ -504,9 +541,17 @@ void AppLayer::OnTls(FlowEntry& e, AppState& s, const PacketView& v, Direction d
     } else if (as->message_len() > 0 && as->message()[0] == 1) {
       TakeClientHello(s, as->message(), as->message_len(), false);
     } else if (as->message_len() > 0 && as->message()[0] == 2) {
-      TakeServerHello(s, as->message(), as->message_len(), false);
+      if (st == TlsStatus::kOk && TakeServerHello(s, as->message(), as->message_len(), false)) {
+        // TLS <= 1.2: the Certificate follows in cleartext, often in the same segment.
+        s.tls_cert_wait[dir] = true;
+        const uint32_t used = as->consumed();
+        as->NextCertificate();
+        OnTlsCertificate(s, *as, v.payload + used, v.payload_captured - used, dir);
+      }
     }
-    as.reset();
+    if (!s.tls_cert_wait[dir]) as.reset();
+  } else if (s.tls_cert_wait[dir] && s.tls_asm[dir]) {
+    OnTlsCertificate(s, *s.tls_asm[dir], v.payload, v.payload_captured, dir);
   }
   if (walker.done()) s.dir_done[dir] = true;
 }

@@ -77,10 +77,19 @@ struct DnsInfo {
   int32_t rcode = -1;   // -1 until a response was seen
   std::string answers;  // records "type\x1fttl\x1fvalue" joined by '\x1e' (A, AAAA, CNAME)
 };
+// The server's first certificate (TLS <= 1.2 only: TLS 1.3 encrypts it). Names as UTF-8, at most 255 bytes each.
+struct TlsCertInfo {
+  std::string subject_cn, subject_o, subject_ou, issuer_cn, issuer_o, issuer_ou;
+  bool self_signed = false;
+  bool has_validity = false;
+  int64_t not_before = 0;  // seconds since the epoch, UTC
+  int64_t not_after = 0;
+};
 struct TlsInfo {
   int32_t version = -1;  // chosen (ServerHello), else the highest offered
   int32_t cipher = -1;   // chosen cipher suite
   std::string sni, alpn, ja3, ja4, ja4s;
+  std::unique_ptr<TlsCertInfo> cert;  // null until a Certificate was read
 };
 struct HttpInfo {
   std::string method, host, uri, user_agent;
@@ -128,9 +137,11 @@ struct AppState {
   std::unique_ptr<TlsHandshakeAssembler> tls_asm[2];
   std::unique_ptr<QuicInitialReader> quic[2];
   std::unique_ptr<StreamHead> head[2];
-  // TLS: the record layer after the hello, per direction (heartbeats); whether the hello assembler is finished.
+  // TLS: the record layer after the hello, per direction (heartbeats); whether the hello assembler is finished;
+  // whether it goes on to the Certificate after a ServerHello that chose TLS <= 1.2.
   TlsRecordWalker tls_records[2];
   bool tls_hello_done[2] = {false, false};
+  bool tls_cert_wait[2] = {false, false};
   uint32_t next_seq[2] = {0, 0};
   bool seq_known[2] = {false, false};
   bool dir_done[2] = {false, false};
@@ -164,9 +175,10 @@ enum AppCounter : int {
   kAppSshBanners,
   kAppDhcpMessages,
   kAppArpMessages,
-  kAppStatesLive,   // AppStates currently allocated (gauge)
-  kAppSmbMessages,  // NetBIOS session messages carrying SMB read
-  kAppDcerpcPdus,   // DCE-RPC fragments read over TCP (those inside SMB are not counted here)
+  kAppStatesLive,       // AppStates currently allocated (gauge)
+  kAppSmbMessages,      // NetBIOS session messages carrying SMB read
+  kAppDcerpcPdus,       // DCE-RPC fragments read over TCP (those inside SMB are not counted here)
+  kAppTlsCertificates,  // server certificates read (TLS <= 1.2)
   kAppCounterCount
 };
 const char* AppCounterName(int i);
@@ -225,7 +237,9 @@ class AppLayer : public FlowObserver {
   void OnDhcp(FlowEntry& e, AppState& s, const PacketView& v);
   void OnRpc(FlowEntry& e, AppState& s, const PacketView& v, Direction dir);
   void TakeClientHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);
-  void TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);
+  // Returns true when the ServerHello chose TLS 1.2 or older (its Certificate follows in cleartext).
+  bool TakeServerHello(AppState& s, const uint8_t* msg, uint32_t len, bool quic);
+  void OnTlsCertificate(AppState& s, TlsHandshakeAssembler& as, const uint8_t* data, uint32_t len, Direction dir);
   void Done(FlowEntry& e);
 
   AppLayerConfig config_;
@@ -237,6 +251,7 @@ class AppLayer : public FlowObserver {
   std::unique_ptr<DnsMessage> dns_msg_;              // scratch (large: kept off the stack)
   std::unique_ptr<TlsClientHello> client_hello_;
   std::unique_ptr<TlsServerHello> server_hello_;
+  std::unique_ptr<TlsCertificate> certificate_;
 };
 
 // Text form of a 16-byte address as the batch carries it (dotted quad for IPv4-mapped).

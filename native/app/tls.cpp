@@ -28,6 +28,7 @@ constexpr uint8_t kHeartbeatRequest = 1;
 constexpr uint32_t kHeartbeatMinLen = 1 + 2 + 16;  // type, payload_length, minimum padding (RFC 6520 §4)
 constexpr uint8_t kHandshakeClientHello = 1;
 constexpr uint8_t kHandshakeServerHello = 2;
+constexpr uint8_t kHandshakeCertificate = 11;
 constexpr uint32_t kMaxRecordBytes = 16384 + 2048;  // TLSCiphertext limit (RFC 8446 §5.2); plaintext is 2^14
 
 constexpr uint16_t kExtServerName = 0x0000;
@@ -250,6 +251,8 @@ const char* TlsStatusName(TlsStatus s) {
       return "tls_bad_handshake";
     case TlsStatus::kTooLarge:
       return "tls_too_large";
+    case TlsStatus::kBadCertificate:
+      return "tls_bad_certificate";
     case TlsStatus::kCount:
       break;
   }
@@ -397,6 +400,212 @@ TlsStatus ParseServerHello(const uint8_t* msg, uint32_t len, TlsServerHello* out
   return TlsStatus::kOk;
 }
 
+// The server's certificate (RFC 5280 §4.1): a minimal DER walk of Certificate -> tbsCertificate -> issuer, validity,
+// subject, reading only tags and lengths until a Name's AttributeTypeAndValue. What to take from it follows what Zeek
+// logs of a certificate (x509.log: subject, issuer, not_valid_before / not_valid_after; base/files/x509/main.zeek) and
+// what Slips judges (self-signed); no code copied.
+namespace {
+
+constexpr uint8_t kDerInteger = 0x02;
+constexpr uint8_t kDerOid = 0x06;
+constexpr uint8_t kDerSequence = 0x30;
+constexpr uint8_t kDerSet = 0x31;
+constexpr uint8_t kDerUtcTime = 0x17;
+constexpr uint8_t kDerGeneralizedTime = 0x18;
+constexpr uint8_t kDerVersionTag = 0xa0;  // [0] EXPLICIT Version
+constexpr uint8_t kDerUniversalString = 0x1c;
+constexpr uint8_t kDerBmpString = 0x1e;
+
+// One DER element: reads a low-number tag and a definite length (at most 4 length bytes), confines *body to its
+// contents and moves r past it. False when the bytes are missing or the encoding is not DER's.
+bool ReadDer(Reader& r, uint8_t* tag, Reader* body) {
+  Reader at = r;
+  uint8_t t, l0;
+  if (!at.ReadU8(t) || (t & 0x1f) == 0x1f || !at.ReadU8(l0)) return false;
+  uint32_t n = l0;
+  if ((l0 & 0x80) != 0) {
+    const int k = l0 & 0x7f;
+    if (k == 0 || k > 4) return false;  // indefinite length (BER only), or longer than any captured message
+    n = 0;
+    for (int i = 0; i < k; ++i) {
+      uint8_t b;
+      if (!at.ReadU8(b)) return false;
+      n = (n << 8) | b;
+    }
+  }
+  if (!at.Has(n)) return false;
+  *tag = t;
+  *body = at.Window(n);
+  at.Skip(n);
+  r = at;
+  return true;
+}
+
+// Appends code point cp as UTF-8 when all of it fits (a value is never cut inside a character).
+void PushUtf8(BoundedText<255>* out, uint32_t cp) {
+  char b[4];
+  int k;
+  if (cp < 0x80) {
+    b[0] = static_cast<char>(cp);
+    k = 1;
+  } else if (cp < 0x800) {
+    b[0] = static_cast<char>(0xc0 | (cp >> 6));
+    b[1] = static_cast<char>(0x80 | (cp & 0x3f));
+    k = 2;
+  } else if (cp < 0x10000) {
+    b[0] = static_cast<char>(0xe0 | (cp >> 12));
+    b[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    b[2] = static_cast<char>(0x80 | (cp & 0x3f));
+    k = 3;
+  } else if (cp <= 0x10ffff) {
+    b[0] = static_cast<char>(0xf0 | (cp >> 18));
+    b[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    b[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    b[3] = static_cast<char>(0x80 | (cp & 0x3f));
+    k = 4;
+  } else {
+    cp = 0xfffd;  // not a character: U+FFFD
+    return PushUtf8(out, cp);
+  }
+  if (out->len + k > static_cast<int>(BoundedText<255>::kCapacity)) {  // a character is never cut
+    out->truncated = true;
+    return;
+  }
+  for (int i = 0; i < k; ++i) out->Push(b[i]);
+}
+
+// A DirectoryString (or any string type) as UTF-8: BMPString (UCS-2) and UniversalString (UCS-4) converted, the
+// 8-bit types (UTF8String, PrintableString, IA5String, TeletexString, VisibleString) copied as sent, never cut inside
+// a UTF-8 character.
+void TakeString(uint8_t tag, Reader v, BoundedText<255>* out) {
+  out->Clear();
+  if (tag == kDerBmpString || tag == kDerUniversalString) {
+    const uint32_t unit = tag == kDerBmpString ? 2 : 4;
+    while (v.remaining() >= unit && !out->truncated) {
+      const uint8_t* p = v.current();
+      PushUtf8(out, unit == 2 ? be16(p) : be32(p));
+      v.Skip(unit);
+    }
+    return;
+  }
+  out->Assign(reinterpret_cast<const char*>(v.current()), v.remaining());
+  // A UTF-8 value cut at the capacity: end before the character the cut falls in.
+  if (out->truncated) {
+    while (out->len > 0 && (v.current()[out->len] & 0xc0) == 0x80) --out->len;
+  }
+}
+
+// Name ::= SEQUENCE OF RelativeDistinguishedName (SET OF AttributeTypeAndValue ::= SEQUENCE { type OID, value }).
+// Takes the first CN, O and OU. False when the structure is inconsistent.
+bool ReadName(Reader name, TlsCertName* out) {
+  static const uint8_t kAttrPrefix[2] = {0x55, 0x04};  // id-at: 2.5.4
+  bool cn = false, o = false, ou = false;
+  while (name.remaining() > 0) {
+    uint8_t tag;
+    Reader rdn(nullptr, 0);
+    if (!ReadDer(name, &tag, &rdn) || tag != kDerSet) return false;
+    while (rdn.remaining() > 0) {
+      Reader atv(nullptr, 0), oid(nullptr, 0), value(nullptr, 0);
+      uint8_t value_tag;
+      if (!ReadDer(rdn, &tag, &atv) || tag != kDerSequence) return false;
+      if (!ReadDer(atv, &tag, &oid) || tag != kDerOid || !ReadDer(atv, &value_tag, &value)) return false;
+      if (oid.remaining() != 3 || std::memcmp(oid.current(), kAttrPrefix, 2) != 0) continue;
+      const uint8_t attr = oid.current()[2];
+      if (attr == 3 && !cn) {
+        TakeString(value_tag, value, &out->cn);
+        cn = true;
+      } else if (attr == 10 && !o) {
+        TakeString(value_tag, value, &out->o);
+        o = true;
+      } else if (attr == 11 && !ou) {
+        TakeString(value_tag, value, &out->ou);
+        ou = true;
+      }
+    }
+  }
+  return true;
+}
+
+// Days from 1970-01-01 to a proleptic Gregorian date (the civil-from-days arithmetic in eras of 400 years).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2 ? 1 : 0;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+// UTCTime YYMMDDHHMMSSZ (years 50-99 are 19YY, RFC 5280 §4.1.2.5.1) or GeneralizedTime YYYYMMDDHHMMSSZ, as seconds
+// since the epoch. False for any other form.
+bool ReadTime(uint8_t tag, Reader v, int64_t* out) {
+  const uint32_t digits = tag == kDerUtcTime ? 12 : tag == kDerGeneralizedTime ? 14 : 0;
+  if (digits == 0 || v.remaining() != digits + 1 || v.current()[digits] != 'Z') return false;
+  int64_t f[7] = {};
+  const uint8_t* p = v.current();
+  for (uint32_t i = 0; i < digits; ++i) {
+    if (p[i] < '0' || p[i] > '9') return false;
+  }
+  auto two = [p](uint32_t at) { return static_cast<int64_t>((p[at] - '0') * 10 + (p[at + 1] - '0')); };
+  uint32_t at = 0;
+  if (tag == kDerUtcTime) {
+    f[0] = two(0);
+    f[0] += f[0] >= 50 ? 1900 : 2000;
+    at = 2;
+  } else {
+    f[0] = two(0) * 100 + two(2);
+    at = 4;
+  }
+  for (int k = 1; k <= 5; ++k, at += 2) f[k] = two(at);
+  if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 60) return false;
+  *out = DaysFromCivil(f[0], static_cast<unsigned>(f[1]), static_cast<unsigned>(f[2])) * 86400 + f[3] * 3600 +
+         f[4] * 60 + f[5];
+  return true;
+}
+
+}  // namespace
+
+TlsStatus ParseCertificate(const uint8_t* msg, uint32_t len, TlsCertificate* out) {
+  out->subject = TlsCertName();
+  out->issuer = TlsCertName();
+  out->self_signed = out->has_validity = false;
+  out->not_before = out->not_after = 0;
+  if (msg == nullptr || len < 4) return TlsStatus::kTruncated;
+  if (msg[0] != kHandshakeCertificate) return TlsStatus::kBadHandshake;
+  // The message may be cut after its first certificate: read within what is here, not the declared length.
+  Reader r(msg + 4, std::min<uint32_t>(len - 4, Be24(msg + 1)));
+  uint8_t b[3];
+  if (!r.Read(b)) return TlsStatus::kTruncated;
+  if (Be24(b) == 0) return TlsStatus::kBadHandshake;  // an empty list: the server sent no certificate
+  if (!r.Read(b)) return TlsStatus::kTruncated;
+  const uint32_t cert_len = Be24(b);
+  if (!r.Has(cert_len)) return TlsStatus::kTruncated;
+  Reader der = r.Window(cert_len);
+
+  uint8_t tag;
+  Reader cert(nullptr, 0), tbs(nullptr, 0), skip(nullptr, 0), issuer(nullptr, 0), validity(nullptr, 0),
+      subject(nullptr, 0);
+  if (!ReadDer(der, &tag, &cert) || tag != kDerSequence) return TlsStatus::kBadCertificate;
+  if (!ReadDer(cert, &tag, &tbs) || tag != kDerSequence) return TlsStatus::kBadCertificate;
+  if (tbs.remaining() > 0 && tbs.current()[0] == kDerVersionTag && !ReadDer(tbs, &tag, &skip)) {
+    return TlsStatus::kBadCertificate;
+  }
+  if (!ReadDer(tbs, &tag, &skip) || tag != kDerInteger) return TlsStatus::kBadCertificate;   // serialNumber
+  if (!ReadDer(tbs, &tag, &skip) || tag != kDerSequence) return TlsStatus::kBadCertificate;  // signature
+  if (!ReadDer(tbs, &tag, &issuer) || tag != kDerSequence) return TlsStatus::kBadCertificate;
+  if (!ReadDer(tbs, &tag, &validity) || tag != kDerSequence) return TlsStatus::kBadCertificate;
+  if (!ReadDer(tbs, &tag, &subject) || tag != kDerSequence) return TlsStatus::kBadCertificate;
+  if (!ReadName(issuer, &out->issuer) || !ReadName(subject, &out->subject)) return TlsStatus::kBadCertificate;
+  out->self_signed = subject.remaining() > 0 && subject.remaining() == issuer.remaining() &&
+                     std::memcmp(subject.current(), issuer.current(), subject.remaining()) == 0;
+  Reader before(nullptr, 0), after(nullptr, 0);
+  uint8_t before_tag, after_tag;
+  if (ReadDer(validity, &before_tag, &before) && ReadDer(validity, &after_tag, &after)) {
+    out->has_validity = ReadTime(before_tag, before, &out->not_before) && ReadTime(after_tag, after, &out->not_after);
+  }
+  return TlsStatus::kOk;
+}
+
 // JA3 (salesforce/ja3 README; Wireshark's tls.handshake.ja3_full): decimal fields
 // "SSLVersion,Ciphers,Extensions,EllipticCurves,EllipticCurvePointFormats", list entries joined with '-', GREASE
 // values dropped from every list, extensions in the order sent; MD5 of that string.
@@ -518,6 +727,16 @@ bool LooksLikeTlsHandshake(const uint8_t* data, uint32_t len) {
          record_len <= kMaxRecordBytes;
 }
 
+uint32_t TlsHandshakeAssembler::Target() const {
+  if (have_ < 4) return 4;
+  const uint32_t msg_len = 4 + Be24(buf_.get() + 1);
+  if (!certificate_) return msg_len;
+  if (buf_[0] != kHandshakeCertificate) return 4;  // not a Certificate: its header says enough
+  // type (1), length (3), certificate_list length (3), the first certificate's length (3), then its bytes.
+  if (have_ < 10) return std::min<uint32_t>(msg_len, 10);
+  return std::min<uint32_t>(msg_len, 10 + Be24(buf_.get() + 7));
+}
+
 TlsStatus TlsHandshakeAssembler::Feed(const uint8_t* data, uint32_t len) {
   if (error_ != TlsStatus::kOk) return error_;
   if (done_) return TlsStatus::kOk;
@@ -525,6 +744,7 @@ TlsStatus TlsHandshakeAssembler::Feed(const uint8_t* data, uint32_t len) {
     error_ = s;
     return s;
   };
+  consumed_ = 0;
   uint32_t pos = 0;
   while (pos < len) {
     if (record_left_ == 0) {
@@ -542,26 +762,18 @@ TlsStatus TlsHandshakeAssembler::Feed(const uint8_t* data, uint32_t len) {
       if (!buf_) buf_.reset(new uint8_t[kMaxBytes]);
       continue;
     }
-    // Record body: append handshake bytes until the first message is complete.
-    const uint32_t avail = std::min(record_left_, len - pos);
-    uint32_t want = avail;
-    if (have_ >= 4) {
-      const uint32_t msg_len = 4 + Be24(buf_.get() + 1);
-      want = std::min(want, msg_len - have_);
-    } else {
-      want = std::min(want, 4 - have_);  // read the header first, then check the bound
-    }
+    // Record body: append handshake bytes until the message is complete (the header first, then what it asks for).
+    const uint32_t want = std::min(std::min(record_left_, len - pos), Target() - have_);
     std::memcpy(buf_.get() + have_, data + pos, want);
     have_ += want;
     pos += want;
     record_left_ -= want;
-    if (have_ >= 4) {
-      const uint32_t msg_len = 4 + Be24(buf_.get() + 1);
-      if (msg_len > kMaxBytes) return fail(TlsStatus::kTooLarge);
-      if (have_ == msg_len) {
-        done_ = true;
-        return TlsStatus::kOk;
-      }
+    const uint32_t target = Target();
+    if (target > kMaxBytes) return fail(TlsStatus::kTooLarge);
+    if (have_ == target) {
+      done_ = true;
+      consumed_ = pos;
+      return TlsStatus::kOk;
     }
   }
   return TlsStatus::kNeedMore;
@@ -571,12 +783,21 @@ const uint8_t* TlsHandshakeAssembler::message() const { return done_ ? buf_.get(
 
 uint32_t TlsHandshakeAssembler::message_len() const { return done_ ? have_ : 0; }
 
+void TlsHandshakeAssembler::NextCertificate() {
+  have_ = 0;
+  consumed_ = 0;
+  done_ = false;
+  certificate_ = true;
+}
+
 void TlsHandshakeAssembler::Reset() {
   buf_.reset();
   have_ = 0;
+  consumed_ = 0;
   record_left_ = 0;
   header_have_ = 0;
   done_ = false;
+  certificate_ = false;
   error_ = TlsStatus::kOk;
 }
 

@@ -1,6 +1,7 @@
 // TLS handshake messages: ClientHello and ServerHello (RFC 5246, RFC 8446), with the fingerprints JA3 (Salesforce;
-// the MD5 tshark's tls.handshake.ja3 gives), JA4 and JA4S (FoxIO's specification). The same ClientHello parser
-// reads QUIC's (from CRYPTO frames, see quic.h). Pure functions plus a bounded per-direction record assembler.
+// the MD5 tshark's tls.handshake.ja3 gives), JA4 and JA4S (FoxIO's specification), and the server's first certificate
+// of a TLS <= 1.2 handshake (names and validity, RFC 5280). The same ClientHello parser reads QUIC's (from CRYPTO
+// frames, see quic.h). Pure functions plus a bounded per-direction record assembler.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +13,13 @@ namespace vigil {
 
 enum class TlsStatus : uint8_t {
   kOk = 0,
-  kNeedMore,      // not an error: the message continues in later segments (assembler only)
-  kNotTls,        // the bytes are not a TLS handshake record
-  kTruncated,     // a length field points past the message
-  kBadRecord,     // record layer: bad content type / version / length
-  kBadHandshake,  // handshake message type or vector lengths inconsistent
-  kTooLarge,      // the handshake message exceeds the reassembly bound
+  kNeedMore,        // not an error: the message continues in later segments (assembler only)
+  kNotTls,          // the bytes are not a TLS handshake record
+  kTruncated,       // a length field points past the message
+  kBadRecord,       // record layer: bad content type / version / length
+  kBadHandshake,    // handshake message type or vector lengths inconsistent
+  kTooLarge,        // the handshake message exceeds the reassembly bound
+  kBadCertificate,  // Certificate message: the first certificate's DER structure is inconsistent
   kCount
 };
 const char* TlsStatusName(TlsStatus s);  // "tls_truncated", ...
@@ -53,9 +55,32 @@ struct TlsServerHello {
   uint8_t alpn_last = 0;  // last byte of the selected ALPN, kept for JA4S even when alpn is cut
 };
 
+// Three attributes of an X.501 Name (RFC 5280 §4.1.2.4): the first commonName (2.5.4.3), organizationName
+// (2.5.4.10) and organizationalUnitName (2.5.4.11), as UTF-8 (BMPString and UniversalString converted; the other
+// string types as sent), each cut at 255 bytes.
+struct TlsCertName {
+  BoundedText<255> cn;
+  BoundedText<255> o;
+  BoundedText<255> ou;
+};
+
+// The first certificate of a Certificate message (the server's own, RFC 5246 §7.4.2).
+struct TlsCertificate {
+  TlsCertName subject;
+  TlsCertName issuer;
+  bool self_signed = false;   // issuer and subject Names are the same bytes
+  bool has_validity = false;  // not_before / not_after were read
+  int64_t not_before = 0;     // seconds since the Unix epoch, UTC
+  int64_t not_after = 0;
+};
+
 // msg points at a handshake message: type (1 = ClientHello, 2 = ServerHello), 3-byte length, body.
 TlsStatus ParseClientHello(const uint8_t* msg, uint32_t len, TlsClientHello* out);
 TlsStatus ParseServerHello(const uint8_t* msg, uint32_t len, TlsServerHello* out);
+// msg points at a Certificate message (type 11) or its prefix: the certificate_list may be cut after the first
+// certificate (what TlsHandshakeAssembler keeps, see NextCertificate). kOk, kTruncated (the first certificate is not
+// all there), kBadHandshake (not type 11, or an empty list) or kBadCertificate (its DER is inconsistent).
+TlsStatus ParseCertificate(const uint8_t* msg, uint32_t len, TlsCertificate* out);
 
 // Fingerprints. Buffers are NUL-terminated.
 void Ja3(const TlsClientHello& ch, char out[33]);              // lowercase hex MD5
@@ -67,19 +92,33 @@ bool LooksLikeTlsHandshake(const uint8_t* data, uint32_t len);
 
 // Collects the first handshake message of one direction of a TCP stream from TLS records that may be split across
 // segments (fed in order by the caller), up to kMaxBytes. Storage is allocated on first use and freed by Reset().
+// After the first message, NextCertificate() collects the next one the same way (the server's Certificate after its
+// ServerHello), but only up to the end of its first certificate.
 class TlsHandshakeAssembler {
  public:
   static constexpr uint32_t kMaxBytes = 16384;
   // Feeds the next in-order stream bytes. kOk: message() holds a complete handshake message; kNeedMore: feed more;
-  // anything else: give up on this direction.
+  // anything else: give up on this direction. After kOk, consumed() bytes of this input were used; the rest belongs
+  // to later messages.
   TlsStatus Feed(const uint8_t* data, uint32_t len);
   const uint8_t* message() const;
   uint32_t message_len() const;
+  uint32_t consumed() const { return consumed_; }
+  // After Feed returned kOk: drops the message and collects the next handshake message of the stream, from where the
+  // last Feed stopped (feed it the rest of that input, then later segments). For a Certificate (type 11) the message
+  // is complete once its first certificate is in (kTooLarge when that certificate alone passes kMaxBytes); for any
+  // other type, once its 4-byte header is in. A record that is not a handshake (a resumed session's
+  // ChangeCipherSpec) gives kNotTls.
+  void NextCertificate();
   void Reset();
 
  private:
+  uint32_t Target() const;  // bytes of buf_ that complete the message, as far as the bytes in tell
+
   std::unique_ptr<uint8_t[]> buf_;  // handshake bytes (record headers stripped)
   uint32_t have_ = 0;
+  uint32_t consumed_ = 0;
+  bool certificate_ = false;  // NextCertificate mode
   uint32_t record_left_ = 0;  // bytes of the current record still to come
   uint8_t header_[5];
   uint8_t header_have_ = 0;

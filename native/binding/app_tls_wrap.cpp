@@ -1,6 +1,7 @@
 // Test-only exports `_parseTls(bytes, quic?)`: feeds one direction of a TCP stream (TLS records; one buffer, or an
 // array of segments fed in order) to a TlsHandshakeAssembler, parses the first handshake message as a ClientHello or
-// ServerHello by its type, and returns the fields and fingerprints as a plain object for tests in TypeScript; and
+// ServerHello by its type, and returns the fields and fingerprints as a plain object for tests in TypeScript (after a
+// ServerHello that chose TLS <= 1.2, the assembler goes on to the Certificate as the app layer does); and
 // `_tlsRecords(segments, peerAppData?)`: the same stream through a TlsRecordWalker (records, heartbeats).
 #include <napi.h>
 
@@ -25,6 +26,45 @@ Napi::Value Text(Napi::Env env, const BoundedText<N>& t) {
 
 bool IsBytes(const Napi::Value& v) {
   return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array;
+}
+
+Napi::Object CertName(Napi::Env env, const TlsCertName& n) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("cn", Text(env, n.cn));
+  o.Set("o", Text(env, n.o));
+  o.Set("ou", Text(env, n.ou));
+  return o;
+}
+
+// The Certificate after a ServerHello that ended in segments[at]: the rest of that segment, then the later ones.
+Napi::Object CertificateAfter(Napi::Env env, TlsHandshakeAssembler* as, const std::vector<Napi::Uint8Array>& segments,
+                              size_t at) {
+  const uint32_t used = as->consumed();
+  as->NextCertificate();
+  TlsStatus st = TlsStatus::kNeedMore;
+  for (size_t k = at; k < segments.size() && st == TlsStatus::kNeedMore; ++k) {
+    const uint32_t skip = k == at ? used : 0;
+    const uint32_t len = static_cast<uint32_t>(segments[k].ElementLength());
+    if (len > skip) st = as->Feed(segments[k].Data() + skip, len - skip);
+  }
+  Napi::Object o = Napi::Object::New(env);
+  if (st == TlsStatus::kOk) {
+    o.Set("type", as->message()[0]);
+    o.Set("messageBytes", as->message_len());
+    TlsCertificate cert;
+    st = ParseCertificate(as->message(), as->message_len(), &cert);
+    if (st == TlsStatus::kOk) {
+      o.Set("subject", CertName(env, cert.subject));
+      o.Set("issuer", CertName(env, cert.issuer));
+      o.Set("selfSigned", cert.self_signed);
+      if (cert.has_validity) {
+        o.Set("notBefore", static_cast<double>(cert.not_before));
+        o.Set("notAfter", static_cast<double>(cert.not_after));
+      }
+    }
+  }
+  o.Set("status", TlsStatusName(st));
+  return o;
 }
 
 Napi::Value JsParseTls(const Napi::CallbackInfo& info) {
@@ -52,8 +92,9 @@ Napi::Value JsParseTls(const Napi::CallbackInfo& info) {
   Napi::Object o = Napi::Object::New(env);
   TlsHandshakeAssembler assembler;
   TlsStatus status = TlsStatus::kNeedMore;
-  for (const Napi::Uint8Array& seg : segments) {
-    status = assembler.Feed(seg.Data(), static_cast<uint32_t>(seg.ElementLength()));
+  size_t at = 0;  // the segment the message ended in
+  for (; at < segments.size(); ++at) {
+    status = assembler.Feed(segments[at].Data(), static_cast<uint32_t>(segments[at].ElementLength()));
     if (status != TlsStatus::kNeedMore) break;
   }
   const bool looks = !segments.empty() &&
@@ -106,6 +147,9 @@ Napi::Value JsParseTls(const Napi::CallbackInfo& info) {
       char ja4s[32];
       Ja4s(sh, quic, ja4s);
       o.Set("ja4s", ja4s);
+    }
+    if (status == TlsStatus::kOk && !quic && sh.selected_version >= 0x0300 && sh.selected_version <= 0x0303) {
+      o.Set("certificate", CertificateAfter(env, &assembler, segments, at));
     }
   } else {
     status = TlsStatus::kBadHandshake;

@@ -137,14 +137,19 @@ const char* const kF64ColumnNames[kF64ColumnCount] = {
     "smbReads",
     "dcerpcBinds",
     "dcerpcRequests",
+    "tlsCertFlags",
+    "tlsCertNotBefore",
+    "tlsCertNotAfter",
 };
 
 const char* const kStrColumnNames[kStrColumnCount] = {
-    "serverName",      "dnsQuery",         "dnsAnswers",  "tlsSni",       "tlsAlpn",          "tlsJa3",
-    "tlsJa4",          "tlsJa4s",          "httpMethod",  "httpHost",     "httpUri",          "httpUserAgent",
-    "httpContentType", "sshClient",        "sshServer",   "dhcpHostname", "dhcpMac",          "communityId",
-    "processName",     "processExe",       "processUser", "processUnit",  "processContainer", "smbShares",
-    "smbFiles",        "dcerpcInterfaces", "dcerpcOps",
+    "serverName",       "dnsQuery",       "dnsAnswers",       "tlsSni",          "tlsAlpn",
+    "tlsJa3",           "tlsJa4",         "tlsJa4s",          "httpMethod",      "httpHost",
+    "httpUri",          "httpUserAgent",  "httpContentType",  "sshClient",       "sshServer",
+    "dhcpHostname",     "dhcpMac",        "communityId",      "processName",     "processExe",
+    "processUser",      "processUnit",    "processContainer", "smbShares",       "smbFiles",
+    "dcerpcInterfaces", "dcerpcOps",      "tlsCertSubjectCn", "tlsCertSubjectO", "tlsCertSubjectOu",
+    "tlsCertIssuerCn",  "tlsCertIssuerO", "tlsCertIssuerOu",
 };
 
 namespace {
@@ -281,7 +286,26 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   AddText(e);
   AddProcess(e);
   AddRpc(e);
+  AddCertificate(e);
   ++count_;
+}
+
+void BatchEncoder::AddCertificate(const FlowEntry& e) {
+  static const std::string kNone;
+  const AppState* a = app_enabled_ ? e.app : nullptr;
+  const TlsCertInfo* cert = a && a->tls ? a->tls->cert.get() : nullptr;
+  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  const size_t cap = Stride(capacity_);
+  const bool times = cert != nullptr && cert->has_validity;
+  c[kColTlsCertFlags * cap + count_] = cert ? 1 | (cert->self_signed ? 2 : 0) | (times ? 4 : 0) : 0;
+  c[kColTlsCertNotBefore * cap + count_] = times ? static_cast<double>(cert->not_before) : 0;
+  c[kColTlsCertNotAfter * cap + count_] = times ? static_cast<double>(cert->not_after) : 0;
+  PutText(kStrTlsCertSubjectCn, cert ? cert->subject_cn : kNone);
+  PutText(kStrTlsCertSubjectO, cert ? cert->subject_o : kNone);
+  PutText(kStrTlsCertSubjectOu, cert ? cert->subject_ou : kNone);
+  PutText(kStrTlsCertIssuerCn, cert ? cert->issuer_cn : kNone);
+  PutText(kStrTlsCertIssuerO, cert ? cert->issuer_o : kNone);
+  PutText(kStrTlsCertIssuerOu, cert ? cert->issuer_ou : kNone);
 }
 
 void BatchEncoder::AddProcess(const FlowEntry& e) {

@@ -34,6 +34,8 @@ constexpr size_t kBatchHeaderBytes = 16;
 // early 8 | overlong 16 | short 32. httpBodyMagic = HttpBodyMagic (0 none). processPid, processUid: the program owning
 // the local socket (native/process), -1 when unknown (not resolved, a replay, or attribution off). SMB2 and DCE-RPC
 // (native/app/smb.h, dcerpc.h): smbRequests is -1 when the flow carried no SMB; the other counts 0 when absent.
+// The server's certificate (TLS <= 1.2, native/app/tls.h TlsCertificate): tlsCertFlags = present 1 | self-signed 2 |
+// validity read 4 (0 none); tlsCertNotBefore / tlsCertNotAfter in seconds since the epoch (0 unless validity was read).
 enum F64Column : int {
   kColId,
   kColSrcPort,
@@ -140,6 +142,9 @@ enum F64Column : int {
   kColSmbReads,
   kColDcerpcBinds,
   kColDcerpcRequests,
+  kColTlsCertFlags,
+  kColTlsCertNotBefore,
+  kColTlsCertNotAfter,
   kF64ColumnCount
 };
 
@@ -172,6 +177,12 @@ enum StrColumn : int {
   kStrSmbFiles,          // "name\x1fshare path\x1fflags" joined by '\x1e'; flags: SmbFileFlag bits, decimal
   kStrDcerpcInterfaces,  // interface names (or UUIDs) bound, joined by '\x1e'
   kStrDcerpcOps,         // "interface\x1fopnum\x1fcount" joined by '\x1e'; interface empty when its bind was not seen
+  kStrTlsCertSubjectCn,  // the server certificate's subject and issuer CN, O, OU (TlsCertInfo)
+  kStrTlsCertSubjectO,
+  kStrTlsCertSubjectOu,
+  kStrTlsCertIssuerCn,
+  kStrTlsCertIssuerO,
+  kStrTlsCertIssuerOu,
   kStrColumnCount
 };
 extern const char* const kStrColumnNames[kStrColumnCount];
@@ -217,6 +228,7 @@ class BatchEncoder {
   void AddText(const FlowEntry& flow);
   void AddProcess(const FlowEntry& flow);
   void AddRpc(const FlowEntry& flow);
+  void AddCertificate(const FlowEntry& flow);
   void PutText(int col, const std::string& s) {
     text_[col].append(s);
     ends_[col].push_back(static_cast<uint32_t>(text_[col].size()));

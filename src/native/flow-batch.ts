@@ -22,6 +22,7 @@ import {
   TEXT_COLUMNS,
   TEXT_END_BYTES,
   SMB_FILE_FLAGS,
+  TLS_CERT_FLAGS,
   TLS_HEARTBEAT_FLAGS,
 } from './flow-columns.js';
 import { dcerpcOpName } from './dcerpc-ops.js';
@@ -34,6 +35,7 @@ import type {
   FlowSmb,
   FlowSmbFile,
   FlowTls,
+  FlowTlsCertificate,
   FlowTlsHeartbeatSide,
   FlowTlsHeartbeats,
 } from './flow-record.js';
@@ -220,6 +222,30 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.smbReads, f.smb?.reads ?? 0);
   set(K.dcerpcBinds, f.dcerpc?.binds ?? 0);
   set(K.dcerpcRequests, f.dcerpc?.requests ?? 0);
+  const cert = f.tls?.certificate;
+  const validity = cert?.notBefore != null && cert.notAfter != null;
+  set(K.tlsCertFlags, cert ? TLS_CERT_FLAGS.present | (cert.selfSigned ? TLS_CERT_FLAGS.selfSigned : 0) | (validity ? TLS_CERT_FLAGS.validity : 0) : 0);
+  set(K.tlsCertNotBefore, validity ? Date.parse(cert.notBefore as string) / 1000 : 0);
+  set(K.tlsCertNotAfter, validity ? Date.parse(cert.notAfter as string) / 1000 : 0);
+}
+
+/** Seconds since the epoch as ISO 8601 (whole seconds); null for a time no Date holds. */
+function certTime(sec: number): string | null {
+  const ms = sec * 1000;
+  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : null;
+}
+
+/** The server certificate of flow `i` of a batch; null when none was read. */
+function certificateField(b: BatchView, i: number): FlowTlsCertificate | null {
+  const flags = b.cols[K.tlsCertFlags * b.n + i] as number;
+  if ((flags & TLS_CERT_FLAGS.present) === 0) return null;
+  return {
+    subject: { cn: b.text(T.tlsCertSubjectCn, i), o: b.text(T.tlsCertSubjectO, i), ou: b.text(T.tlsCertSubjectOu, i) },
+    issuer: { cn: b.text(T.tlsCertIssuerCn, i), o: b.text(T.tlsCertIssuerO, i), ou: b.text(T.tlsCertIssuerOu, i) },
+    selfSigned: (flags & TLS_CERT_FLAGS.selfSigned) !== 0,
+    notBefore: (flags & TLS_CERT_FLAGS.validity) !== 0 ? certTime(b.cols[K.tlsCertNotBefore * b.n + i] as number) : null,
+    notAfter: (flags & TLS_CERT_FLAGS.validity) !== 0 ? certTime(b.cols[K.tlsCertNotAfter * b.n + i] as number) : null,
+  };
 }
 
 /** One side's `tlsHbFlags` bits. */
@@ -363,6 +389,7 @@ function tlsField(b: BatchView, i: number): FlowTls | null {
     ja4s,
     cipher: cipher === null ? null : cipher.toString(16).padStart(4, '0'),
     heartbeats,
+    certificate: certificateField(b, i),
   };
 }
 

@@ -156,6 +156,13 @@ const FLOW_LAYOUT = [
     text: ['smbShares', 'smbFiles', 'dcerpcInterfaces', 'dcerpcOps'],
     fields: ['smb', 'dcerpc'],
   },
+  // The server's certificate (TLS <= 1.2): flags (TLS_CERT_FLAGS), validity in seconds since the epoch (0 unless the
+  // validity flag is set), subject and issuer names. Read into `tls.certificate` by the tls row's reader: no field of its own.
+  {
+    f64: ['tlsCertFlags', 'tlsCertNotBefore', 'tlsCertNotAfter'],
+    text: ['tlsCertSubjectCn', 'tlsCertSubjectO', 'tlsCertSubjectOu', 'tlsCertIssuerCn', 'tlsCertIssuerO', 'tlsCertIssuerOu'],
+    fields: [],
+  },
 ] as const satisfies readonly ColumnGroup[];
 
 type Group = (typeof FLOW_LAYOUT)[number];
@@ -270,6 +277,9 @@ export const HTTP_BODY_MAGIC: ReadonlyArray<HttpBodyMagic | null> = [
 
 /** Bits of the `tlsHbFlags` column: the client's (initiator's) flags, and the server's shifted by 3. */
 export const TLS_HEARTBEAT_FLAGS = Object.freeze({ early: 1, overlong: 2, short: 4, serverShift: 3 });
+
+/** Bits of the `tlsCertFlags` column: a certificate was read; its issuer and subject are the same Name; its validity was read. */
+export const TLS_CERT_FLAGS = Object.freeze({ present: 1, selfSigned: 2, validity: 4 });
 
 /** {@link END_REASONS} index of `snapshot`. */
 export const SNAPSHOT_REASON = END_REASONS.indexOf('snapshot');

@@ -55,6 +55,30 @@ export interface FlowTlsHeartbeats {
   server: FlowTlsHeartbeatSide;
 }
 
+/** Three attributes of a certificate's subject or issuer Name (the first of each); null when absent. */
+export interface FlowCertName {
+  /** commonName (2.5.4.3). */
+  cn: string | null;
+  /** organizationName (2.5.4.10). */
+  o: string | null;
+  /** organizationalUnitName (2.5.4.11). */
+  ou: string | null;
+}
+
+/**
+ * The server's own certificate (the first of its Certificate message), read from a TLS 1.2 or older handshake (TLS
+ * 1.3 encrypts it); docs/app-layer.md, "TLS server certificate".
+ */
+export interface FlowTlsCertificate {
+  subject: FlowCertName;
+  issuer: FlowCertName;
+  /** Issuer and subject are the same Name: nobody but the server vouches for it. */
+  selfSigned: boolean;
+  /** Validity (ISO 8601, UTC); null when it could not be read. */
+  notBefore: string | null;
+  notAfter: string | null;
+}
+
 /** TLS (or QUIC) handshake: ClientHello and ServerHello fields and fingerprints; null where not seen. */
 export interface FlowTls {
   /** Negotiated version ('TLS 1.3', ...), else the highest the client offered. */
@@ -70,6 +94,8 @@ export interface FlowTls {
   cipher: string | null;
   /** Heartbeat records seen on a TLS (not QUIC) connection; null when neither side sent one. */
   heartbeats?: FlowTlsHeartbeats | null;
+  /** The server's certificate (TLS <= 1.2); null when none was read. */
+  certificate?: FlowTlsCertificate | null;
 }
 
 /**

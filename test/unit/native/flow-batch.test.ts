@@ -102,6 +102,9 @@ describe('decodeFlowBatch()', () => {
       httpStatus: [200, -1],
       httpRequests: [3, 0],
       httpBodyMagic: [2, 0],
+      tlsCertFlags: [1 | 2 | 4, 0],
+      tlsCertNotBefore: [1650535726, 0],
+      tlsCertNotAfter: [1682071726, 0],
     };
     const texts: Record<string, string[]> = {
       serverName: ['example.com', ''],
@@ -115,6 +118,10 @@ describe('decodeFlowBatch()', () => {
       sshClient: ['SSH-2.0-OpenSSH_8.9p1', ''],
       dhcpMac: ['00:11:22:33:44:55', ''],
       communityId: ['1:LQU9qZlK+B5F3KDmev6m5PMibrg=', ''],
+      tlsCertSubjectCn: ['example.com', ''],
+      tlsCertSubjectO: ['Global Security', ''],
+      tlsCertIssuerCn: ['Grüne CA', ''],
+      tlsCertIssuerOu: ['IT Department', ''],
     };
     const [a, b] = decodeFlowBatch(
       batch(
@@ -151,6 +158,13 @@ describe('decodeFlowBatch()', () => {
       heartbeats: {
         client: { records: 1, maxLen: 16368, early: true, overlong: true, short: false },
         server: { records: 2, maxLen: 16384, early: false, overlong: false, short: true },
+      },
+      certificate: {
+        subject: { cn: 'example.com', o: 'Global Security', ou: null },
+        issuer: { cn: 'Grüne CA', o: null, ou: 'IT Department' },
+        selfSigned: true,
+        notBefore: '2022-04-21T10:08:46Z',
+        notAfter: '2023-04-21T10:08:46Z',
       },
     });
     expect(a.http).to.deep.equal({
