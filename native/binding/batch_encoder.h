@@ -22,7 +22,7 @@
 
 namespace vigil {
 
-constexpr uint32_t kBatchLayoutVersion = 4;
+constexpr uint32_t kBatchLayoutVersion = 5;
 constexpr size_t kBatchHeaderBytes = 16;
 
 // Float64 columns, in order. Times: *Sec = whole seconds since the epoch, *Nsec = nanoseconds within the second;
@@ -32,7 +32,9 @@ constexpr size_t kBatchHeaderBytes = 16;
 // -1 when absent; httpRequests 0. TLS heartbeats (native/app/tls.h TlsHeartbeats) per side, client = initiator:
 // records and largest record (bytes), 0 when none, and tlsHbFlags = client early 1 | overlong 2 | short 4, server
 // early 8 | overlong 16 | short 32. httpBodyMagic = HttpBodyMagic (0 none). processPid, processUid: the program owning
-// the local socket (native/process), -1 when unknown (not resolved, a replay, or attribution off).
+// the local socket (native/process), -1 when unknown (not resolved, a replay, or attribution off). IPv6 extension
+// headers (decode/ipv6.h, FlowFeatures ipv6_*): packets with options headers, packets with anomalies, the anomaly bits
+// (Ipv6Anomaly), covert bytes per direction and the most in one packet; all 0 for IPv4.
 enum F64Column : int {
   kColId,
   kColSrcPort,
@@ -132,6 +134,12 @@ enum F64Column : int {
   kColHttpBodyMagic,
   kColProcessPid,
   kColProcessUid,
+  kColIpv6OptPackets,
+  kColIpv6OptAnomalyPackets,
+  kColIpv6OptAnomalies,
+  kColIpv6OptFwdCovertBytes,
+  kColIpv6OptBwdCovertBytes,
+  kColIpv6OptMaxCovertBytes,
   kF64ColumnCount
 };
 

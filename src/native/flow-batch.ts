@@ -16,6 +16,7 @@ import {
   FLOW_COLUMN as K,
   FLOW_COLUMNS,
   HTTP_BODY_MAGIC,
+  IPV6_ANOMALIES,
   NAME_SOURCES,
   RECORD_FIELDS,
   TEXT_COLUMN as T,
@@ -23,7 +24,7 @@ import {
   TEXT_END_BYTES,
   TLS_HEARTBEAT_FLAGS,
 } from './flow-columns.js';
-import type { FlowDns, FlowDnsAnswer, FlowHttp, FlowRecord, FlowTls, FlowTlsHeartbeatSide, FlowTlsHeartbeats } from './flow-record.js';
+import type { FlowDns, FlowDnsAnswer, FlowHttp, FlowIpv6Options, FlowRecord, FlowTls, FlowTlsHeartbeatSide, FlowTlsHeartbeats, Ipv6Anomaly } from './flow-record.js';
 import type { FlowTimeSpan } from './types.js';
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
@@ -200,6 +201,25 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.tlsHbClientMaxLen, hb?.client.maxLen ?? 0);
   set(K.tlsHbServerMaxLen, hb?.server.maxLen ?? 0);
   set(K.tlsHbFlags, hb ? heartbeatFlags(hb.client) | (heartbeatFlags(hb.server) << TLS_HEARTBEAT_FLAGS.serverShift) : 0);
+  const v6 = f.ipv6Options;
+  set(K.ipv6OptPackets, v6?.packets ?? 0);
+  set(K.ipv6OptAnomalyPackets, v6?.anomalyPackets ?? 0);
+  set(K.ipv6OptAnomalies, v6 ? v6.anomalies.reduce((bits, a) => bits | (1 << Math.max(0, IPV6_ANOMALIES.indexOf(a))), 0) : 0);
+  set(K.ipv6OptFwdCovertBytes, v6?.fwdCovertBytes ?? 0);
+  set(K.ipv6OptBwdCovertBytes, v6?.bwdCovertBytes ?? 0);
+  set(K.ipv6OptMaxCovertBytes, v6?.maxCovertBytes ?? 0);
+}
+
+/** The IPv6 options of flow `i` of a batch; null when it carried no options header, anomaly or covert byte. */
+function ipv6OptionsField(cols: Float64Array, n: number, i: number): FlowIpv6Options | null {
+  const packets = cols[K.ipv6OptPackets * n + i] as number;
+  const anomalyPackets = cols[K.ipv6OptAnomalyPackets * n + i] as number;
+  const fwdCovertBytes = cols[K.ipv6OptFwdCovertBytes * n + i] as number;
+  const bwdCovertBytes = cols[K.ipv6OptBwdCovertBytes * n + i] as number;
+  if (packets === 0 && anomalyPackets === 0 && fwdCovertBytes === 0 && bwdCovertBytes === 0) return null;
+  const bits = cols[K.ipv6OptAnomalies * n + i] as number;
+  const anomalies: Ipv6Anomaly[] = IPV6_ANOMALIES.filter((_, bit) => (bits & (1 << bit)) !== 0);
+  return { packets, anomalyPackets, anomalies, fwdCovertBytes, bwdCovertBytes, maxCovertBytes: cols[K.ipv6OptMaxCovertBytes * n + i] as number };
 }
 
 /** One side's `tlsHbFlags` bits. */
@@ -404,6 +424,7 @@ const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
       container: b.text(T.processContainer, i),
     };
   },
+  ipv6Options: (b, i) => ipv6OptionsField(b.cols, b.n, i),
 };
 
 /**
