@@ -169,7 +169,8 @@ DecodeStatus DecodeIpv6(Reader& r, uint32_t wire_len, PacketView& out, L4Span& l
       out.ipv6_option_headers++;
       InspectOptions(header + sizeof(Ipv6ExtensionHeader), len - sizeof(Ipv6ExtensionHeader), out);
     }
-    const bool duplicate = (next == kIpProtoDestOpts && ++dest_opts > 2) || (next == kIpProtoRouting && ++routing > 1) ||
+    const bool duplicate = (next == kIpProtoDestOpts && ++dest_opts > 2) ||
+                           (next == kIpProtoRouting && ++routing > 1) ||
                            (next == kIpProtoFragment && ++fragments > 1) || (next == kIpProtoAh && ++ah > 1);
     if (duplicate) out.ipv6_anomalies |= kIpv6DuplicateHeader;
     if (next == kIpProtoRouting && header[2] == 0) out.ipv6_anomalies |= kIpv6RoutingType0;

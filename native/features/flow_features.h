@@ -67,10 +67,10 @@ struct FlowFeatures {
   int64_t early_iat_ns[kEarlyPackets] = {};  // from the previous packet of the flow; 0 for the first
 
   // IPv6 extension-header inspection (PacketView ipv6_*), summed over the flow's packets; zero for IPv4 flows.
-  uint32_t ipv6_option_packets = 0;   // packets with a hop-by-hop or destination options header
-  uint32_t ipv6_anomaly_packets = 0;  // packets with at least one Ipv6Anomaly
-  uint16_t ipv6_anomalies = 0;        // Ipv6Anomaly bits of every packet, OR-ed
-  uint32_t ipv6_covert_max = 0;       // covert bytes of the packet that carried the most
+  uint32_t ipv6_option_packets = 0;      // packets with a hop-by-hop or destination options header
+  uint32_t ipv6_anomaly_packets = 0;     // packets with at least one Ipv6Anomaly
+  uint16_t ipv6_anomalies = 0;           // Ipv6Anomaly bits of every packet, OR-ed
+  uint32_t ipv6_covert_max = 0;          // covert bytes of the packet that carried the most
   double ipv6_covert_bytes[2] = {0, 0};  // covert bytes per direction
 
   // Starts the flow with its first packet (direction kFwd by definition).
