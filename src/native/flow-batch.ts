@@ -24,7 +24,17 @@ import {
   TEXT_END_BYTES,
   TLS_HEARTBEAT_FLAGS,
 } from './flow-columns.js';
-import type { FlowDns, FlowDnsAnswer, FlowHttp, FlowIpv6Options, FlowRecord, FlowTls, FlowTlsHeartbeatSide, FlowTlsHeartbeats, Ipv6Anomaly } from './flow-record.js';
+import type {
+  FlowDns,
+  FlowDnsAnswer,
+  FlowHttp,
+  FlowIpv6Options,
+  FlowRecord,
+  FlowTls,
+  FlowTlsHeartbeatSide,
+  FlowTlsHeartbeats,
+  Ipv6Anomaly,
+} from './flow-record.js';
 import type { FlowTimeSpan } from './types.js';
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */

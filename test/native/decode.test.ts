@@ -756,7 +756,12 @@ describe('DecodePacket() IPv6', () => {
 
   it('options a host stack sends carry no covert bytes: MLD Router Alert, Jumbo Payload, Home Address', () => {
     // Linux MLD report: hop-by-hop Router Alert (type 5, 2 bytes: MLD) then PadN of length 0 (Suricata's zero_len_padn).
-    expect(inspect(withOptions(0, '05 02 00 00 01 00'))).to.deep.equal({ status: 'ok', ipv6OptionHeaders: 1, ipv6Anomalies: ZERO_LEN_PADN, ipv6CovertBytes: 0 });
+    expect(inspect(withOptions(0, '05 02 00 00 01 00'))).to.deep.equal({
+      status: 'ok',
+      ipv6OptionHeaders: 1,
+      ipv6Anomalies: ZERO_LEN_PADN,
+      ipv6CovertBytes: 0,
+    });
     // Tunnel Encapsulation Limit (type 4, 1 byte) then PadN with 1 zero byte.
     expect(inspect(withOptions(60, '04 01 04 01 01 00'))).to.deep.equal({ status: 'ok', ipv6OptionHeaders: 1, ipv6Anomalies: 0, ipv6CovertBytes: 0 });
     // Home Address (type 0xc9, 16 bytes) in a 24-byte destination options header, 4 bytes of Pad1/PadN around it.
