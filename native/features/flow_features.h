@@ -77,6 +77,8 @@ struct FlowFeatures {
   void Start(const PacketView& v, int64_t ts_ns, int64_t activity_timeout_ns);
   // Adds one packet in direction `dir`. ts_ns may go backwards slightly in real captures; IATs clamp at 0.
   void Add(const PacketView& v, Direction dir, int64_t ts_ns, int64_t activity_timeout_ns);
+  // The IPv6 options fields of a packet that carried an options header or an anomaly (kept out of Add's hot path).
+  void AddIpv6Options(const PacketView& v, Direction dir);
   // Closes the last active period (call once when the flow ends, before reading active stats). As CICFlowMeter
   // does, a flow ended by a TCP FIN/RST does not count its last active period (count_last_active = false).
   void Finish(bool count_last_active);

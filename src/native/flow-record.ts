@@ -161,7 +161,7 @@ export type Ipv6Anomaly =
   | 'excess_padding';
 
 /**
- * The IPv6 hop-by-hop and destination options a flow carried (docs/app-layer.md, "IPv6 extension headers"). Covert
+ * The IPv6 hop-by-hop and destination options a flow carried (docs/flow-features.md, "IPv6 extension headers"). Covert
  * bytes are bytes able to hide data: the data of options no common stack sends (anything but Router Alert, Jumbo
  * Payload, Home Address and Tunnel Encapsulation Limit at their defined lengths), non-zero PadN data and bytes after
  * a No Next Header.
