@@ -6,6 +6,8 @@
  * - IPv6 covert channel: 18 ICMPv6 echo requests whose destination options carry 1,200 bytes each in options of an
  *   experimental type (THC-IPv6 covert_send6 uses unassigned types the same way), answered by plain echo replies;
  *   beside them an MLDv2 report with the Router Alert and empty PadN Linux sends, which must raise nothing.
+ * - Our own vigil_ipv6_ext_headers.pcap (test/fixtures/pcaps/own/make-ipv6-ext-headers-capture.mjs): a smaller
+ *   channel (2,400 bytes) beside one packet of each oddity Suricata's decoder flags, and MLD.
  * - SYN burst: 200 SYNs from one source to 198.51.100.5:443 1 ms apart, never answered; beside them a flash crowd of
  *   150 clients completing their handshakes to 198.51.100.7:443 within 0.6 s, which must raise nothing.
  */
@@ -131,6 +133,28 @@ describe('detection: IPv6 option covert channel and short SYN burst, replayed th
       anomalies: ['unknown_option'],
     });
     expect(r.alerts[0]!.count).to.equal(21_600);
+  });
+
+  it('own/vigil_ipv6_ext_headers.pcap -> one medium alert for the options channel; single oddities and MLD -> none', async () => {
+    const r = await replayCapture('own/vigil_ipv6_ext_headers.pcap', { model: null });
+    const options = Object.fromEntries(r.flows.map((f) => [`${f.srcIp} ${f.protocol}`, f.ipv6Options]));
+    expect(options).to.deep.equal({
+      'fe80::5 58': { packets: 2, anomalyPackets: 2, anomalies: ['zero_length_padn'], fwdCovertBytes: 0, bwdCovertBytes: 0, maxCovertBytes: 0 },
+      '2001:db8:2::5 58': { packets: 6, anomalyPackets: 6, anomalies: ['unknown_option'], fwdCovertBytes: 2400, bwdCovertBytes: 0, maxCovertBytes: 400 },
+      // Non-zero PadN (4 bytes), an overrunning option (6), three headers, type 0 routing, 14 padding bytes, Home Address.
+      '2001:db8:3::7 58': {
+        packets: 5,
+        anomalyPackets: 5,
+        anomalies: ['only_padding', 'padn_non_zero', 'bad_option_length', 'duplicate_header', 'routing_type_0', 'excess_padding'],
+        fwdCovertBytes: 10,
+        bwdCovertBytes: 0,
+        maxCovertBytes: 6,
+      },
+      '2001:db8:3::7 59': { packets: 0, anomalyPackets: 1, anomalies: ['data_after_none'], fwdCovertBytes: 16, bwdCovertBytes: 0, maxCovertBytes: 16 },
+    });
+    expect(r.alerts.map((a) => [a.category, a.severity, a.src_ip, a.dst_ip, a.count])).to.deep.equal([
+      ['exfiltration', 'medium', '2001:db8:2::5', VICTIM6, 2400],
+    ]);
   });
 
   it('200 SYNs in 0.2 s to one service -> one dos alert (syn_burst); a flash crowd to another -> nothing', async () => {
