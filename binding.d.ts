@@ -91,6 +91,12 @@ export declare namespace Binding {
     ipBytes: number;
     /** IPv4 header with options, or IPv6 fixed + extension headers (bytes). */
     l3HeaderBytes: number;
+    /** IPv6 hop-by-hop and destination options headers in the chain. */
+    ipv6OptionHeaders: number;
+    /** Ipv6Anomaly bits (native/decode/packet_view.h; names in src/native/flow-columns.ts IPV6_ANOMALIES). */
+    ipv6Anomalies: number;
+    /** Bytes able to hide data in the extension headers (native/decode/ipv6.h). */
+    ipv6CovertBytes: number;
     isFragment: boolean;
     isFirstFragment: boolean;
     /** IPv4 identification or IPv6 fragment identification. */

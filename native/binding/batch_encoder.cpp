@@ -140,6 +140,12 @@ const char* const kF64ColumnNames[kF64ColumnCount] = {
     "tlsCertFlags",
     "tlsCertNotBefore",
     "tlsCertNotAfter",
+    "ipv6OptPackets",
+    "ipv6OptAnomalyPackets",
+    "ipv6OptAnomalies",
+    "ipv6OptFwdCovertBytes",
+    "ipv6OptBwdCovertBytes",
+    "ipv6OptMaxCovertBytes",
 };
 
 const char* const kStrColumnNames[kStrColumnCount] = {
@@ -245,6 +251,13 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   put(kColFwdSegSizeMin, f.fwd_seg_size_min);
   PutStat(c, cap, i, kColActiveMinUs, f.active, kNsPerUs);
   PutStat(c, cap, i, kColIdleMinUs, f.idle, kNsPerUs);
+
+  put(kColIpv6OptPackets, f.ipv6_option_packets);
+  put(kColIpv6OptAnomalyPackets, f.ipv6_anomaly_packets);
+  put(kColIpv6OptAnomalies, f.ipv6_anomalies);
+  put(kColIpv6OptFwdCovertBytes, f.ipv6_covert_bytes[kFwd]);
+  put(kColIpv6OptBwdCovertBytes, f.ipv6_covert_bytes[kBwd]);
+  put(kColIpv6OptMaxCovertBytes, f.ipv6_covert_max);
 
   put(kColEarlyCount, f.early_count);
   for (int k = 0; k < kEarlyPackets; ++k) {

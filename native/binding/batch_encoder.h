@@ -36,6 +36,8 @@ constexpr size_t kBatchHeaderBytes = 16;
 // (native/app/smb.h, dcerpc.h): smbRequests is -1 when the flow carried no SMB; the other counts 0 when absent.
 // The server's certificate (TLS <= 1.2, native/app/tls.h TlsCertificate): tlsCertFlags = present 1 | self-signed 2 |
 // validity read 4 (0 none); tlsCertNotBefore / tlsCertNotAfter in seconds since the epoch (0 unless validity was read).
+// IPv6 extension headers (decode/ipv6.h, FlowFeatures ipv6_*): packets with options headers, packets with anomalies,
+// the anomaly bits (Ipv6Anomaly), covert bytes per direction and the most in one packet; all 0 for IPv4.
 enum F64Column : int {
   kColId,
   kColSrcPort,
@@ -145,6 +147,12 @@ enum F64Column : int {
   kColTlsCertFlags,
   kColTlsCertNotBefore,
   kColTlsCertNotAfter,
+  kColIpv6OptPackets,
+  kColIpv6OptAnomalyPackets,
+  kColIpv6OptAnomalies,
+  kColIpv6OptFwdCovertBytes,
+  kColIpv6OptBwdCovertBytes,
+  kColIpv6OptMaxCovertBytes,
   kF64ColumnCount
 };
 

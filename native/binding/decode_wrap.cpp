@@ -52,6 +52,9 @@ Napi::Value JsDecodePacket(const Napi::CallbackInfo& info) {
   o.Set("ttl", v.ttl);
   o.Set("ipBytes", v.ip_bytes);
   o.Set("l3HeaderBytes", v.l3_header_bytes);
+  o.Set("ipv6OptionHeaders", v.ipv6_option_headers);
+  o.Set("ipv6Anomalies", v.ipv6_anomalies);
+  o.Set("ipv6CovertBytes", v.ipv6_covert_bytes);
   o.Set("isFragment", v.is_fragment);
   o.Set("isFirstFragment", v.is_first_fragment);
   o.Set("fragId", v.frag_id);

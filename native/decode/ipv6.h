@@ -44,6 +44,12 @@ constexpr int kMaxIpv6ExtensionHeaders = 16;
 // overruns the payload length, a hop-by-hop header that is not first, or a chain longer than
 // kMaxIpv6ExtensionHeaders -> kBadIpv6ExtHeader; one cut by the snap length -> kTruncatedIp. Addresses are filled as
 // soon as the fixed header is present.
+// Also inspects the chain (the PacketView ipv6_* fields): each hop-by-hop and destination options header's options
+// and the order of the headers, setting Ipv6Anomaly bits and counting covert bytes. The options a desktop's stacks
+// send are Router Alert (2 data bytes; MLD, RSVP), Jumbo Payload (4), Home Address (16, Mobile IPv6) and Tunnel
+// Encapsulation Limit (1, RFC 2473); the data of any other option, and of those beyond their defined length, counts
+// as covert bytes. Malformed options never fail the packet (Suricata skips them too); the cost is only paid by packets
+// that carry options.
 DecodeStatus DecodeIpv6(Reader& r, uint32_t wire_len, PacketView& out, L4Span& l4);
 
 }  // namespace vigil

@@ -62,6 +62,24 @@ inline const char* DecodeStatusName(DecodeStatus s) {
   return "unknown";
 }
 
+// What the IPv6 decoder flags in a packet's extension-header chain (PacketView::ipv6_anomalies), after the decoder
+// events of Suricata (src/decode-ipv6.c DecodeIPV6ExtHdrs, rules/decoder-events.rules `decoder.ipv6.*`) and the RFCs
+// they enforce. Bits of the flow's `ipv6OptAnomalies` column: the values are part of the batch layout.
+enum Ipv6Anomaly : uint16_t {
+  kIpv6UnknownOption = 1 << 0,    // a hop-by-hop or destination option type IANA never assigned
+                                  // (Suricata hopopts_unknown_opt / dstopts_unknown_opt)
+  kIpv6OnlyPadding = 1 << 1,      // an options header holding nothing but Pad1/PadN (hopopts/dstopts_only_padding)
+  kIpv6ZeroLengthPadN = 1 << 2,   // PadN with no data (zero_len_padn); Linux's MLD reports send one after Router Alert
+  kIpv6PadNNonZero = 1 << 3,      // PadN whose data is not all zero (RFC 8200 4.2; RFC 4942 2.1.9.5 covert channel)
+  kIpv6BadOptionLength = 1 << 4,  // an option overrunning its header (exthdr_invalid_optlen)
+  kIpv6DuplicateHeader = 1 << 5,  // destination options more than twice, or routing, fragment or AH more than once
+                                  // (RFC 8200 4.1; exthdr_dupl_dh/rh/fh/ah)
+  kIpv6DataAfterNone = 1 << 6,    // bytes after a No Next Header (data_after_none_header)
+  kIpv6RoutingType0 = 1 << 7,     // routing header type 0, deprecated by RFC 5095 (rh_type_0)
+  kIpv6ExcessPadding = 1 << 8,    // more than 7 consecutive padding bytes (RFC 8200 alignment needs at most 7;
+                                  // Linux net/ipv6/exthdrs.c ip6_parse_tlv drops such packets)
+};
+
 // TCP flag bits as on the wire (byte 13 of the TCP header).
 enum TcpFlag : uint8_t {
   kTcpFin = 0x01,
@@ -90,6 +108,11 @@ struct PacketView {
   uint32_t ip_bytes = 0;         // bytes at the IP layer from the length fields (IPv4 total length; IPv6 40 + payload
                                  // length); frame length minus L2 when IPv4 total length is 0 (TSO) or IPv6 jumbo
   uint16_t l3_header_bytes = 0;  // IPv4 header incl. options; IPv6 fixed header + extension headers
+  // IPv6 extension-header inspection (decode/ipv6.cpp), zero unless the chain had options or anomalies:
+  uint8_t ipv6_option_headers = 0;  // hop-by-hop and destination options headers in the chain
+  uint16_t ipv6_anomalies = 0;      // Ipv6Anomaly bits
+  uint32_t ipv6_covert_bytes = 0;   // bytes able to hide data: option data no common stack sends (see ipv6.h),
+                                    // non-zero PadN data, and bytes after a No Next Header
 
   // Fragmentation (IPv4 flags/offset or IPv6 Fragment extension header).
   bool is_fragment = false;        // any fragment (MF set or offset > 0)

@@ -61,8 +61,19 @@ void FlowFeatures::Add(const PacketView& v, Direction dir, int64_t ts_ns, int64_
     if (first_of_dir || v.l4_header_bytes < fwd_seg_size_min) fwd_seg_size_min = v.l4_header_bytes;
   }
 
+  // Covert bytes come only with an options header or an anomaly (data after No Next Header): two fields tell.
+  if ((v.ipv6_option_headers | v.ipv6_anomalies) != 0) AddIpv6Options(v, dir);
+
   last_ns = ts_ns;
   last_dir_ns[dir] = ts_ns;
+}
+
+void FlowFeatures::AddIpv6Options(const PacketView& v, Direction dir) {
+  if (v.ipv6_option_headers != 0) ipv6_option_packets++;
+  if (v.ipv6_anomalies != 0) ipv6_anomaly_packets++;
+  ipv6_anomalies |= v.ipv6_anomalies;
+  ipv6_covert_bytes[dir] += v.ipv6_covert_bytes;
+  if (v.ipv6_covert_bytes > ipv6_covert_max) ipv6_covert_max = v.ipv6_covert_bytes;
 }
 
 void FlowFeatures::Finish(bool count_last_active) {

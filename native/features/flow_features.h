@@ -66,10 +66,19 @@ struct FlowFeatures {
   uint32_t early_size[kEarlyPackets] = {};   // IP-layer bytes
   int64_t early_iat_ns[kEarlyPackets] = {};  // from the previous packet of the flow; 0 for the first
 
+  // IPv6 extension-header inspection (PacketView ipv6_*), summed over the flow's packets; zero for IPv4 flows.
+  uint32_t ipv6_option_packets = 0;      // packets with a hop-by-hop or destination options header
+  uint32_t ipv6_anomaly_packets = 0;     // packets with at least one Ipv6Anomaly
+  uint16_t ipv6_anomalies = 0;           // Ipv6Anomaly bits of every packet, OR-ed
+  uint32_t ipv6_covert_max = 0;          // covert bytes of the packet that carried the most
+  double ipv6_covert_bytes[2] = {0, 0};  // covert bytes per direction
+
   // Starts the flow with its first packet (direction kFwd by definition).
   void Start(const PacketView& v, int64_t ts_ns, int64_t activity_timeout_ns);
   // Adds one packet in direction `dir`. ts_ns may go backwards slightly in real captures; IATs clamp at 0.
   void Add(const PacketView& v, Direction dir, int64_t ts_ns, int64_t activity_timeout_ns);
+  // The IPv6 options fields of a packet that carried an options header or an anomaly (kept out of Add's hot path).
+  void AddIpv6Options(const PacketView& v, Direction dir);
   // Closes the last active period (call once when the flow ends, before reading active stats). As CICFlowMeter
   // does, a flow ended by a TCP FIN/RST does not count its last active period (count_last_active = false).
   void Finish(bool count_last_active);

@@ -80,6 +80,29 @@ export interface SynFloodConfig {
   windowSec: number;
   /** Unanswered SYN packets towards one host:port within the window (`VIGIL_DETECT_SYN_MIN`, default 500). */
   minSyn: number;
+  /** Short burst: its window, seconds (`VIGIL_DETECT_SYN_BURST_WINDOW_SEC`, default 1). */
+  burstWindowSec: number;
+  /**
+   * Short burst: SYNs towards one host:port within that window of handshakes the initiator left half open (no ACK,
+   * no payload) (`VIGIL_DETECT_SYN_BURST_MIN`, default 100; 0 turns the burst rule off). Twice ntopng's SYN-flood
+   * victim default (50 SYN/s per host), on one service: a client retrying a dead server sends a few per second.
+   */
+  burstMinSyn: number;
+  /**
+   * Short burst: share of the window's SYNs whose handshake completed (the initiator acknowledged, or data flowed) at
+   * most this (`VIGIL_DETECT_SYN_BURST_MAX_COMPLETED`, default 0.1): a flash crowd completes its handshakes.
+   */
+  burstMaxCompleted: number;
+}
+
+/** IPv6 extension-header covert channel: data hidden in options, padding or after No Next Header (src/detect/detectors/ipv6-covert.ts). */
+export interface Ipv6CovertConfig {
+  /** Window, seconds (`VIGIL_DETECT_IPV6_COVERT_WINDOW_SEC`, default 600). */
+  windowSec: number;
+  /** Covert bytes one source sent within the window (`VIGIL_DETECT_IPV6_COVERT_MIN_BYTES`, default 256). */
+  minBytes: number;
+  /** Packets carrying them (`VIGIL_DETECT_IPV6_COVERT_MIN_PACKETS`, default 2): one odd packet is no channel. */
+  minPackets: number;
 }
 
 /** UDP/ICMP/other packet flood: one sender, one receiver, one-way traffic. */
@@ -305,6 +328,7 @@ export interface DetectionConfig {
   maxTracked: number;
   portScan: PortScanConfig;
   synFlood: SynFloodConfig;
+  ipv6Covert: Ipv6CovertConfig;
   flood: FloodConfig;
   reflection: ReflectionConfig;
   bruteForce: BruteForceConfig;
@@ -420,6 +444,14 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
     synFlood: {
       windowSec: int(env, 'VIGIL_DETECT_SYN_WINDOW_SEC', 10, 1, 3600),
       minSyn: int(env, 'VIGIL_DETECT_SYN_MIN', 500, 2, 100_000_000),
+      burstWindowSec: num(env, 'VIGIL_DETECT_SYN_BURST_WINDOW_SEC', 1, 0.01, 60),
+      burstMinSyn: int(env, 'VIGIL_DETECT_SYN_BURST_MIN', 100, 0, 100_000_000),
+      burstMaxCompleted: num(env, 'VIGIL_DETECT_SYN_BURST_MAX_COMPLETED', 0.1, 0, 1),
+    },
+    ipv6Covert: {
+      windowSec: int(env, 'VIGIL_DETECT_IPV6_COVERT_WINDOW_SEC', 600, 1, 7 * 86400),
+      minBytes: int(env, 'VIGIL_DETECT_IPV6_COVERT_MIN_BYTES', 256, 1, 1e12),
+      minPackets: int(env, 'VIGIL_DETECT_IPV6_COVERT_MIN_PACKETS', 2, 1, 1_000_000),
     },
     flood: {
       windowSec: int(env, 'VIGIL_DETECT_FLOOD_WINDOW_SEC', 10, 1, 3600),

@@ -25,6 +25,7 @@ import { DnsTunnelDetector } from './detectors/dns-tunnel.js';
 import { BruteForceDetector } from './detectors/brute-force.js';
 import { PacketFloodDetector, ReflectionDetector, SynFloodDetector } from './detectors/flood.js';
 import { IcmpTunnelDetector } from './detectors/icmp-tunnel.js';
+import { Ipv6CovertChannelDetector } from './detectors/ipv6-covert.js';
 import { PortScanDetector } from './detectors/port-scan.js';
 import { ThreatIntelDetector } from './detectors/threat-intel.js';
 import { WebAttackDetector } from './detectors/web-attack.js';
@@ -114,6 +115,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new PacketFloodDetector(config.flood, config.maxTracked),
     new ReflectionDetector(config.reflection, config.maxTracked),
     new IcmpTunnelDetector(config.maxTracked),
+    new Ipv6CovertChannelDetector(config.ipv6Covert, config.maxTracked),
     new BruteForceDetector(config.bruteForce, config.maxTracked),
     new BeaconDetector(config.beacon, config.maxTracked),
     new DnsTunnelDetector(config.dnsTunnel, config.maxTracked),

@@ -16,6 +16,7 @@ import {
   FLOW_COLUMN as K,
   FLOW_COLUMNS,
   HTTP_BODY_MAGIC,
+  IPV6_ANOMALIES,
   NAME_SOURCES,
   RECORD_FIELDS,
   TEXT_COLUMN as T,
@@ -31,6 +32,7 @@ import type {
   FlowDns,
   FlowDnsAnswer,
   FlowHttp,
+  FlowIpv6Options,
   FlowRecord,
   FlowSmb,
   FlowSmbFile,
@@ -38,6 +40,7 @@ import type {
   FlowTlsCertificate,
   FlowTlsHeartbeatSide,
   FlowTlsHeartbeats,
+  Ipv6Anomaly,
 } from './flow-record.js';
 import type { FlowTimeSpan } from './types.js';
 
@@ -227,6 +230,13 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.tlsCertFlags, cert ? TLS_CERT_FLAGS.present | (cert.selfSigned ? TLS_CERT_FLAGS.selfSigned : 0) | (validity ? TLS_CERT_FLAGS.validity : 0) : 0);
   set(K.tlsCertNotBefore, validity ? Date.parse(cert.notBefore as string) / 1000 : 0);
   set(K.tlsCertNotAfter, validity ? Date.parse(cert.notAfter as string) / 1000 : 0);
+  const v6 = f.ipv6Options;
+  set(K.ipv6OptPackets, v6?.packets ?? 0);
+  set(K.ipv6OptAnomalyPackets, v6?.anomalyPackets ?? 0);
+  set(K.ipv6OptAnomalies, v6 ? v6.anomalies.reduce((bits, a) => bits | (1 << Math.max(0, IPV6_ANOMALIES.indexOf(a))), 0) : 0);
+  set(K.ipv6OptFwdCovertBytes, v6?.fwdCovertBytes ?? 0);
+  set(K.ipv6OptBwdCovertBytes, v6?.bwdCovertBytes ?? 0);
+  set(K.ipv6OptMaxCovertBytes, v6?.maxCovertBytes ?? 0);
 }
 
 /** Seconds since the epoch as ISO 8601 (whole seconds); null for a time no Date holds. */
@@ -246,6 +256,18 @@ function certificateField(b: BatchView, i: number): FlowTlsCertificate | null {
     notBefore: (flags & TLS_CERT_FLAGS.validity) !== 0 ? certTime(b.cols[K.tlsCertNotBefore * b.n + i] as number) : null,
     notAfter: (flags & TLS_CERT_FLAGS.validity) !== 0 ? certTime(b.cols[K.tlsCertNotAfter * b.n + i] as number) : null,
   };
+}
+
+/** The IPv6 options of flow `i` of a batch; null when it carried no options header, anomaly or covert byte. */
+function ipv6OptionsField(cols: Float64Array, n: number, i: number): FlowIpv6Options | null {
+  const packets = cols[K.ipv6OptPackets * n + i] as number;
+  const anomalyPackets = cols[K.ipv6OptAnomalyPackets * n + i] as number;
+  const fwdCovertBytes = cols[K.ipv6OptFwdCovertBytes * n + i] as number;
+  const bwdCovertBytes = cols[K.ipv6OptBwdCovertBytes * n + i] as number;
+  if (packets === 0 && anomalyPackets === 0 && fwdCovertBytes === 0 && bwdCovertBytes === 0) return null;
+  const bits = cols[K.ipv6OptAnomalies * n + i] as number;
+  const anomalies: Ipv6Anomaly[] = IPV6_ANOMALIES.filter((_, bit) => (bits & (1 << bit)) !== 0);
+  return { packets, anomalyPackets, anomalies, fwdCovertBytes, bwdCovertBytes, maxCovertBytes: cols[K.ipv6OptMaxCovertBytes * n + i] as number };
 }
 
 /** One side's `tlsHbFlags` bits. */
@@ -496,6 +518,7 @@ const COMPUTED: Partial<Record<keyof FlowRecord, ComputedReader>> = {
       container: b.text(T.processContainer, i),
     };
   },
+  ipv6Options: (b, i) => ipv6OptionsField(b.cols, b.n, i),
 };
 
 /**

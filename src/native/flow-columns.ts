@@ -11,7 +11,7 @@
  * {@link TEXT_COLUMNS} order as n uint32 end offsets each into the text block that closes the buffer (a value starts
  * where the previous one, in column order, ended; an empty value is null).
  */
-import type { AppBy, FlowEndReason, FlowRecord, HttpBodyMagic, ServerNameSource } from './flow-record.js';
+import type { AppBy, FlowEndReason, FlowRecord, HttpBodyMagic, Ipv6Anomaly, ServerNameSource } from './flow-record.js';
 
 /** Layout version this module describes (`kBatchLayoutVersion`). */
 export const BATCH_LAYOUT_VERSION = 5;
@@ -163,6 +163,12 @@ const FLOW_LAYOUT = [
     text: ['tlsCertSubjectCn', 'tlsCertSubjectO', 'tlsCertSubjectOu', 'tlsCertIssuerCn', 'tlsCertIssuerO', 'tlsCertIssuerOu'],
     fields: [],
   },
+  // IPv6 options (native/decode/ipv6.h): packets with options, packets with anomalies, anomaly bits (IPV6_ANOMALIES),
+  // covert bytes per direction and the most in one packet; 0 for IPv4.
+  {
+    f64: ['ipv6OptPackets', 'ipv6OptAnomalyPackets', 'ipv6OptAnomalies', 'ipv6OptFwdCovertBytes', 'ipv6OptBwdCovertBytes', 'ipv6OptMaxCovertBytes'],
+    fields: ['ipv6Options'],
+  },
 ] as const satisfies readonly ColumnGroup[];
 
 type Group = (typeof FLOW_LAYOUT)[number];
@@ -273,6 +279,19 @@ export const HTTP_BODY_MAGIC: ReadonlyArray<HttpBodyMagic | null> = [
   'jpeg',
   'gif',
   'script',
+];
+
+/** Names of the `ipv6OptAnomalies` column's bits, bit 0 first (native/decode/packet_view.h `Ipv6Anomaly`). */
+export const IPV6_ANOMALIES: readonly Ipv6Anomaly[] = [
+  'unknown_option',
+  'only_padding',
+  'zero_length_padn',
+  'padn_non_zero',
+  'bad_option_length',
+  'duplicate_header',
+  'data_after_none',
+  'routing_type_0',
+  'excess_padding',
 ];
 
 /** Bits of the `tlsHbFlags` column: the client's (initiator's) flags, and the server's shifted by 3. */

@@ -220,6 +220,43 @@ export interface FlowProcess {
   container: string | null;
 }
 
+/**
+ * What the IPv6 decoder flags in a packet's extension headers (native/decode/packet_view.h `Ipv6Anomaly`), after
+ * Suricata's `decoder.ipv6.*` events: an unassigned hop-by-hop/destination option type, an options header of padding
+ * only, a PadN without data (Linux's MLD reports send one) or with non-zero data, an option overrunning its header, a
+ * header repeated beyond RFC 8200 4.1, bytes after a No Next Header, a type 0 routing header (RFC 5095), more than 7
+ * bytes of padding in a row.
+ */
+export type Ipv6Anomaly =
+  | 'unknown_option'
+  | 'only_padding'
+  | 'zero_length_padn'
+  | 'padn_non_zero'
+  | 'bad_option_length'
+  | 'duplicate_header'
+  | 'data_after_none'
+  | 'routing_type_0'
+  | 'excess_padding';
+
+/**
+ * The IPv6 hop-by-hop and destination options a flow carried (docs/flow-features.md, "IPv6 extension headers"). Covert
+ * bytes are bytes able to hide data: the data of options no common stack sends (anything but Router Alert, Jumbo
+ * Payload, Home Address and Tunnel Encapsulation Limit at their defined lengths), non-zero PadN data and bytes after
+ * a No Next Header.
+ */
+export interface FlowIpv6Options {
+  /** Packets with a hop-by-hop or destination options header. */
+  packets: number;
+  /** Packets with at least one anomaly. */
+  anomalyPackets: number;
+  /** Every anomaly seen, in bit order. */
+  anomalies: Ipv6Anomaly[];
+  /** Covert bytes the initiator (`fwd`) and the responder sent, and the most one packet carried. */
+  fwdCovertBytes: number;
+  bwdCovertBytes: number;
+  maxCovertBytes: number;
+}
+
 export interface FlowRecord extends FlowAppFields {
   /** Flow id, unique within one capture session (monotonic). Snapshots of an active flow repeat its id. */
   id: number;
@@ -330,4 +367,6 @@ export interface FlowRecord extends FlowAppFields {
 
   /** The program owning the flow's local socket; null for replays, other hosts' flows, or when not resolved. */
   process?: FlowProcess | null;
+  /** IPv6 options and extension-header anomalies; null when the flow had neither (always for IPv4). */
+  ipv6Options?: FlowIpv6Options | null;
 }

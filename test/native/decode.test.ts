@@ -240,6 +240,23 @@ const samples: Sample[] = [
     expected: { ipVersion: 6, protocol: 17, isFragment: true, isFirstFragment: true, fragId: 0x12345678, srcPort: 53, l3HeaderBytes: 56 },
   },
   {
+    name: 'Ethernet / IPv6 destination options with hidden data / ICMPv6 echo',
+    linkType: DLT_EN10MB,
+    bytes: frame(
+      ethernet(0x86dd),
+      ipv6(16 + 8, 60),
+      '3a', //                 destination options: next header 58 (ICMPv6)
+      '01', //                 header extension length 1 (16 bytes)
+      '1e 06 73 65 63 72 65 74', // option type 0x1e (experimental, RFC 4727), 6 bytes of data: "secret"
+      '01 04 41 42 00 00', //  option PadN, 4 bytes of padding that are not zero
+      icmpEcho(128),
+    ),
+    l2: 14,
+    l3: 56,
+    l4: 4,
+    expected: { ipVersion: 6, protocol: 58, srcPort: 128, ipv6OptionHeaders: 1, ipv6Anomalies: 0b1001, ipv6CovertBytes: 10 },
+  },
+  {
     name: 'DLT_LOOP / IPv6 / TCP ACK',
     linkType: DLT_LOOP,
     bytes: frame('00 00 00 1e' /* AF_INET6 30, network order */, ipv6(20, 6), tcp(TCP_ACK)),
@@ -386,6 +403,9 @@ describe('DecodePacket() link types', () => {
       ttl: 64,
       ipBytes: 40,
       l3HeaderBytes: 20,
+      ipv6OptionHeaders: 0,
+      ipv6Anomalies: 0,
+      ipv6CovertBytes: 0,
       isFragment: false,
       isFirstFragment: false,
       fragId: 0xabcd,
@@ -715,6 +735,72 @@ describe('DecodePacket() IPv6', () => {
       frame(ipv6(n * 8 + 8, 60), Array.from({ length: n }, (_, i) => [i === n - 1 ? '11' : '3c', '00', '01 04 00 00 00 00']).flat(), udp(8));
     expect(decode(DLT_IPV6, chain(16)).status).to.equal('ok');
     expect(decode(DLT_IPV6, chain(17)).status).to.equal('bad_ipv6_ext_header');
+  });
+
+  // Anomaly bits (native/decode/packet_view.h Ipv6Anomaly), after Suricata's decoder.ipv6.* events.
+  const UNKNOWN = 1;
+  const ONLY_PADDING = 2;
+  const ZERO_LEN_PADN = 4;
+  const PADN_NON_ZERO = 8;
+  const BAD_OPTION_LENGTH = 16;
+  const DUPLICATE = 32;
+  const DATA_AFTER_NONE = 64;
+  const ROUTING_TYPE_0 = 128;
+  const EXCESS_PADDING = 256;
+  /** One 8-byte options header (next header ICMPv6) holding `options` (6 bytes), then an echo request. */
+  const withOptions = (first: number, options: string): Buffer => frame(ipv6(8 + 8, first), '3a', '00', options, icmpEcho(128));
+  const inspect = (b: Buffer): Pick<Binding.DecodedPacket, 'status' | 'ipv6OptionHeaders' | 'ipv6Anomalies' | 'ipv6CovertBytes'> => {
+    const v = decode(DLT_IPV6, b);
+    return { status: v.status, ipv6OptionHeaders: v.ipv6OptionHeaders, ipv6Anomalies: v.ipv6Anomalies, ipv6CovertBytes: v.ipv6CovertBytes };
+  };
+
+  it('options a host stack sends carry no covert bytes: MLD Router Alert, Jumbo Payload, Home Address', () => {
+    // Linux MLD report: hop-by-hop Router Alert (type 5, 2 bytes: MLD) then PadN of length 0 (Suricata's zero_len_padn).
+    expect(inspect(withOptions(0, '05 02 00 00 01 00'))).to.deep.equal({
+      status: 'ok',
+      ipv6OptionHeaders: 1,
+      ipv6Anomalies: ZERO_LEN_PADN,
+      ipv6CovertBytes: 0,
+    });
+    // Tunnel Encapsulation Limit (type 4, 1 byte) then PadN with 1 zero byte.
+    expect(inspect(withOptions(60, '04 01 04 01 01 00'))).to.deep.equal({ status: 'ok', ipv6OptionHeaders: 1, ipv6Anomalies: 0, ipv6CovertBytes: 0 });
+    // Home Address (type 0xc9, 16 bytes) in a 24-byte destination options header, 4 bytes of Pad1/PadN around it.
+    const hao = frame(ipv6(24 + 8, 60), '3a', '02', '01 02 00 00', 'c9 10', '20 01 0d b8 00 00 00 00 00 00 00 00 00 00 00 09', icmpEcho(128));
+    expect(inspect(hao)).to.deep.equal({ status: 'ok', ipv6OptionHeaders: 1, ipv6Anomalies: 0, ipv6CovertBytes: 0 });
+    // A Router Alert longer than its 2 bytes carries the rest.
+    expect(inspect(withOptions(0, '05 04 00 00 ff ff'))).to.include({ ipv6Anomalies: 0, ipv6CovertBytes: 2 });
+  });
+
+  it('flags unknown options, padding-only headers and non-zero padding, counting the data they carry', () => {
+    expect(inspect(withOptions(60, '1e 04 de ad be ef'))).to.deep.equal({ status: 'ok', ipv6OptionHeaders: 1, ipv6Anomalies: UNKNOWN, ipv6CovertBytes: 4 });
+    expect(inspect(withOptions(0, '01 04 00 00 00 00'))).to.include({ ipv6Anomalies: ONLY_PADDING, ipv6CovertBytes: 0 });
+    expect(inspect(withOptions(60, '01 04 00 68 69 00'))).to.include({ ipv6Anomalies: ONLY_PADDING | PADN_NON_ZERO, ipv6CovertBytes: 4 });
+    // A registered option no common stack sends (CALIPSO, type 7) is no anomaly, but its data may hide something.
+    expect(inspect(withOptions(0, '07 04 00 00 00 01'))).to.include({ ipv6Anomalies: 0, ipv6CovertBytes: 4 });
+  });
+
+  it('flags an option overrunning its header and more than 7 padding bytes in a row', () => {
+    // Option length 9 in 6 bytes of options: the 6 bytes are left uninterpreted.
+    expect(inspect(withOptions(60, '1e 09 00 00 00 00'))).to.include({ status: 'ok', ipv6Anomalies: BAD_OPTION_LENGTH, ipv6CovertBytes: 6 });
+    const padded = frame(ipv6(16 + 8, 60), '3a', '01', '01 0c', zeros(12), icmpEcho(128)); // PadN of 14 bytes
+    expect(inspect(padded)).to.include({ ipv6Anomalies: ONLY_PADDING | EXCESS_PADDING, ipv6CovertBytes: 0 });
+  });
+
+  it('flags headers repeated beyond RFC 8200, type 0 routing and data after No Next Header', () => {
+    const dest = (next: string): string[] => [next, '00', '01 04 00 00 00 00'];
+    const three = frame(ipv6(24 + 8, 60), dest('3c'), dest('3c'), dest('3a'), icmpEcho(128));
+    expect(inspect(three)).to.deep.equal({ status: 'ok', ipv6OptionHeaders: 3, ipv6Anomalies: ONLY_PADDING | DUPLICATE, ipv6CovertBytes: 0 });
+    const two = frame(ipv6(16 + 8, 60), dest('3c'), dest('3a'), icmpEcho(128));
+    expect(inspect(two).ipv6Anomalies).to.equal(ONLY_PADDING);
+    const rh0 = frame(ipv6(8 + 8, 43), '3a', '00', '00' /* routing type 0 */, '00', zeros(4), icmpEcho(128));
+    expect(inspect(rh0)).to.deep.equal({ status: 'ok', ipv6OptionHeaders: 0, ipv6Anomalies: ROUTING_TYPE_0, ipv6CovertBytes: 0 });
+    expect(inspect(frame(ipv6(12, 59), '68 69 64 65 20 6d 65 21' /* "hide me!" */, zeros(4)))).to.deep.equal({
+      status: 'ok',
+      ipv6OptionHeaders: 0,
+      ipv6Anomalies: DATA_AFTER_NONE,
+      ipv6CovertBytes: 12,
+    });
+    expect(inspect(frame(ipv6(0, 59))).ipv6Anomalies).to.equal(0);
   });
 
   it('a payload length beyond the wire frame is bogus', () => {

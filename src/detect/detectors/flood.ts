@@ -1,6 +1,7 @@
 /**
  * Flood detectors.
- * - SYN flood: many SYNs that never lead to a session, towards one host:port (one source: `dos`; many: `ddos`).
+ * - SYN flood: many SYNs that never lead to a session, towards one host:port (one source: `dos`; many: `ddos`);
+ *   and a short burst of half-open connection attempts (see {@link SynFloodDetector}).
  * - Packet flood (UDP, ICMP/ICMPv6, other non-TCP): one sender pushing many packets to one receiver within a window
  *   with (almost) no replies (`dos`); or many senders (>= 10, none with half the packets) doing it together to one
  *   unicast receiver (`ddos`). Counts packets, not flows, so one 10,000-packet flow and 10,000 one-packet flows are
@@ -213,10 +214,25 @@ function distributedFindings(config: FloodConfig, victims: KeyTable<KeyState>): 
   return out;
 }
 
-/** SYN flood; see the module comment. */
+/**
+ * SYN flood towards one host:port, two rules over the same attempts:
+ * - **sustained**: at least `minSyn` SYNs of connections that carried no payload within `windowSec` (500 per 10 s);
+ * - **burst**: at least `burstMinSyn` SYNs of half-open attempts (the initiator never acknowledged: no ACK, no payload
+ *   either way) within `burstWindowSec` (100 within 1 s), while at most `burstMaxCompleted` of the window's SYNs
+ *   belong to attempts whose handshake completed. The rate rule of ntopng's SYN-flood host check
+ *   (`host_callbacks/SYNFlood.cpp`, victim threshold 50 SYN/s by default) and of Zeek's old `synflood.bro` (attempts
+ *   per interval per victim), counted per service and only for handshakes the initiator left half open: a server
+ *   under a flood answers every SYN (SYN cookies), so whether the victim answered says nothing, and a flash crowd or
+ *   a browser's tens of parallel connections complete their handshakes. A client retrying a dead server retransmits
+ *   each SYN after 1, 2, 4 ... s (RFC 6298), a few per second per connection. Severity by rate: `medium` from the
+ *   threshold, `high` from 10 times it, `critical` from 100 times it.
+ * The sustained rule's finding takes precedence for a service in the batch where both fire.
+ */
 export class SynFloodDetector implements Detector {
   readonly name = 'syn_flood';
   private readonly services = new KeyTable<KeyState>();
+  /** Burst rule: per host:port, SYNs sent and (as replies) SYNs of attempts whose handshake completed. */
+  private readonly bursts = new KeyTable<KeyState>();
   private readonly deltas: SnapshotDeltas;
 
   constructor(
@@ -228,17 +244,28 @@ export class SynFloodDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     this.services.begin();
+    this.bursts.begin();
+    const burstOn = this.config.burstMinSyn > 0;
     const c = flowColumns(flows);
     const { cols, n } = c;
     for (let i = 0; i < n; i++) {
       if (cols[C.protocol * n + i] !== 6) continue;
       const d = this.deltas.delta(c, i);
-      // Half-open: the initiator sent SYNs and no payload went either way.
-      if (d.fwdSyn === 0 || (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) > 0) continue;
-      touch(this.services, addressKey(c, n + i, cols[C.dstPort * n + i] as number), c, i, true).push(c.lastSeenMs(i), d.fwdSyn, 0, addressRef(c, i));
+      if (d.fwdSyn === 0) continue;
+      const noPayload = (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) === 0;
+      const key = addressKey(c, n + i, cols[C.dstPort * n + i] as number);
+      const src = addressRef(c, i);
+      if (burstOn) {
+        const completed = !noPayload || (cols[C.fwdAck * n + i] as number) > 0;
+        touch(this.bursts, key, c, i, true).push(c.lastSeenMs(i), d.fwdSyn, completed ? d.fwdSyn : 0, src);
+      }
+      // The sustained rule: the initiator sent SYNs and no payload went either way.
+      if (noPayload) touch(this.services, key, c, i, true).push(c.lastSeenMs(i), d.fwdSyn, 0, src);
     }
     this.services.cap(this.maxTracked);
+    this.bursts.cap(this.maxTracked);
     const out: Finding[] = [];
+    const sustained = new Set<string>();
     for (const state of this.services.live()) {
       state.evict(this.config.windowSec * 1000);
       const syn = state.sentInWindow;
@@ -250,6 +277,7 @@ export class SynFloodDetector implements Detector {
       const top = addressOfRef(topRef);
       const distributed = bySource.size >= 10;
       const f = { dstIp: addressOfKey(this.services.keyOf(state)), dstPort: state.dstPort };
+      sustained.add(`${f.dstIp}|${f.dstPort}`);
       const { first, last } = fresh;
       out.push({
         category: distributed ? 'ddos' : 'dos',
@@ -281,7 +309,64 @@ export class SynFloodDetector implements Detector {
         },
       });
     }
+    if (burstOn) this.burstFindings(sustained, out);
     return out;
+  }
+
+  /** The burst rule's findings (see the class comment), for services the sustained rule did not report. */
+  private burstFindings(sustained: ReadonlySet<string>, out: Finding[]): void {
+    const { burstWindowSec, burstMinSyn, burstMaxCompleted } = this.config;
+    for (const state of this.bursts.live()) {
+      state.evict(burstWindowSec * 1000);
+      const syn = state.sentInWindow;
+      const completed = state.repliesInWindow;
+      const halfOpen = syn - completed;
+      if (halfOpen < burstMinSyn || completed > syn * burstMaxCompleted) continue;
+      const fresh = state.takeFresh();
+      if (!fresh) continue;
+      const f = { dstIp: addressOfKey(this.bursts.keyOf(state)), dstPort: state.dstPort };
+      if (sustained.has(`${f.dstIp}|${f.dstPort}`)) continue;
+      const bySource = state.bySource();
+      const [topRef, topCount] = topSource(bySource);
+      const top = addressOfRef(topRef);
+      const distributed = bySource.size >= DDOS_MIN_SOURCES;
+      const ratePerSec = Math.round(halfOpen / burstWindowSec);
+      const minRate = burstMinSyn / burstWindowSec;
+      out.push({
+        category: distributed ? 'ddos' : 'dos',
+        source: 'rule',
+        severity: ratePerSec >= minRate * 100 ? 'critical' : ratePerSec >= minRate * 10 ? 'high' : 'medium',
+        score: ruleScore(halfOpen, burstMinSyn),
+        srcIp: top,
+        srcPort: null,
+        dstIp: f.dstIp,
+        dstPort: f.dstPort,
+        protocol: 6,
+        target: `${f.dstIp}:${f.dstPort}/6`,
+        threatIp: top,
+        title: distributed
+          ? `SYN burst against ${f.dstIp}:${f.dstPort} from ${bySource.size} sources`
+          : `SYN burst against ${f.dstIp}:${f.dstPort} from ${top}`,
+        description:
+          `${halfOpen} SYNs of handshakes left half open to ${f.dstIp}:${f.dstPort} within ${burstWindowSec} s (${ratePerSec} per second) ` +
+          `from ${bySource.size} source(s), ${completed} of completed ones; most from ${top} (${topCount}).`,
+        count: Math.max(1, fresh.sent),
+        firstSeenMs: fresh.first,
+        lastSeenMs: fresh.last,
+        details: {
+          detector: 'syn_flood',
+          kind: 'syn_burst',
+          halfOpenSynInWindow: halfOpen,
+          completedSynInWindow: completed,
+          synPerSec: ratePerSec,
+          sources: bySource.size,
+          windowSec: burstWindowSec,
+          threshold: burstMinSyn,
+          maxCompletedShare: burstMaxCompleted,
+          countUnit: 'packets',
+        },
+      });
+    }
   }
 }
 

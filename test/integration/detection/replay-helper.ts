@@ -38,7 +38,7 @@ export interface ReplayDeps {
 }
 
 /**
- * Replays `test/fixtures/pcaps/<name>` into a fresh engine + SQLite file the way `vigil start` wires them
+ * Replays `test/fixtures/pcaps/<name>` (or the file at an absolute path `name`, for captures a test writes) into a fresh engine + SQLite file the way `vigil start` wires them
  * (src/cli/commands/start.ts): a native Sensor reading the file, feeding a SensorPipeline (column-backed `columnFlows`
  * batches, flow summaries stored, then detection.ingest, batch by batch in order). Closes engine and store afterwards.
  * Throws if the pipeline failed or dropped a batch (the expectations assume every flow was detected and scored).
@@ -74,7 +74,7 @@ export async function replayCapture(name: string, deps: ReplayDeps = {}): Promis
   });
   pipeline.start();
   const ended = new Promise<CaptureStats>((resolve) => sensor.on('end', (s) => resolve(s as CaptureStats)));
-  await sensor.start({ kind: 'file', path: path.join(FIXTURES, 'pcaps', name) });
+  await sensor.start({ kind: 'file', path: path.isAbsolute(name) ? name : path.join(FIXTURES, 'pcaps', name) });
   const stats = await ended;
   await pipeline.stop();
   if (failures.length > 0) throw failures[0];

@@ -7,7 +7,8 @@ describe('config/detection: loadDetectionConfig()', () => {
     const c = loadDetectionConfig({});
     expect(c.ml).to.include({ enabled: true, modelPath: DEFAULT_MODEL_PATH, threads: 1, maxInFlight: 2, maxQueuedFlows: 65536, maxBatch: 1024, minPackets: 3 });
     expect(c.portScan).to.deep.equal({ windowSec: 60, minPorts: 20, minHosts: 20, minUnansweredRatio: 0.7, slowWindowSec: 3600, slowMinDistinct: 60 });
-    expect(c.synFlood).to.deep.equal({ windowSec: 10, minSyn: 500 });
+    expect(c.synFlood).to.deep.equal({ windowSec: 10, minSyn: 500, burstWindowSec: 1, burstMinSyn: 100, burstMaxCompleted: 0.1 });
+    expect(c.ipv6Covert).to.deep.equal({ windowSec: 600, minBytes: 256, minPackets: 2 });
     expect(c.flood).to.deep.equal({ windowSec: 10, minPackets: 2000, maxReplyRatio: 0.05 });
     expect(c.bruteForce).to.deep.equal({ windowSec: 120, minAttempts: 8, maxDurationSec: 30, maxSizeCv: 0.3, maxReplyRatio: 4, maxAttemptBytes: 32768 });
     expect(c.beacon).to.deep.include({ windowSec: 86400, minConnections: 8, minIntervalSec: 1, maxJitter: 0.2, minSizeScore: 0.7 });
@@ -40,6 +41,8 @@ describe('config/detection: loadDetectionConfig()', () => {
     expect(c.ml.enabled).to.equal(false);
     expect(() => loadDetectionConfig({ VIGIL_AUTOBLOCK: 'always' })).to.throw(ConfigError, /VIGIL_AUTOBLOCK/);
     expect(() => loadDetectionConfig({ VIGIL_DETECT_SCAN_MIN_UNANSWERED: '2' })).to.throw(ConfigError, /VIGIL_DETECT_SCAN_MIN_UNANSWERED/);
+    expect(() => loadDetectionConfig({ VIGIL_DETECT_SYN_BURST_MAX_COMPLETED: '1.5' })).to.throw(ConfigError, /VIGIL_DETECT_SYN_BURST_MAX_COMPLETED/);
+    expect(() => loadDetectionConfig({ VIGIL_DETECT_IPV6_COVERT_MIN_BYTES: '0' })).to.throw(ConfigError, /VIGIL_DETECT_IPV6_COVERT_MIN_BYTES/);
     expect(loadDetectionConfig({ VIGIL_DETECT_ARP_GATEWAYS: ' 192.168.1.1, 10.0.0.1 ' }).arp.gateways).to.deep.equal(['192.168.1.1', '10.0.0.1']);
     expect(() => loadDetectionConfig({ VIGIL_DETECT_ARP_GATEWAYS: '192.168.1.1,router' })).to.throw(ConfigError, /VIGIL_DETECT_ARP_GATEWAYS.*router/);
   });

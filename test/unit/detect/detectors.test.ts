@@ -225,15 +225,87 @@ describe('detect/detectors', () => {
 
   describe('SynFloodDetector#observe()', () => {
     const syn = (src: string, i: number) => synProbe(src, '10.0.0.9', 443, T0 + i);
+    /** The sustained rule alone (499 SYNs within 0.5 s would make a burst). */
+    const sustained = { ...config.synFlood, burstMinSyn: 0 };
     it('one source: dos; many sources: ddos; below the threshold: nothing', () => {
-      expect(new SynFloodDetector(config.synFlood, 1000).observe(Array.from({ length: 499 }, (_, i) => syn('10.0.0.66', i)))).to.deep.equal([]);
+      expect(new SynFloodDetector(sustained, 1000).observe(Array.from({ length: 499 }, (_, i) => syn('10.0.0.66', i)))).to.deep.equal([]);
       const single = new SynFloodDetector(config.synFlood, 1000).observe(Array.from({ length: 600 }, (_, i) => syn('10.0.0.66', i)));
-      expect(single).to.have.length(1);
+      expect(single, 'the sustained finding stands for the burst too').to.have.length(1);
       expect(single[0]).to.include({ category: 'dos', srcIp: '10.0.0.66', target: '10.0.0.9:443/6', count: 600, severity: 'high' });
       const many = new SynFloodDetector(config.synFlood, 1000).observe(Array.from({ length: 600 }, (_, i) => syn(`10.0.2.${i % 50}`, i)));
       expect(many).to.have.length(1);
       expect(many[0]!.category).to.equal('ddos');
       expect(many[0]!.details).to.include({ sources: 50 });
+    });
+  });
+
+  describe('SynFloodDetector#observe() short bursts', () => {
+    /** A half-open attempt: one SYN, never acknowledged (the victim answered or not: a SYN-ACK or nothing). */
+    const halfOpen = (src: string, t: number, synAck = false): FlowRecord =>
+      makeFlow({
+        ...synProbe(src, '198.51.100.5', 443, t),
+        bwdSyn: synAck ? 1 : 0,
+        bwdRst: 0,
+        bwdAck: synAck ? 1 : 0,
+        bwdPackets: synAck ? 1 : 0,
+        endReason: 'idle',
+      });
+    /** A completed connection to the same service (handshake, a request, an answer). */
+    const completed = (src: string, t: number): FlowRecord => makeFlow({ srcIp: src, dstIp: '198.51.100.5', dstPort: 443, firstSeenMs: t });
+
+    it('200 half-open SYNs in 0.2 s from one source: dos, medium, with the rate', () => {
+      const flows = Array.from({ length: 200 }, (_, i) => halfOpen('192.0.2.10', T0 + i));
+      const f = new SynFloodDetector(config.synFlood, 1000).observe(flows);
+      expect(f).to.have.length(1);
+      expect(f[0]).to.include({ category: 'dos', severity: 'medium', srcIp: '192.0.2.10', target: '198.51.100.5:443/6', dstPort: 443, count: 200 });
+      expect(f[0]!.details).to.deep.equal({
+        detector: 'syn_flood',
+        kind: 'syn_burst',
+        halfOpenSynInWindow: 200,
+        completedSynInWindow: 0,
+        synPerSec: 200,
+        sources: 1,
+        windowSec: 1,
+        threshold: 100,
+        maxCompletedShare: 0.1,
+        countUnit: 'packets',
+      });
+      // A victim that answers every SYN (SYN cookies) is still flooded: the initiator never acknowledges.
+      const answered = new SynFloodDetector(config.synFlood, 1000).observe(Array.from({ length: 200 }, (_, i) => halfOpen('192.0.2.10', T0 + i, true)));
+      expect(answered.map((x) => x.details['kind'])).to.deep.equal(['syn_burst']);
+    });
+
+    it('severity by rate: high from 1,000 per second, critical from 10,000', () => {
+      const at = (count: number, spanMs: number): string =>
+        new SynFloodDetector({ ...config.synFlood, minSyn: 100_000_000 }, 1000).observe(
+          Array.from({ length: count }, (_, i) => halfOpen(`192.0.2.${i % 5}`, T0 + (i * spanMs) / count)),
+        )[0]!.severity;
+      expect(at(1000, 900)).to.equal('high');
+      expect(at(10_000, 900)).to.equal('critical');
+    });
+
+    it('below the rate, spread over more than the window, or a flash crowd that completes its handshakes: nothing', () => {
+      const d = new SynFloodDetector(config.synFlood, 1000);
+      expect(d.observe(Array.from({ length: 99 }, (_, i) => halfOpen('192.0.2.10', T0 + i * 10)))).to.deep.equal([]);
+      // 150 attempts over 3 s: at most 50 within any second.
+      expect(new SynFloodDetector(config.synFlood, 1000).observe(Array.from({ length: 150 }, (_, i) => halfOpen('192.0.2.11', T0 + i * 20)))).to.deep.equal([]);
+      // 400 clients within 1 s, all completing; then 120 half-open among 200 completed (37.5% completed).
+      const crowd = Array.from({ length: 400 }, (_, i) => completed(`10.1.${i >> 8}.${i & 255}`, T0 + i));
+      expect(new SynFloodDetector(config.synFlood, 1000).observe(crowd)).to.deep.equal([]);
+      const mixed = [...Array.from({ length: 120 }, (_, i) => halfOpen('192.0.2.12', T0 + i)), ...crowd.slice(0, 200)];
+      expect(new SynFloodDetector(config.synFlood, 1000).observe(mixed)).to.deep.equal([]);
+    });
+
+    it('a fast port scan (one SYN per port) and a host sweep are no burst', () => {
+      const scan = Array.from({ length: 1000 }, (_, i) => synProbe('192.0.2.20', '198.51.100.5', 1 + i, T0 + i / 2));
+      expect(new SynFloodDetector(config.synFlood, 1000).observe(scan)).to.deep.equal([]);
+      const sweep = Array.from({ length: 250 }, (_, i) => synProbe('192.0.2.20', `198.51.100.${i}`, 443, T0 + i));
+      expect(new SynFloodDetector(config.synFlood, 1000).observe(sweep)).to.deep.equal([]);
+    });
+
+    it('is off with VIGIL_DETECT_SYN_BURST_MIN=0', () => {
+      const off = loadDetectionConfig({ VIGIL_DETECT_SYN_BURST_MIN: '0' }).synFlood;
+      expect(new SynFloodDetector(off, 1000).observe(Array.from({ length: 200 }, (_, i) => halfOpen('192.0.2.10', T0 + i)))).to.deep.equal([]);
     });
   });
 
