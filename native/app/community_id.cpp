@@ -1,15 +1,38 @@
 // Community ID v1 (corelight/community-id-spec README): SHA-1 over the seed and the ordered endpoints, base64.
+// One per flow record, so the SHA-1 goes through libcrypto's SHA1_Init/Update/Final rather than EVP: the same
+// compression (SHA-NI where the CPU has it) without EVP's dispatch and context cleansing, 72 instead of 110 ns per ID
+// on the development machine. Those functions are deprecated in OpenSSL 3 but kept in every 3.x release; a scalar
+// SHA-1 written here took 345 ns, so the library's compression is worth the deprecation warning suppressed below.
 #include "app/community_id.h"
 
-#include <openssl/evp.h>
+// NOLINTNEXTLINE(build/include_order): must precede the OpenSSL header it affects
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 
 #include <cstddef>
 #include <cstring>
 
-#include "app/digest.h"
-
 namespace vigil {
 namespace {
+
+// Standard base64 (RFC 4648 §4) of 20 bytes: 28 characters with one '=' of padding, then a NUL.
+void Base64Of20(const uint8_t in[20], char out[29]) {
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  char* p = out;
+  for (int i = 0; i < 18; i += 3) {
+    const uint32_t v = (static_cast<uint32_t>(in[i]) << 16) | (static_cast<uint32_t>(in[i + 1]) << 8) | in[i + 2];
+    *p++ = kAlphabet[(v >> 18) & 63];
+    *p++ = kAlphabet[(v >> 12) & 63];
+    *p++ = kAlphabet[(v >> 6) & 63];
+    *p++ = kAlphabet[v & 63];
+  }
+  const uint32_t v = (static_cast<uint32_t>(in[18]) << 16) | (static_cast<uint32_t>(in[19]) << 8);
+  *p++ = kAlphabet[(v >> 18) & 63];
+  *p++ = kAlphabet[(v >> 12) & 63];
+  *p++ = kAlphabet[(v >> 6) & 63];
+  *p++ = '=';
+  *p = '\0';
+}
 
 constexpr uint8_t kIcmp = 1;
 constexpr uint8_t kTcp = 6;
@@ -101,16 +124,15 @@ void CommunityId(uint16_t seed, bool ipv4, const uint8_t src[16], const uint8_t 
     input[n++] = static_cast<uint8_t>(pb);
   }
 
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  const unsigned int digest_len = ComputeDigest(DigestAlgorithm::kSha1, input, n, digest);
-  if (digest_len != 20) {
+  SHA_CTX ctx;
+  uint8_t digest[SHA_DIGEST_LENGTH];
+  if (SHA1_Init(&ctx) != 1 || SHA1_Update(&ctx, input, n) != 1 || SHA1_Final(digest, &ctx) != 1) {
     out[0] = '\0';  // the specification allows an empty ID where one cannot be computed
     return;
   }
   out[0] = '1';
   out[1] = ':';
-  // base64 of 20 bytes is 28 characters; EVP_EncodeBlock writes them and a NUL (31 bytes in all with the prefix).
-  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out + 2), digest, 20);
+  Base64Of20(digest, out + 2);  // 28 characters and a NUL: 31 bytes in all with the prefix
 }
 
 }  // namespace vigil

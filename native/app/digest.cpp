@@ -8,13 +8,10 @@ namespace {
 const EVP_MD* Fetched(DigestAlgorithm algorithm) {
   // Fetched once per process; never freed (they live as long as the library).
   static EVP_MD* const md5 = EVP_MD_fetch(nullptr, "MD5", nullptr);
-  static EVP_MD* const sha1 = EVP_MD_fetch(nullptr, "SHA1", nullptr);
   static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
   switch (algorithm) {
     case DigestAlgorithm::kMd5:
       return md5 != nullptr ? md5 : EVP_md5();
-    case DigestAlgorithm::kSha1:
-      return sha1 != nullptr ? sha1 : EVP_sha1();
     case DigestAlgorithm::kSha256:
       return sha256 != nullptr ? sha256 : EVP_sha256();
   }
