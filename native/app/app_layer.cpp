@@ -1,8 +1,6 @@
 // AppLayer: protocol recognition and per-flow parsing on the capture thread (see app_layer.h).
 #include "app/app_layer.h"
 
-#include <arpa/inet.h>
-
 #include <cstdio>
 #include <cstring>
 
@@ -158,15 +156,94 @@ const char* AppErrorName(int slot) {
   return slot >= 0 && slot < Slots().count && Slots().names[slot] != nullptr ? Slots().names[slot] : nullptr;
 }
 
-std::string AddressText(const uint8_t addr[16]) {
-  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  char text[INET6_ADDRSTRLEN] = {0};
-  if (std::memcmp(addr, kMapped, 12) == 0) {
-    inet_ntop(AF_INET, addr + 12, text, sizeof text);
-  } else {
-    inet_ntop(AF_INET6, addr, text, sizeof text);
+namespace {
+
+char* PutDecimal(char* p, uint32_t v) {
+  char tmp[10];
+  int n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0) *p++ = tmp[--n];
+  return p;
+}
+
+char* PutDottedQuad(char* p, const uint8_t* a) {
+  for (int i = 0; i < 4; ++i) {
+    if (i != 0) *p++ = '.';
+    p = PutDecimal(p, a[i]);
   }
-  return text;
+  return p;
+}
+
+}  // namespace
+
+size_t FormatAddress(const uint8_t addr[16], char out[kAddressTextBytes]) {
+  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  char* p = out;
+  if (std::memcmp(addr, kMapped, 12) == 0) {
+    p = PutDottedQuad(p, addr + 12);
+    *p = '\0';
+    return static_cast<size_t>(p - out);
+  }
+  // glibc's inet_ntop6 (after BIND's): the longest run of two or more zero words (the first of equal runs) becomes
+  // "::"; hex words without leading zeros; an IPv4-compatible or -mapped tail (a zero run from word 0 of 6 words,
+  // of 7 words with a last word other than 1, or of 5 words followed by ffff) is printed dotted.
+  uint16_t w[8];
+  for (int i = 0; i < 8; ++i) w[i] = static_cast<uint16_t>((addr[2 * i] << 8) | addr[2 * i + 1]);
+  int best = -1, best_len = 0, cur = -1, cur_len = 0;
+  for (int i = 0; i < 8; ++i) {
+    if (w[i] == 0) {
+      if (cur < 0) {
+        cur = i;
+        cur_len = 1;
+      } else {
+        ++cur_len;
+      }
+    } else if (cur >= 0) {
+      if (best < 0 || cur_len > best_len) {
+        best = cur;
+        best_len = cur_len;
+      }
+      cur = -1;
+    }
+  }
+  if (cur >= 0 && (best < 0 || cur_len > best_len)) {
+    best = cur;
+    best_len = cur_len;
+  }
+  if (best >= 0 && best_len < 2) best = -1;
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 8; ++i) {
+    if (best >= 0 && i >= best && i < best + best_len) {
+      if (i == best) *p++ = ':';
+      continue;
+    }
+    if (i != 0) *p++ = ':';
+    if (i == 6 && best == 0 &&
+        (best_len == 6 || (best_len == 7 && w[7] != 0x0001) || (best_len == 5 && w[5] == 0xffff))) {
+      p = PutDottedQuad(p, addr + 12);
+      *p = '\0';
+      return static_cast<size_t>(p - out);
+    }
+    bool started = false;
+    for (int shift = 12; shift >= 0; shift -= 4) {
+      const int digit = (w[i] >> shift) & 0xf;
+      if (digit != 0 || started || shift == 0) {
+        *p++ = kHex[digit];
+        started = true;
+      }
+    }
+  }
+  if (best >= 0 && best + best_len == 8) *p++ = ':';
+  *p = '\0';
+  return static_cast<size_t>(p - out);
+}
+
+std::string AddressText(const uint8_t addr[16]) {
+  char text[kAddressTextBytes];
+  return std::string(text, FormatAddress(addr, text));
 }
 
 void AppState::Clear() {
@@ -414,12 +491,20 @@ void AppLayer::OnDns(FlowEntry& e, AppState& s, const uint8_t* data, uint32_t le
     std::string& out = s.dns->answers;
     for (int i = 0; i < m.kept; ++i) {
       const DnsAnswer& a = m.answers[i];
-      if (!out.empty()) out.push_back('\x1e');
-      out += RrTypeName(a.type);
-      out.push_back('\x1f');
-      out += std::to_string(a.ttl);
-      out.push_back('\x1f');
-      out += a.type == 5 ? Text(a.cname.view()) : AddressText(a.addr);
+      // "type\x1fttl\x1f" and an address are formed on the stack; a CNAME target is appended from the message.
+      char record[8 + 12 + kAddressTextBytes];
+      char* p = record;
+      if (!out.empty()) *p++ = '\x1e';
+      const char* type = RrTypeName(a.type);
+      const size_t type_len = std::strlen(type);
+      std::memcpy(p, type, type_len);
+      p += type_len;
+      *p++ = '\x1f';
+      p = PutDecimal(p, a.ttl);
+      *p++ = '\x1f';
+      if (a.type != 5) p += FormatAddress(a.addr, p);
+      out.append(record, static_cast<size_t>(p - record));
+      if (a.type == 5) out.append(a.cname.data, a.cname.len);
     }
   }
   // mDNS announcements name LAN devices for everyone: their A/AAAA records go in under the all-zero client (found by

@@ -254,7 +254,11 @@ class AppLayer : public FlowObserver {
   std::unique_ptr<TlsCertificate> certificate_;
 };
 
-// Text form of a 16-byte address as the batch carries it (dotted quad for IPv4-mapped).
+// Text form of a 16-byte address as the batch carries it: a dotted quad for IPv4-mapped, else what glibc's
+// inet_ntop(AF_INET6) prints, character for character, without its sprintf per word. FormatAddress writes it and a
+// NUL to out and returns its length.
+constexpr size_t kAddressTextBytes = 46;  // INET6_ADDRSTRLEN
+size_t FormatAddress(const uint8_t addr[16], char out[kAddressTextBytes]);
 std::string AddressText(const uint8_t addr[16]);
 
 }  // namespace vigil

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "app/app_layer.h"
 #include "app/dhcp.h"
 #include "app/dns.h"
 #include "app/dns_cache.h"
@@ -18,16 +19,9 @@ namespace {
 
 Napi::String Text(Napi::Env env, const NameText& t) { return Napi::String::New(env, t.data, t.len); }
 
-// Dotted quad for an IPv4-mapped address, RFC 5952 text otherwise.
+// The address as the flow batch's DNS answers carry it (AddressText), so the tests of _parseDns check that text.
 Napi::String AddressString(Napi::Env env, const uint8_t (&addr)[16]) {
-  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  char text[INET6_ADDRSTRLEN] = {0};
-  if (std::memcmp(addr, kMapped, 12) == 0) {
-    inet_ntop(AF_INET, addr + 12, text, sizeof text);
-  } else {
-    inet_ntop(AF_INET6, addr, text, sizeof text);
-  }
-  return Napi::String::New(env, text);
+  return Napi::String::New(env, AddressText(addr));
 }
 
 // Parses "a.b.c.d" (stored IPv4-mapped) or an IPv6 text address; false when it is neither.

@@ -424,6 +424,38 @@ describe('ParseDns() (native/app/dns.cpp)', () => {
       expect(r.answers.map((a) => a.address)).to.deep.equal(['fe80::1']);
     });
 
+    it("renders AAAA answers as glibc's inet_ntop does, IPv4-mapped ones as a dotted quad", () => {
+      // Expected: Python's socket.inet_ntop (glibc) on the same 16 bytes; FormatAddress writes them without it.
+      const cases: [string, string][] = [
+        ['00000000000000000000000000000001', '::1'],
+        ['00000000000000000000000000000000', '::'],
+        ['20010db8000000010000000000000001', '2001:db8:0:1::1'],
+        ['20010db8000000000001000000000000', '2001:db8:0:0:1::'], // the longer of two zero runs
+        ['20010db80000000000010000000a0000', '2001:db8::1:0:a:0'], // the first of equal runs
+        ['0000000000000000000000000a000001', '::10.0.0.1'], // IPv4-compatible
+        ['000000000000000000000000000a0001', '::0.10.0.1'],
+        ['000000000000000000000000ffff0001', '::255.255.0.1'],
+        ['00000000000000000000ffff0a000001', '10.0.0.1'], // IPv4-mapped: the batch's dotted quad
+        ['00000000000000000000fffe0a000001', '::fffe:a00:1'],
+        ['000000000000000000010000c0000201', '::1:0:c000:201'],
+        ['fe800000000000000000000000000000', 'fe80::'],
+        ['00010000000000000000000000000000', '1::'],
+        ['20010db8000100020003000400050006', '2001:db8:1:2:3:4:5:6'], // no zero word
+        ['20010db80000000100020003000400ff', '2001:db8:0:1:2:3:4:ff'], // a single zero word is not shortened
+        ['ffffffffffffffffffffffffffffffff', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+      ];
+      // Eight answers are kept per message: two messages cover the cases.
+      const addresses = (part: [string, string][]): string[] =>
+        parse(
+          Buffer.concat([
+            header({ qd: 1, an: part.length }),
+            question(name('v6', 'test'), TYPE_AAAA),
+            ...part.map(([bytes]) => record(pointer(12), TYPE_AAAA, 1, hex(bytes))),
+          ]),
+        ).answers.map((a) => a.address);
+      expect([...addresses(cases.slice(0, 8)), ...addresses(cases.slice(8))]).to.deep.equal(cases.map(([, text]) => text));
+    });
+
     it('returns the answers of a message without a question (mDNS response) with dns_no_question', () => {
       const msg = Buffer.concat([header({ qd: 0, an: 1 }, 0x8400), record(name('printer', 'local'), TYPE_A, 120, hex('a9fe0102'), 0x8001)]);
       const r = parse(msg);
