@@ -88,16 +88,18 @@ bool AppendDisplayText(const uint8_t* s, uint32_t n, char* out, uint16_t* len, s
   while (i < n) {
     const uint8_t c = s[i];
     if (c >= 0x20 && c < 0x7f) {
-      // A run of printable ASCII (nearly every name) is copied at once, cut where the room ends, as one Put per
-      // byte would.
-      uint32_t run = 1;
-      while (i + run < n && s[i + run] >= 0x20 && s[i + run] < 0x7f) ++run;
-      const size_t room = cap - *len;
-      const uint32_t take = run <= room ? run : static_cast<uint32_t>(room);
-      std::memcpy(out + *len, s + i, take);
-      *len = static_cast<uint16_t>(*len + take);
-      if (take < run) return false;
-      i += run;
+      // A run of printable ASCII (nearly every name) is copied as it is scanned, cut where the room ends, as one Put
+      // per byte would.
+      char* dst = out + *len;
+      char* const end = out + cap;
+      do {
+        if (dst == end) {
+          *len = static_cast<uint16_t>(cap);
+          return false;
+        }
+        *dst++ = static_cast<char>(s[i++]);
+      } while (i < n && s[i] >= 0x20 && s[i] < 0x7f);
+      *len = static_cast<uint16_t>(dst - out);
       continue;
     }
     if (c < 0x80) {
