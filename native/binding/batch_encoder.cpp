@@ -154,6 +154,7 @@ inline void PutStat(double* cols, size_t cap, size_t i, int col, const RunningSt
 BatchEncoder::BatchEncoder(size_t reserve_flows) : capacity_(reserve_flows == 0 ? 1 : reserve_flows) {
   buf_.capacity = BytesFor(capacity_);
   buf_.data.reset(new uint8_t[buf_.capacity]);
+  ends_.reset(new uint32_t[kStrColumnCount * capacity_]);
 }
 
 void BatchEncoder::Grow() {
@@ -171,6 +172,10 @@ void BatchEncoder::Grow() {
   uint8_t* new_addr = bigger.data.get() + kBatchHeaderBytes + Stride(new_cap) * kF64ColumnCount * sizeof(double);
   std::memcpy(new_addr, old_addr, count_ * 16);                                                  // src
   std::memcpy(new_addr + Stride(new_cap) * 16, old_addr + Stride(capacity_) * 16, count_ * 16);  // dst
+  std::unique_ptr<uint32_t[]> ends(new uint32_t[kStrColumnCount * new_cap]);
+  for (int c = 0; c < kStrColumnCount; ++c)
+    std::memcpy(ends.get() + c * new_cap, ends_.get() + c * capacity_, count_ * sizeof(uint32_t));
+  ends_ = std::move(ends);
   buf_ = std::move(bigger);
   capacity_ = new_cap;
 }
@@ -336,10 +341,9 @@ void BatchEncoder::AddText(const FlowEntry& e) {
     char mac[18];
     const uint8_t* m = a->dhcp->mac;
     std::snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-    text_[kStrDhcpMac].append(mac);
-    ends_[kStrDhcpMac].push_back(static_cast<uint32_t>(text_[kStrDhcpMac].size()));
+    PutText(kStrDhcpMac, mac, std::strlen(mac));
   } else {
-    PutText(kStrDhcpMac, kNone);
+    PutNull(kStrDhcpMac);
   }
   if (app_enabled_) {
     const bool lo = e.initiator_is_lo;
@@ -348,10 +352,9 @@ void BatchEncoder::AddText(const FlowEntry& e) {
     CommunityId(community_id_seed_, e.ip_version == 4, lo ? e.key.addr_lo : e.key.addr_hi,
                 lo ? e.key.addr_hi : e.key.addr_lo, e.key.protocol, icmp || lo ? e.key.port_lo : e.key.port_hi,
                 icmp || lo ? e.key.port_hi : e.key.port_lo, id);
-    text_[kStrCommunityId].append(id);
-    ends_[kStrCommunityId].push_back(static_cast<uint32_t>(text_[kStrCommunityId].size()));
+    PutText(kStrCommunityId, id, std::strlen(id));
   } else {
-    PutText(kStrCommunityId, kNone);
+    PutNull(kStrCommunityId);
   }
 }
 
@@ -386,11 +389,11 @@ void BatchEncoder::TakeBuffer(BatchBuffer* out) {
   uint8_t* text = p + fixed + n * kStrColumnCount * sizeof(uint32_t);
   uint32_t base = 0;
   for (int c = 0; c < kStrColumnCount; ++c) {
-    for (size_t i = 0; i < n; ++i) ends[c * n + i] = base + ends_[c][i];
+    const uint32_t* col_ends = ends_.get() + c * capacity_;
+    for (size_t i = 0; i < n; ++i) ends[c * n + i] = base + col_ends[i];
     if (!text_[c].empty()) std::memcpy(text + base, text_[c].data(), text_[c].size());
     base += static_cast<uint32_t>(text_[c].size());
     text_[c].clear();
-    ends_[c].clear();
   }
   buf_.size = total;
 

@@ -201,18 +201,24 @@ class BatchEncoder {
 
   void AddText(const FlowEntry& flow);
   void AddProcess(const FlowEntry& flow);
-  void PutText(int col, const std::string& s) {
-    text_[col].append(s);
-    ends_[col].push_back(static_cast<uint32_t>(text_[col].size()));
+  // The value of text column `col` for the flow being added (empty = null): appended when there is one, and its
+  // end recorded in the column's slot.
+  void PutText(int col, const char* s, size_t len) {
+    if (len != 0) text_[col].append(s, len);
+    ends_[col * capacity_ + count_] = static_cast<uint32_t>(text_[col].size());
   }
+  void PutText(int col, const std::string& s) { PutText(col, s.data(), s.size()); }
+  void PutNull(int col) { ends_[col * capacity_ + count_] = static_cast<uint32_t>(text_[col].size()); }
 
   BatchBuffer buf_;
   size_t capacity_ = 0;  // flows the current layout holds
   size_t count_ = 0;
   bool app_enabled_ = false;
   uint16_t community_id_seed_ = 0;
-  std::string text_[kStrColumnCount];            // per text column, values of this batch back to back
-  std::vector<uint32_t> ends_[kStrColumnCount];  // per text column, end of each value within text_[col]
+  std::string text_[kStrColumnCount];  // per text column, values of this batch back to back
+  // Per text column, `capacity_` slots: the end of each flow's value within text_[col] (written in place, like the
+  // Float64 columns, rather than pushed: most values are null).
+  std::unique_ptr<uint32_t[]> ends_;
 };
 
 }  // namespace vigil
