@@ -360,30 +360,29 @@ void BatchEncoder::AddText(const FlowEntry& e) {
 
 void BatchEncoder::TakeBuffer(BatchBuffer* out) {
   const size_t n = count_;
-  uint8_t* p = buf_.data.get();
-  const uint32_t header[4] = {kBatchLayoutVersion, static_cast<uint32_t>(n), static_cast<uint32_t>(kF64ColumnCount),
-                              static_cast<uint32_t>(kStrColumnCount)};
-  std::memcpy(p, header, sizeof(header));
-  // Compact: column c moves from slot c * capacity to c * n; then the two address blocks follow.
-  double* cols = reinterpret_cast<double*>(p + kBatchHeaderBytes);
-  const size_t stride = Stride(capacity_);
-  for (int c = 1; c < kF64ColumnCount; ++c) std::memmove(cols + c * n, cols + c * stride, n * sizeof(double));
-  const uint8_t* addr_src = p + kBatchHeaderBytes + stride * kF64ColumnCount * sizeof(double);
-  uint8_t* addr_dst = p + kBatchHeaderBytes + n * kF64ColumnCount * sizeof(double);
-  std::memmove(addr_dst, addr_src, n * 16);
-  std::memmove(addr_dst + n * 16, addr_src + stride * 16, n * 16);
   const size_t fixed = kBatchHeaderBytes + n * (kF64ColumnCount * sizeof(double) + 32);
   size_t text_bytes = 0;
   for (int c = 0; c < kStrColumnCount; ++c) text_bytes += text_[c].size();
   const size_t total = fixed + n * kStrColumnCount * sizeof(uint32_t) + text_bytes;
-  if (total > buf_.capacity) {
-    BatchBuffer bigger;
-    bigger.capacity = total;
-    bigger.data.reset(new uint8_t[total]);
-    std::memcpy(bigger.data.get(), p, fixed);
-    buf_ = std::move(bigger);
-    p = buf_.data.get();
+  if (out->data == nullptr || out->capacity < total) {
+    // Rounded up, so that a recycled buffer fits most later batches.
+    out->capacity = (total + kOutGranule - 1) / kOutGranule * kOutGranule;
+    out->data.reset(new uint8_t[out->capacity]);
   }
+  uint8_t* p = out->data.get();
+  const uint32_t header[4] = {kBatchLayoutVersion, static_cast<uint32_t>(n), static_cast<uint32_t>(kF64ColumnCount),
+                              static_cast<uint32_t>(kStrColumnCount)};
+  std::memcpy(p, header, sizeof(header));
+  // Compact: column c goes from staging slot c * stride to c * n; then the two address blocks follow.
+  const uint8_t* staging = buf_.data.get();
+  const double* cols = reinterpret_cast<const double*>(staging + kBatchHeaderBytes);
+  double* out_cols = reinterpret_cast<double*>(p + kBatchHeaderBytes);
+  const size_t stride = Stride(capacity_);
+  for (int c = 0; c < kF64ColumnCount; ++c) std::memcpy(out_cols + c * n, cols + c * stride, n * sizeof(double));
+  const uint8_t* addr_src = staging + kBatchHeaderBytes + stride * kF64ColumnCount * sizeof(double);
+  uint8_t* addr_dst = p + kBatchHeaderBytes + n * kF64ColumnCount * sizeof(double);
+  std::memcpy(addr_dst, addr_src, n * 16);
+  std::memcpy(addr_dst + n * 16, addr_src + stride * 16, n * 16);
   // Text columns: end offsets (absolute within the text block), then the text block.
   uint32_t* ends = reinterpret_cast<uint32_t*>(p + fixed);
   uint8_t* text = p + fixed + n * kStrColumnCount * sizeof(uint32_t);
@@ -395,14 +394,7 @@ void BatchEncoder::TakeBuffer(BatchBuffer* out) {
     base += static_cast<uint32_t>(text_[c].size());
     text_[c].clear();
   }
-  buf_.size = total;
-
-  std::swap(buf_, *out);
-  if (buf_.data == nullptr || buf_.capacity < BytesFor(capacity_)) {
-    buf_.capacity = BytesFor(capacity_);
-    buf_.data.reset(new uint8_t[buf_.capacity]);
-  }
-  buf_.size = 0;
+  out->size = total;
   count_ = 0;
 }
 
