@@ -170,10 +170,18 @@ std::string AddressText(const uint8_t addr[16]) {
   static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   char text[INET6_ADDRSTRLEN] = {0};
   if (std::memcmp(addr, kMapped, 12) == 0) {
-    inet_ntop(AF_INET, addr + 12, text, sizeof text);
-  } else {
-    inet_ntop(AF_INET6, addr, text, sizeof text);
+    // Dotted decimal, as inet_ntop writes it (it costs a sprintf per address; DNS answers render many).
+    char* t = text;
+    for (int i = 12; i < 16; ++i) {
+      const unsigned b = addr[i];
+      if (b >= 100) *t++ = static_cast<char>('0' + b / 100);
+      if (b >= 10) *t++ = static_cast<char>('0' + b / 10 % 10);
+      *t++ = static_cast<char>('0' + b % 10);
+      if (i < 15) *t++ = '.';
+    }
+    return std::string(text, static_cast<size_t>(t - text));
   }
+  inet_ntop(AF_INET6, addr, text, sizeof text);
   return text;
 }
 
