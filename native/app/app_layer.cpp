@@ -1,8 +1,10 @@
 // AppLayer: protocol recognition and per-flow parsing on the capture thread (see app_layer.h).
 #include "app/app_layer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "app/dhcp.h"
 #include "app/http.h"
@@ -57,9 +59,23 @@ constexpr PortLabel kPortLabels[] = {
     {6, 20000, AppProto::kDnp3},
 };
 
+// kPortLabels ordered by port (stable: entries of one port keep their order), for a binary search: every flow
+// nobody recognised asks for both its ports.
+struct PortIndex {
+  PortLabel labels[sizeof(kPortLabels) / sizeof(kPortLabels[0])];
+  PortIndex() {
+    std::copy(std::begin(kPortLabels), std::end(kPortLabels), std::begin(labels));
+    std::stable_sort(std::begin(labels), std::end(labels),
+                     [](const PortLabel& a, const PortLabel& b) { return a.port < b.port; });
+  }
+};
+
 AppProto LookupPort(uint8_t protocol, uint16_t port) {
-  for (const PortLabel& l : kPortLabels) {
-    if (l.port == port && (l.protocol == 0 || l.protocol == protocol)) return l.app;
+  static const PortIndex index;
+  const PortLabel* l = std::lower_bound(std::begin(index.labels), std::end(index.labels), port,
+                                        [](const PortLabel& a, uint16_t p) { return a.port < p; });
+  for (; l != std::end(index.labels) && l->port == port; ++l) {
+    if (l->protocol == 0 || l->protocol == protocol) return l->app;
   }
   return AppProto::kUnknown;
 }

@@ -173,6 +173,7 @@ inline void PutStat(double* cols, size_t cap, size_t i, int col, const RunningSt
 BatchEncoder::BatchEncoder(size_t reserve_flows) : capacity_(reserve_flows == 0 ? 1 : reserve_flows) {
   buf_.capacity = BytesFor(capacity_);
   buf_.data.reset(new uint8_t[buf_.capacity]);
+  ends_.reset(new uint32_t[kStrColumnCount * capacity_]);
 }
 
 void BatchEncoder::Grow() {
@@ -190,6 +191,10 @@ void BatchEncoder::Grow() {
   uint8_t* new_addr = bigger.data.get() + kBatchHeaderBytes + Stride(new_cap) * kF64ColumnCount * sizeof(double);
   std::memcpy(new_addr, old_addr, count_ * 16);                                                  // src
   std::memcpy(new_addr + Stride(new_cap) * 16, old_addr + Stride(capacity_) * 16, count_ * 16);  // dst
+  std::unique_ptr<uint32_t[]> ends(new uint32_t[kStrColumnCount * new_cap]);
+  for (int c = 0; c < kStrColumnCount; ++c)
+    std::memcpy(ends.get() + c * new_cap, ends_.get() + c * capacity_, count_ * sizeof(uint32_t));
+  ends_ = std::move(ends);
   buf_ = std::move(bigger);
   capacity_ = new_cap;
 }
@@ -370,8 +375,8 @@ void BatchEncoder::AddRpc(const FlowEntry& e) {
       files += std::to_string(flags);
     }
   }
-  ends_[kStrSmbShares].push_back(static_cast<uint32_t>(shares.size()));
-  ends_[kStrSmbFiles].push_back(static_cast<uint32_t>(files.size()));
+  PutNull(kStrSmbShares);  // ends the value appended above
+  PutNull(kStrSmbFiles);   // ends the value appended above
   std::string& ifaces = text_[kStrDcerpcInterfaces];
   std::string& ops = text_[kStrDcerpcOps];
   if (r != nullptr && !r->rpc.empty()) {
@@ -396,8 +401,8 @@ void BatchEncoder::AddRpc(const FlowEntry& e) {
       ops += std::to_string(op.count);
     }
   }
-  ends_[kStrDcerpcInterfaces].push_back(static_cast<uint32_t>(ifaces.size()));
-  ends_[kStrDcerpcOps].push_back(static_cast<uint32_t>(ops.size()));
+  PutNull(kStrDcerpcInterfaces);  // ends the value appended above
+  PutNull(kStrDcerpcOps);         // ends the value appended above
 }
 
 void BatchEncoder::AddText(const FlowEntry& e) {
@@ -447,10 +452,9 @@ void BatchEncoder::AddText(const FlowEntry& e) {
     char mac[18];
     const uint8_t* m = a->dhcp->mac;
     std::snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-    text_[kStrDhcpMac].append(mac);
-    ends_[kStrDhcpMac].push_back(static_cast<uint32_t>(text_[kStrDhcpMac].size()));
+    PutText(kStrDhcpMac, mac, std::strlen(mac));
   } else {
-    PutText(kStrDhcpMac, kNone);
+    PutNull(kStrDhcpMac);
   }
   if (app_enabled_) {
     const bool lo = e.initiator_is_lo;
@@ -459,58 +463,49 @@ void BatchEncoder::AddText(const FlowEntry& e) {
     CommunityId(community_id_seed_, e.ip_version == 4, lo ? e.key.addr_lo : e.key.addr_hi,
                 lo ? e.key.addr_hi : e.key.addr_lo, e.key.protocol, icmp || lo ? e.key.port_lo : e.key.port_hi,
                 icmp || lo ? e.key.port_hi : e.key.port_lo, id);
-    text_[kStrCommunityId].append(id);
-    ends_[kStrCommunityId].push_back(static_cast<uint32_t>(text_[kStrCommunityId].size()));
+    PutText(kStrCommunityId, id, std::strlen(id));
   } else {
-    PutText(kStrCommunityId, kNone);
+    PutNull(kStrCommunityId);
   }
 }
 
 void BatchEncoder::TakeBuffer(BatchBuffer* out) {
   const size_t n = count_;
-  uint8_t* p = buf_.data.get();
-  const uint32_t header[4] = {kBatchLayoutVersion, static_cast<uint32_t>(n), static_cast<uint32_t>(kF64ColumnCount),
-                              static_cast<uint32_t>(kStrColumnCount)};
-  std::memcpy(p, header, sizeof(header));
-  // Compact: column c moves from slot c * capacity to c * n; then the two address blocks follow.
-  double* cols = reinterpret_cast<double*>(p + kBatchHeaderBytes);
-  const size_t stride = Stride(capacity_);
-  for (int c = 1; c < kF64ColumnCount; ++c) std::memmove(cols + c * n, cols + c * stride, n * sizeof(double));
-  const uint8_t* addr_src = p + kBatchHeaderBytes + stride * kF64ColumnCount * sizeof(double);
-  uint8_t* addr_dst = p + kBatchHeaderBytes + n * kF64ColumnCount * sizeof(double);
-  std::memmove(addr_dst, addr_src, n * 16);
-  std::memmove(addr_dst + n * 16, addr_src + stride * 16, n * 16);
   const size_t fixed = kBatchHeaderBytes + n * (kF64ColumnCount * sizeof(double) + 32);
   size_t text_bytes = 0;
   for (int c = 0; c < kStrColumnCount; ++c) text_bytes += text_[c].size();
   const size_t total = fixed + n * kStrColumnCount * sizeof(uint32_t) + text_bytes;
-  if (total > buf_.capacity) {
-    BatchBuffer bigger;
-    bigger.capacity = total;
-    bigger.data.reset(new uint8_t[total]);
-    std::memcpy(bigger.data.get(), p, fixed);
-    buf_ = std::move(bigger);
-    p = buf_.data.get();
+  if (out->data == nullptr || out->capacity < total) {
+    // Rounded up, so that a recycled buffer fits most later batches.
+    out->capacity = (total + kOutGranule - 1) / kOutGranule * kOutGranule;
+    out->data.reset(new uint8_t[out->capacity]);
   }
+  uint8_t* p = out->data.get();
+  const uint32_t header[4] = {kBatchLayoutVersion, static_cast<uint32_t>(n), static_cast<uint32_t>(kF64ColumnCount),
+                              static_cast<uint32_t>(kStrColumnCount)};
+  std::memcpy(p, header, sizeof(header));
+  // Compact: column c goes from staging slot c * stride to c * n; then the two address blocks follow.
+  const uint8_t* staging = buf_.data.get();
+  const double* cols = reinterpret_cast<const double*>(staging + kBatchHeaderBytes);
+  double* out_cols = reinterpret_cast<double*>(p + kBatchHeaderBytes);
+  const size_t stride = Stride(capacity_);
+  for (int c = 0; c < kF64ColumnCount; ++c) std::memcpy(out_cols + c * n, cols + c * stride, n * sizeof(double));
+  const uint8_t* addr_src = staging + kBatchHeaderBytes + stride * kF64ColumnCount * sizeof(double);
+  uint8_t* addr_dst = p + kBatchHeaderBytes + n * kF64ColumnCount * sizeof(double);
+  std::memcpy(addr_dst, addr_src, n * 16);
+  std::memcpy(addr_dst + n * 16, addr_src + stride * 16, n * 16);
   // Text columns: end offsets (absolute within the text block), then the text block.
   uint32_t* ends = reinterpret_cast<uint32_t*>(p + fixed);
   uint8_t* text = p + fixed + n * kStrColumnCount * sizeof(uint32_t);
   uint32_t base = 0;
   for (int c = 0; c < kStrColumnCount; ++c) {
-    for (size_t i = 0; i < n; ++i) ends[c * n + i] = base + ends_[c][i];
+    const uint32_t* col_ends = ends_.get() + c * capacity_;
+    for (size_t i = 0; i < n; ++i) ends[c * n + i] = base + col_ends[i];
     if (!text_[c].empty()) std::memcpy(text + base, text_[c].data(), text_[c].size());
     base += static_cast<uint32_t>(text_[c].size());
     text_[c].clear();
-    ends_[c].clear();
   }
-  buf_.size = total;
-
-  std::swap(buf_, *out);
-  if (buf_.data == nullptr || buf_.capacity < BytesFor(capacity_)) {
-    buf_.capacity = BytesFor(capacity_);
-    buf_.data.reset(new uint8_t[buf_.capacity]);
-  }
-  buf_.size = 0;
+  out->size = total;
   count_ = 0;
 }
 

@@ -208,8 +208,8 @@ struct BatchBuffer {
   size_t capacity = 0;  // bytes allocated
 };
 
-// Writes flow records straight into column slots of a buffer laid out for `capacity` flows, then compacts the
-// columns to the batch's real size when it is taken. Buffers are recycled through TakeBuffer. Capture thread only.
+// Writes flow records straight into column slots of a staging buffer laid out for `capacity` flows, then copies the
+// columns, compacted to the batch's real size, into the buffer it is taken in. Capture thread only.
 class BatchEncoder {
  public:
   explicit BatchEncoder(size_t reserve_flows);
@@ -220,14 +220,16 @@ class BatchEncoder {
   }
   void Add(const FlowEntry& flow, EndReason reason);
   size_t size() const { return count_; }
-  // Hands the encoded batch over in `out` and keeps `out`'s previous storage for the next batch when it is large
-  // enough (so the caller can pass back a buffer it is done with). Clears the encoder.
+  // Writes the encoded batch into `out`, reusing its storage when it is large enough (so the caller can pass back a
+  // buffer it is done with), else allocating. Clears the encoder, which keeps its staging buffer (warm in the cache,
+  // its pages faulted in once).
   void TakeBuffer(BatchBuffer* out);
 
  private:
   // Staging columns are one cache line longer than the flows they hold: with a power-of-two stride, the ~110 slots
   // of one flow all fall into the same L1 set and evict one another. TakeBuffer compacts them to n.
   static size_t Stride(size_t flows) { return flows + 8; }
+  static constexpr size_t kOutGranule = 64 * 1024;  // batch buffers are allocated in multiples of this
   static size_t BytesFor(size_t flows) {
     return kBatchHeaderBytes + Stride(flows) * (kF64ColumnCount * sizeof(double) + 32);
   }
@@ -237,18 +239,24 @@ class BatchEncoder {
   void AddProcess(const FlowEntry& flow);
   void AddRpc(const FlowEntry& flow);
   void AddCertificate(const FlowEntry& flow);
-  void PutText(int col, const std::string& s) {
-    text_[col].append(s);
-    ends_[col].push_back(static_cast<uint32_t>(text_[col].size()));
+  // The value of text column `col` for the flow being added (empty = null): appended when there is one, and its
+  // end recorded in the column's slot.
+  void PutText(int col, const char* s, size_t len) {
+    if (len != 0) text_[col].append(s, len);
+    ends_[col * capacity_ + count_] = static_cast<uint32_t>(text_[col].size());
   }
+  void PutText(int col, const std::string& s) { PutText(col, s.data(), s.size()); }
+  void PutNull(int col) { ends_[col * capacity_ + count_] = static_cast<uint32_t>(text_[col].size()); }
 
-  BatchBuffer buf_;
+  BatchBuffer buf_;      // staging: Float64 columns and addresses, `Stride(capacity_)` slots each
   size_t capacity_ = 0;  // flows the current layout holds
   size_t count_ = 0;
   bool app_enabled_ = false;
   uint16_t community_id_seed_ = 0;
-  std::string text_[kStrColumnCount];            // per text column, values of this batch back to back
-  std::vector<uint32_t> ends_[kStrColumnCount];  // per text column, end of each value within text_[col]
+  std::string text_[kStrColumnCount];  // per text column, values of this batch back to back
+  // Per text column, `capacity_` slots: the end of each flow's value within text_[col] (written in place, like the
+  // Float64 columns, rather than pushed: most values are null).
+  std::unique_ptr<uint32_t[]> ends_;
 };
 
 }  // namespace vigil

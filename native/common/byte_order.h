@@ -26,6 +26,13 @@ inline uint32_t be32(const uint8_t* p) {
   return kHostIsBigEndian ? v : __builtin_bswap32(v);
 }
 
+// Loads a 64-bit big-endian (network order) value from 8 bytes at p. Caller guarantees p[0..8) is readable.
+inline uint64_t be64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return kHostIsBigEndian ? v : __builtin_bswap64(v);
+}
+
 // Loads a 32-bit little-endian value from 4 bytes at p (BSD loopback headers written by little-endian hosts).
 inline uint32_t le32(const uint8_t* p) {
   uint32_t v;

@@ -52,8 +52,8 @@ void FlowFeatures::Add(const PacketView& v, Direction dir, int64_t ts_ns, int64_
   len_dir[dir].Add(v.payload_bytes);
 
   if (v.protocol == 6 && v.has_ports) {
-    const uint8_t f = v.tcp_flags;
-    for (int i = 0; i < kTcpFlagCount; ++i) flags[dir][i] += (f >> i) & 1u;
+    // Only the flags set (one or two on most segments: ACK, PSH).
+    for (unsigned f = v.tcp_flags; f != 0; f &= f - 1) flags[dir][__builtin_ctz(f)]++;
     if (init_win[dir] < 0) init_win[dir] = v.tcp_window;
   }
   if (dir == kFwd) {

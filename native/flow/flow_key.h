@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/byte_order.h"
 #include "decode/packet_view.h"
 
 namespace vigil {
@@ -22,6 +23,15 @@ struct FlowKey {
   uint8_t pad[7];    // always zero
 };
 static_assert(sizeof(FlowKey) == 48, "FlowKey must have no implicit padding");
+
+// memcmp(a, b, 16)'s sign (byte-wise order) from two big-endian 64-bit words each, without the library call.
+inline int CompareAddresses(const uint8_t* a, const uint8_t* b) {
+  const uint64_t a0 = be64(a), b0 = be64(b);
+  if (a0 != b0) return a0 < b0 ? -1 : 1;
+  const uint64_t a1 = be64(a + 8), b1 = be64(b + 8);
+  if (a1 != b1) return a1 < b1 ? -1 : 1;
+  return 0;
+}
 
 inline bool IsIcmp(uint8_t protocol) { return protocol == 1 || protocol == 58; }
 
@@ -62,7 +72,7 @@ inline bool MakeFlowKey(const PacketView& v, FlowKey* key) {
   std::memset(key, 0, sizeof(FlowKey));
   uint16_t sport = v.has_ports ? v.src_port : 0;
   uint16_t dport = v.has_ports ? v.dst_port : 0;
-  int c = std::memcmp(v.src, v.dst, 16);
+  const int c = CompareAddresses(v.src, v.dst);
   if (IsIcmp(v.protocol)) {
     const bool src_lo = c <= 0;
     std::memcpy(key->addr_lo, src_lo ? v.src : v.dst, 16);
@@ -92,7 +102,13 @@ inline bool MakeFlowKey(const PacketView& v, FlowKey* key) {
   return src_is_lo;
 }
 
-inline bool FlowKeyEqual(const FlowKey& a, const FlowKey& b) { return std::memcmp(&a, &b, sizeof(FlowKey)) == 0; }
+// Six 64-bit words compared at once (inline; a memcmp call was a tenth of the lookup's cost).
+inline bool FlowKeyEqual(const FlowKey& a, const FlowKey& b) {
+  uint64_t x[6], y[6];
+  std::memcpy(x, &a, sizeof(x));
+  std::memcpy(y, &b, sizeof(y));
+  return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5])) == 0;
+}
 
 // Seeded 64-bit hash of the key's 48 bytes (six words, multiply-xorshift mixing). The seed is random per process
 // so that an attacker cannot aim packets at one bucket chain.
