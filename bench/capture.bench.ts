@@ -11,7 +11,9 @@
  * - Vigil's replay into JS: file -> decode -> flows with all features -> batches (ArrayBuffers) received in JS,
  *   from opening the file to the last batch (a child process driving the addon's Capture), and the same through
  *   the typed Sensor of src/native/capture.ts with every batch decoded into FlowRecord objects;
- * - the whole `vigil replay --summary-only FILE` process, Node start-up included (the dist/ bundle, rebuilt when stale);
+ * - the whole `vigil replay --summary-only FILE` process, Node start-up included (the dist/ bundle, rebuilt when stale),
+ *   with its CPU time and, for scale, the start-up of a bare `node -e 0`; when the environment sets
+ *   NODE_EXTRA_CA_CERTS (which Node parses at every start, before any of Vigil runs), both again without it;
  * - the replay into JS and the whole process again with `VIGIL_CAPTURE_APP_LAYER=off`: the application layer's cost;
  * - for reference, `build/vigil_replay FILE` (the same core without Node) when it is built;
  * then packets/s, bits/s (wire bytes), flows/s, peak RSS and the ratios (of medians, and of best runs), per input; a 2x
@@ -58,10 +60,11 @@ const medianByKey = (records: Record<string, number>[]): Record<string, number> 
   return Object.fromEntries([...keys].map((k) => [k, round(median(records.map((r) => r[k] ?? 0)), 3)]));
 };
 
-/** Result of one child process run: wall time measured here, peak RSS from GNU time when available. */
+/** Result of one child process run: wall time measured here, peak RSS and CPU time (user + system) from GNU time when available. */
 interface ProcessRun {
   seconds: number;
   maxRssKiB: number | null;
+  cpuSeconds: number | null;
   stdout: string;
 }
 
@@ -70,14 +73,21 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env):
   const useTime = existsSync(GNU_TIME);
   const dir = mkdtempSync(path.join(tmpdir(), 'vigil-bench-'));
   const timeFile = path.join(dir, 'time');
-  const argv = useTime ? ['-f', '%M', '-o', timeFile, cmd, ...args] : args;
+  const argv = useTime ? ['-f', '%M %U %S', '-o', timeFile, cmd, ...args] : args;
   const t0 = performance.now();
   const r = spawnSync(useTime ? GNU_TIME : cmd, argv, { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 * MIB, env });
   const seconds = (performance.now() - t0) / 1000;
   try {
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-2000)}`);
-    const maxRssKiB = useTime ? Number.parseInt(readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '', 10) : null;
-    return { seconds, maxRssKiB: Number.isFinite(maxRssKiB) ? maxRssKiB : null, stdout: r.stdout };
+    const [rssText = '', user = '', system = ''] = useTime ? (readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '').split(' ') : [];
+    const maxRssKiB = Number.parseInt(rssText, 10);
+    const cpuSeconds = Number.parseFloat(user) + Number.parseFloat(system);
+    return {
+      seconds,
+      maxRssKiB: Number.isFinite(maxRssKiB) ? maxRssKiB : null,
+      cpuSeconds: Number.isFinite(cpuSeconds) ? cpuSeconds : null,
+      stdout: r.stdout,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -173,9 +183,27 @@ function softflowd(bin: string, file: string): ProcessRun {
   }
 }
 
-function vigilCli(file: string, app: AppLayer = 'on'): ProcessRun & { summary: Record<string, unknown> } {
-  const r = run(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'replay', '--summary-only', file], APP_ENV[app]);
+function vigilCli(file: string, app: AppLayer = 'on', env: NodeJS.ProcessEnv = APP_ENV[app]): ProcessRun & { summary: Record<string, unknown> } {
+  const r = run(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'replay', '--summary-only', file], env);
   return { ...r, summary: lastJsonLine<{ summary: Record<string, unknown> }>(r.stdout).summary };
+}
+
+/**
+ * NODE_EXTRA_CA_CERTS makes every Node process parse that certificate file at start-up, before any JavaScript runs
+ * (OpenSSL 3 decodes certificates slowly: nodejs/node#40524, openssl/openssl#16871). With the system bundle (~150
+ * certificates) that is ~50 ms of CPU, more than Node's own start-up; Vigil never uses TLS from Node. A machine
+ * setting, not Vigil's, so the whole process is also measured without it when it is set.
+ */
+const EXTRA_CA_CERTS_SET = (process.env.NODE_EXTRA_CA_CERTS ?? '') !== '';
+const WITHOUT_EXTRA_CA_CERTS: NodeJS.ProcessEnv = (() => {
+  const env: NodeJS.ProcessEnv = { ...APP_ENV.on };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+})();
+
+/** A bare Node start-up (`node -e 0`) in `env`: the part of the whole process that is not Vigil's. */
+function nodeStart(env: NodeJS.ProcessEnv): ProcessRun {
+  return run(process.execPath, ['-e', '0'], env);
 }
 
 /** The targets of issue 14, per input: replay into JS <= 2.5x the read floor, whole process <= 3x, replay RSS <= 180 MiB. */
@@ -200,6 +228,9 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const rawOff: ChildReplayOut[] = [];
   const cli: (ProcessRun & { summary: Record<string, unknown> })[] = [];
   const cliOff: ProcessRun[] = [];
+  const bare: ProcessRun[] = [];
+  const cliNoCa: ProcessRun[] = [];
+  const bareNoCa: ProcessRun[] = [];
   const sf: ProcessRun[] = [];
   const nat: ProcessRun[] = [];
   const haveNative = existsSync(NATIVE_REPLAY);
@@ -217,6 +248,11 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       else cliOff.push(c);
     }
     if (sfBin) sf.push(softflowd(sfBin, input.path));
+    bare.push(nodeStart(APP_ENV.on));
+    if (EXTRA_CA_CERTS_SET) {
+      cliNoCa.push(vigilCli(input.path, 'on', WITHOUT_EXTRA_CA_CERTS));
+      bareNoCa.push(nodeStart(WITHOUT_EXTRA_CA_CERTS));
+    }
   }
   const packets = warm.packets;
   const wireBits = warm.wireBytes * 8;
@@ -238,6 +274,10 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const jsRssMiB = Math.max(...raw.map((r) => r.maxRssKiB)) / 1024;
   const decodedRssMiB = Math.max(...js.map((r) => r.maxRssKiB)) / 1024;
   const cliRss = cli.map((r) => r.maxRssKiB).filter((x): x is number => x !== null);
+  const cpu = (runs: ProcessRun[]): number | null => {
+    const xs = runs.map((r) => r.cpuSeconds).filter((x): x is number => x !== null);
+    return xs.length > 0 ? round(median(xs), 3) : null;
+  };
   const result: Record<string, unknown> = {
     file: input.path,
     description: input.description,
@@ -302,6 +342,19 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       runs: cli.map((r) => round(r.seconds, 4)),
       summaryPackets: cli[0].summary.packets,
       summaryFlows: cli[0].summary.flows,
+      cpuSeconds: cpu(cli),
+      nodeStart: { what: 'node -e 0, same environment', seconds: round(median(bare.map((r) => r.seconds)), 4), cpuSeconds: cpu(bare) },
+      withoutExtraCaCerts: EXTRA_CA_CERTS_SET
+        ? {
+            what: 'the same with NODE_EXTRA_CA_CERTS removed from the environment (set here: Node parses it at every start)',
+            seconds: round(median(cliNoCa.map((r) => r.seconds)), 4),
+            bestSeconds: round(Math.min(...cliNoCa.map((r) => r.seconds)), 4),
+            vsReadFloor: round(median(cliNoCa.map((r) => r.seconds)) / floorSec, 2),
+            cpuSeconds: cpu(cliNoCa),
+            nodeStartSeconds: round(median(bareNoCa.map((r) => r.seconds)), 4),
+            runs: cliNoCa.map((r) => round(r.seconds, 4)),
+          }
+        : { extraCaCertsSet: false },
     },
     nativeReplay: haveNative
       ? {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, ROOT } from '../../helpers/setup.js';
 
@@ -42,5 +43,33 @@ describe('CLI bundle (scripts/build-js.mjs)', function () {
   it('prints the command table', () => {
     const out = vigil('bundle', ['--help']);
     expect(out).to.contain('usage: vigil <command>');
+  });
+
+  /** The modules `node bin/vigil.js --help` loads, from Node's ESM debug log. */
+  function loadedModules(): string {
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_DEBUG: 'esm' };
+    delete env.VIGIL_FROM_SOURCE;
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), '--help'], { cwd: ROOT, env, encoding: 'utf8' });
+    expect(r.status).to.equal(0);
+    return r.stderr;
+  }
+
+  it('bin/vigil.js runs the bundle while it is fresh, the sources once a file deep under src/ is newer', () => {
+    const bundle = path.join(ROOT, 'dist', 'vigil.mjs');
+    const main = path.join(ROOT, 'src', 'cli', 'main.ts');
+    // Two directories down, so the walk must build nested paths right.
+    const deep = path.join(ROOT, 'src', 'desktop-api', 'routes', 'alerts.routes.ts');
+    const before = statSync(deep);
+    const fresh = loadedModules();
+    expect(fresh).to.contain(bundle).and.not.contain(main);
+    try {
+      const future = new Date(Date.now() + 3600_000);
+      utimesSync(deep, future, future);
+      const stale = loadedModules();
+      expect(stale).to.contain(main).and.not.contain(bundle);
+    } finally {
+      utimesSync(deep, before.atime, before.mtime);
+    }
+    expect(loadedModules()).to.contain(bundle);
   });
 });
