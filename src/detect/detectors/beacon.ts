@@ -317,7 +317,20 @@ export class BeaconDetector implements Detector {
     if (payload / bursts < MIN_BURST_BYTES) return null;
     const intervalSec = Math.round((idleMean + activeMean) / 1e4) / 100;
     if (intervalSec < this.config.minIntervalSec) return null;
-    // A flow with check-ins (rare): what follows builds the finding.
+    return this.inFlowFinding(c, i, name, { bursts, cv, payload, intervalSec, idleMean });
+  }
+
+  /**
+   * The finding of a flow {@link inFlow} found check-ins in (a function of its own: the closure below would make every
+   * call of `inFlow` allocate its context, and most flows are rejected there).
+   */
+  private inFlowFinding(
+    c: FlowColumns,
+    i: number,
+    name: string | null,
+    { bursts, cv, payload, intervalSec, idleMean }: { bursts: number; cv: number; payload: number; intervalSec: number; idleMean: number },
+  ): Finding | null {
+    const { cols, n } = c;
     const col = (k: number): number => cols[k * n + i] as number;
     const srcIp = c.ip(i);
     const dstIp = c.ip(n + i);
