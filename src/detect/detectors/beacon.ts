@@ -143,15 +143,15 @@ type TimingStats = Pick<BeaconStats, 'medianSec' | 'jitter' | 'spread' | 'skew' 
 /** Scratch for a series' intervals (see {@link deviations}). */
 let intervalScratch = new Float64Array(MAX_STARTS);
 
-/** The timing measures of sorted `starts` (ms, at least 3); `intervals` counts the positive intervals. */
-function timingStats(starts: readonly number[]): TimingStats & { intervals: number } {
+/** The timing measures of sorted `starts` (ms, at least 3). */
+function timingStats(starts: readonly number[]): TimingStats {
   if (intervalScratch.length < starts.length) intervalScratch = new Float64Array(starts.length);
   let k = 0;
   for (let i = 1; i < starts.length; i++) {
     const d = ((starts[i] as number) - (starts[i - 1] as number)) / 1000;
     if (d > 0) intervalScratch[k++] = d;
   }
-  if (k === 0) return { medianSec: 0, jitter: 0, spread: 0, skew: 0, timingScore: 0, intervals: 0 };
+  if (k === 0) return { medianSec: 0, jitter: 0, spread: 0, skew: 0, timingScore: 0 };
   const intervals = intervalScratch.subarray(0, k).sort();
   const [q1, median, q3] = quartiles(intervals);
   const jitter = median > 0 ? medianAbsoluteDeviation(intervals) / median : 1;
@@ -162,7 +162,6 @@ function timingStats(starts: readonly number[]): TimingStats & { intervals: numb
     spread: round3(median > 0 ? (q3 - q1) / median : 1),
     skew: round3(skew),
     timingScore: round3((1 - Math.abs(skew) + Math.max(0, 1 - jitter)) / 2),
-    intervals: k,
   };
 }
 
@@ -174,8 +173,7 @@ function sizeStats(sizes: readonly number[]): Pick<BeaconStats, 'sizeScore' | 'm
 
 /** The timing and size measures of a series: `starts` sorted (ms, at least 3), `sizes` aligned bytes. */
 export function beaconStats(starts: readonly number[], sizes: readonly number[]): BeaconStats {
-  const { medianSec, jitter, spread, skew, timingScore } = timingStats(starts);
-  return { medianSec, jitter, spread, skew, timingScore, ...sizeStats(sizes) };
+  return { ...timingStats(starts), ...sizeStats(sizes) };
 }
 
 /** True when `stats` of `intervals` intervals pass the timing tests of `config`. */

@@ -17,6 +17,7 @@
 import { flowColumns } from '../../native/flow-batch.js';
 import { FLOW_COLUMN as C, HTTP_BODY_MAGIC, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord, HttpBodyMagic } from '../../native/flow-record.js';
+import { httpOf } from '../batch-fields.js';
 import type { Detector, Finding } from '../finding.js';
 
 /** Body types that are programs. */
@@ -140,7 +141,7 @@ export class ExecutableDownloadDetector implements Detector {
       // Only executable bodies: the HTTP fields are decoded for those alone.
       if (!EXECUTABLE_MAGIC_CODES.has(cols[C.httpBodyMagic * n + i] as number)) continue;
       const f = flows[i] as FlowRecord;
-      const http = f.http;
+      const http = httpOf(flows, i);
       if (!http?.bodyMagic || !EXECUTABLE_MAGIC.has(http.bodyMagic)) continue;
       const why = disguise(http.contentType, http.uri);
       if (why === null) continue;

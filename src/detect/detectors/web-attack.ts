@@ -13,6 +13,7 @@ import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js'
 import type { FlowHttp, FlowRecord } from '../../native/flow-record.js';
 import type { Severity } from '../../domain/alert.js';
 import { severityRank } from '../../domain/alert.js';
+import { httpOf } from '../batch-fields.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 
 /** Where a rule looks: the decoded URI (path and query) or the User-Agent header. */
@@ -218,7 +219,7 @@ export class WebAttackDetector implements Detector {
     for (let i = 0; i < n; i++) {
       if (!((cols[C.httpRequests * n + i] as number) > 0) || cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
       const f = flows[i] as FlowRecord;
-      const http = f.http;
+      const http = httpOf(flows, i);
       if (!http) continue;
       const matched = matchedRules(http.uri, http.userAgent);
       if (matched.length === 0) continue;
