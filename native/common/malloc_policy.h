@@ -1,5 +1,5 @@
-// The process's malloc policy (glibc): pins malloc's mmap and trim thresholds, so memory a thread frees goes back to
-// the system instead of staying in that thread's arena.
+// The process's malloc policy (glibc): keeps malloc's mmap and trim thresholds where glibc starts them, so memory a
+// thread frees goes back to the system instead of staying in that thread's arena.
 #pragma once
 
 #include <cstddef>
@@ -21,12 +21,7 @@ struct MallocPolicy {
 // that size come from the arenas, and each arena keeps up to twice it of free memory at its top. A capture session's
 // threads (a new pair per loop of a looping replay) and V8's and libuv's helper threads each use their own arena, so a
 // server kept 60 MB of free-but-resident memory in its thread arenas. Setting the thresholds turns the raise off.
-// The trim threshold stays at glibc's 128 KiB start: free memory above it at an arena's top goes back to the system,
-// which is what bounds the arenas. The mmap threshold is set above the blocks the sensor allocates and frees over and
-// over (each flow batch's ArrayBuffer, 0.3-1.5 MB; the read-ahead chunks, 512 KiB): mapped fresh, each cost a mmap,
-// a page fault per 4 KiB touched and a munmap (about 60,000 more page faults per run of the detection bench, ~10% of
-// its CPU time; bench/README.md, Detection). Larger blocks are still mapped, and unmapped when freed.
-constexpr size_t kMallocMmapThresholdBytes = size_t{2} << 20;
+constexpr size_t kMallocMmapThresholdBytes = size_t{128} << 10;
 constexpr size_t kMallocTrimThresholdBytes = size_t{128} << 10;
 
 // Sets the thresholds above with mallopt(), once per process, unless the environment sets glibc's malloc tunables
