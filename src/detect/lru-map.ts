@@ -294,10 +294,13 @@ export class BoundedSet {
 
 /**
  * A bounded map from a text key to its newest few values (values equal under `identity` count once), the least
- * recently touched key forgotten first past `maxKeys`: the server names and programs seen per address or pair.
+ * recently touched key forgotten first past `maxKeys`: the server names and programs seen per address or pair. Kept in
+ * an {@link LruTable}, so touching a key relinks it instead of deleting and re-inserting it in a Map (every flow with a
+ * server name touches two keys).
  */
 export class RecentValues<T> {
-  private readonly map = new Map<string, T[]>();
+  private readonly table = new LruTable<T[]>();
+  private readonly key: TableKey = { a: 0, b: 0, text: null };
 
   constructor(
     private readonly maxKeys: number,
@@ -306,24 +309,40 @@ export class RecentValues<T> {
   ) {}
 
   get size(): number {
-    return this.map.size;
+    return this.table.size;
   }
 
   add(key: string, value: T): void {
-    let list = this.map.get(key);
-    if (list === undefined) list = [];
-    else this.map.delete(key); // re-inserted below: most recent last
+    this.key.text = key;
+    const slot = this.table.find(this.key);
+    if (slot < 0) {
+      this.table.add(this.key, [value]);
+      this.table.cap(this.maxKeys);
+      return;
+    }
+    this.table.use(slot);
+    const list = this.table.value(slot);
     const id = this.identity(value);
-    const at = list.findIndex((v) => this.identity(v) === id);
-    if (at >= 0) list.splice(at, 1);
+    // An equal value moves to the newest place (most often it is there already).
+    const last = list.length - 1;
+    if (this.identity(list[last] as T) === id) {
+      list[last] = value;
+      return;
+    }
+    for (let at = 0; at < last; at++) {
+      if (this.identity(list[at] as T) === id) {
+        list.splice(at, 1);
+        break;
+      }
+    }
     list.push(value);
     if (list.length > this.maxValues) list.shift();
-    this.map.set(key, list);
-    if (this.map.size > this.maxKeys) this.map.delete(this.map.keys().next().value as string);
   }
 
   get(key: string): readonly T[] {
-    return this.map.get(key) ?? [];
+    this.key.text = key;
+    const slot = this.table.find(this.key);
+    return slot < 0 ? [] : this.table.value(slot);
   }
 }
 

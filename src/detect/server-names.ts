@@ -25,6 +25,25 @@ export function normaliseName(name: string | null | undefined): string | null {
   return n === '' ? null : n;
 }
 
+/** Each batch's normalised server names, once per batch (the index and the beacon detector both read them). */
+const namesByBatch = new WeakMap<readonly FlowRecord[], ReadonlyArray<string | null>>();
+
+/**
+ * The {@link normaliseName} of every flow's `serverName` in a batch, aligned with it: computed at the first call for a
+ * batch and remembered while the batch lives (as flow-batch.ts `flowColumns` remembers its columns), so the consumers
+ * of one batch decode and lower-case each name once.
+ */
+export function serverNamesOf(flows: readonly FlowRecord[]): ReadonlyArray<string | null> {
+  let names = namesByBatch.get(flows);
+  if (names === undefined) {
+    const out = new Array<string | null>(flows.length);
+    for (let i = 0; i < flows.length; i++) out[i] = normaliseName((flows[i] as FlowRecord).serverName);
+    names = out;
+    namesByBatch.set(flows, names);
+  }
+  return names;
+}
+
 /** `a` followed by the names of `b` it lacks, at most `max` (the first ones are kept: an alert keeps the names it opened with). */
 export function mergeNames(a: readonly string[], b: readonly string[] | undefined, max: number): string[] {
   const out = a.length > max ? a.slice(0, max) : [...a];
@@ -67,9 +86,11 @@ export class ServerNameIndex {
 
   /** Learns the names of a batch's flows (the responder, `dstIp`, is the server a name names). */
   observe(flows: readonly FlowRecord[]): void {
-    for (const f of flows) {
-      const name = normaliseName(f.serverName);
+    const names = serverNamesOf(flows);
+    for (let i = 0; i < flows.length; i++) {
+      const name = names[i] as string | null;
       if (name === null) continue;
+      const f = flows[i] as FlowRecord;
       this.pairs.add(pairKey(f.srcIp, f.dstIp), name);
       this.servers.add(f.dstIp, name);
     }

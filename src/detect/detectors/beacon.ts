@@ -22,7 +22,7 @@ import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../nati
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { BoundedSet, KeyTable, type Keyed, type TableKey } from '../lru-map.js';
-import { normaliseName } from '../server-names.js';
+import { serverNamesOf } from '../server-names.js';
 import { addressesOfPairKey, addressPairKey, isGroupAddressAt, isPrivateAt } from './address.js';
 import { LOGIN_PORTS } from './brute-force.js';
 import { unsolicitedSynAck } from './flood.js';
@@ -61,35 +61,55 @@ interface BeaconState extends Keyed {
 }
 
 const MAX_STARTS = 64;
+/** Server names whose allowlist answer is remembered (the memo starts over past this). */
+const MAX_REMEMBERED_NAMES = 4096;
 /** Bowley skewness is judged from this many intervals on (fewer make its quartiles too noisy). */
 const MIN_INTERVALS_FOR_SKEW = 9;
 /** Largest |Bowley skewness| of the intervals accepted. */
 const MAX_SKEW = 0.5;
 
+/** Median of sorted `s[lo .. hi-1]` (at least one value). */
+function medianOf(s: ArrayLike<number>, lo: number, hi: number): number {
+  const len = hi - lo;
+  const m = lo + (len >> 1);
+  return len % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
 /** Quartiles of sorted `s` (at least one value): Q2 the median, Q1/Q3 the medians of the halves below and above it. */
-export function quartiles(s: readonly number[]): [number, number, number] {
-  const med = (lo: number, hi: number): number => {
-    const len = hi - lo;
-    const m = lo + (len >> 1);
-    return len % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-  };
+export function quartiles(s: ArrayLike<number>): [number, number, number] {
   const n = s.length;
   if (n === 1) return [s[0] as number, s[0] as number, s[0] as number];
   const half = n >> 1;
-  return [med(0, half), med(0, n), med(n % 2 === 1 ? half + 1 : half, n)];
+  return [medianOf(s, 0, half), medianOf(s, 0, n), medianOf(s, n % 2 === 1 ? half + 1 : half, n)];
 }
 
 /** Bowley (quartile) skewness of sorted `s`: (Q3 + Q1 - 2 Q2) / (Q3 - Q1); 0 when the median is a quartile. */
-export function bowleySkewness(s: readonly number[]): number {
-  const [q1, q2, q3] = quartiles(s);
+export function bowleySkewness(s: ArrayLike<number>): number {
+  const n = s.length;
+  if (n === 1) return 0;
+  const half = n >> 1;
+  const q1 = medianOf(s, 0, half);
+  const q2 = medianOf(s, 0, n);
+  const q3 = medianOf(s, n % 2 === 1 ? half + 1 : half, n);
   return q3 > q1 && q2 !== q1 && q2 !== q3 ? (q1 + q3 - 2 * q2) / (q3 - q1) : 0;
 }
 
+/** Scratch for the absolute deviations (a series holds at most {@link MAX_STARTS} values; grown if ever needed). */
+let deviations = new Float64Array(MAX_STARTS);
+
 /** Median absolute deviation about the median of sorted `s`. */
-export function medianAbsoluteDeviation(s: readonly number[]): number {
-  const median = quartiles(s)[1];
-  return quartiles(s.map((x) => Math.abs(x - median)).sort((a, b) => a - b))[1];
+export function medianAbsoluteDeviation(s: ArrayLike<number>): number {
+  const n = s.length;
+  const median = medianOf(s, 0, n);
+  if (deviations.length < n) deviations = new Float64Array(n);
+  for (let i = 0; i < n; i++) deviations[i] = Math.abs((s[i] as number) - median);
+  // A typed array sorts numerically without a comparator call per step.
+  const d = deviations.subarray(0, n).sort();
+  return medianOf(d, 0, n);
 }
+
+/** `x` rounded to 3 decimals. */
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 /** What the timing and size tests measured for a series. */
 export interface BeaconStats {
@@ -110,40 +130,54 @@ export interface BeaconStats {
 }
 
 /** RITA's statistical score of sorted values: mean of 1 - |Bowley skewness| and the MAD score (`madDefault` below a median of 1). */
-function ritaScore(s: readonly number[], madDefault: number): number {
-  const median = quartiles(s)[1];
+function ritaScore(s: ArrayLike<number>, madDefault: number): number {
+  const median = medianOf(s, 0, s.length);
   let mad = madDefault;
   if (median >= 1) mad = Math.max(0, (median - medianAbsoluteDeviation(s)) / median);
   return Math.round(((1 - Math.abs(bowleySkewness(s)) + mad) / 2) * 1000) / 1000;
 }
 
-/** The timing and size measures of a series: `starts` sorted (ms, at least 3), `sizes` aligned bytes. */
-export function beaconStats(starts: readonly number[], sizes: readonly number[]): BeaconStats {
-  const intervals: number[] = [];
+/** The timing measures of a series ({@link BeaconStats} without the size ones). */
+type TimingStats = Pick<BeaconStats, 'medianSec' | 'jitter' | 'spread' | 'skew' | 'timingScore'>;
+
+/** Scratch for a series' intervals (see {@link deviations}). */
+let intervalScratch = new Float64Array(MAX_STARTS);
+
+/** The timing measures of sorted `starts` (ms, at least 3). */
+function timingStats(starts: readonly number[]): TimingStats {
+  if (intervalScratch.length < starts.length) intervalScratch = new Float64Array(starts.length);
+  let k = 0;
   for (let i = 1; i < starts.length; i++) {
     const d = ((starts[i] as number) - (starts[i - 1] as number)) / 1000;
-    if (d > 0) intervals.push(d);
+    if (d > 0) intervalScratch[k++] = d;
   }
-  intervals.sort((a, b) => a - b);
-  const bytes = [...sizes].sort((a, b) => a - b);
-  if (intervals.length === 0)
-    return { medianSec: 0, jitter: 0, spread: 0, skew: 0, timingScore: 0, sizeScore: ritaScore(bytes, 0), medianBytes: quartiles(bytes)[1] };
+  if (k === 0) return { medianSec: 0, jitter: 0, spread: 0, skew: 0, timingScore: 0 };
+  const intervals = intervalScratch.subarray(0, k).sort();
   const [q1, median, q3] = quartiles(intervals);
   const jitter = median > 0 ? medianAbsoluteDeviation(intervals) / median : 1;
-  const round = (x: number): number => Math.round(x * 1000) / 1000;
+  const skew = bowleySkewness(intervals);
   return {
-    medianSec: round(median),
-    jitter: round(jitter),
-    spread: round(median > 0 ? (q3 - q1) / median : 1),
-    skew: round(bowleySkewness(intervals)),
-    timingScore: round((1 - Math.abs(bowleySkewness(intervals)) + Math.max(0, 1 - jitter)) / 2),
-    sizeScore: ritaScore(bytes, 0),
-    medianBytes: quartiles(bytes)[1],
+    medianSec: round3(median),
+    jitter: round3(jitter),
+    spread: round3(median > 0 ? (q3 - q1) / median : 1),
+    skew: round3(skew),
+    timingScore: round3((1 - Math.abs(skew) + Math.max(0, 1 - jitter)) / 2),
   };
 }
 
+/** The size measures of a series: RITA's data-size score and the median of `sizes` (bytes, in any order). */
+function sizeStats(sizes: readonly number[]): Pick<BeaconStats, 'sizeScore' | 'medianBytes'> {
+  const bytes = Float64Array.from(sizes).sort();
+  return { sizeScore: ritaScore(bytes, 0), medianBytes: medianOf(bytes, 0, bytes.length) };
+}
+
+/** The timing and size measures of a series: `starts` sorted (ms, at least 3), `sizes` aligned bytes. */
+export function beaconStats(starts: readonly number[], sizes: readonly number[]): BeaconStats {
+  return { ...timingStats(starts), ...sizeStats(sizes) };
+}
+
 /** True when `stats` of `intervals` intervals pass the timing tests of `config`. */
-export function isRegular(stats: BeaconStats, intervals: number, config: BeaconConfig): boolean {
+export function isRegular(stats: Pick<BeaconStats, 'medianSec' | 'jitter' | 'spread' | 'skew'>, intervals: number, config: BeaconConfig): boolean {
   if (stats.medianSec < config.minIntervalSec) return false;
   if (stats.jitter > config.maxJitter || stats.spread > 2 * config.maxJitter) return false;
   return intervals < MIN_INTERVALS_FOR_SKEW || Math.abs(stats.skew) <= MAX_SKEW;
@@ -172,6 +206,8 @@ export class BeaconDetector implements Detector {
   private readonly allowNames: ReadonlySet<string>;
   /** Allowlisted server addresses (normalised text, as `c.ip` gives it). */
   private readonly allowAddresses: ReadonlySet<string>;
+  /** Names already checked against {@link allowNames} (see `allowedName`). */
+  private readonly allowedNames = new Map<string, boolean>();
 
   constructor(
     private readonly config: BeaconConfig,
@@ -207,8 +243,8 @@ export class BeaconDetector implements Detector {
       if (!isPrivateAt(c, i) && isPrivateAt(c, n + i)) continue;
       const t = c.firstSeenMs(i);
       const bytes = cols[C.bytes * n + i] as number;
-      const name = (cols[C.serverNameSource * n + i] as number) > 0 ? normaliseName((flows[i] as FlowRecord).serverName) : null;
-      if (name !== null && allowedName(name, this.allowNames)) continue;
+      const name = (cols[C.serverNameSource * n + i] as number) > 0 ? (serverNamesOf(flows)[i] as string | null) : null;
+      if (name !== null && this.allowedName(name)) continue;
       // Public DoH resolvers by address (only where DoH and DoT run: the address text is built for those ports only).
       if ((dstPort === 443 || dstPort === 853) && this.allowAddresses.has(c.ip(n + i))) continue;
       const inFlow = this.inFlow(c, i, name);
@@ -268,18 +304,32 @@ export class BeaconDetector implements Detector {
    */
   private inFlow(c: FlowColumns, i: number, name: string | null): Finding | null {
     const { cols, n } = c;
-    const col = (k: number): number => cols[k * n + i] as number;
-    const idleMean = col(C.idleMeanUs);
+    const idleMean = cols[C.idleMeanUs * n + i] as number;
     if (!(idleMean > 0)) return null;
-    const activeMean = col(C.activeMeanUs);
-    const bursts = Math.round((col(C.durationUs) - activeMean) / (activeMean + idleMean)) + 1;
+    const activeMean = cols[C.activeMeanUs * n + i] as number;
+    const bursts = Math.round(((cols[C.durationUs * n + i] as number) - activeMean) / (activeMean + idleMean)) + 1;
     if (bursts < this.config.minConnections) return null;
-    const cv = col(C.idleStdUs) / idleMean;
+    const cv = (cols[C.idleStdUs * n + i] as number) / idleMean;
     if (cv > this.config.maxJitter) return null;
-    const payload = col(C.fwdPayloadBytes) + col(C.bwdPayloadBytes);
+    const payload = (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number);
     if (payload / bursts < MIN_BURST_BYTES) return null;
     const intervalSec = Math.round((idleMean + activeMean) / 1e4) / 100;
     if (intervalSec < this.config.minIntervalSec) return null;
+    return this.inFlowFinding(c, i, name, { bursts, cv, payload, intervalSec, idleMean });
+  }
+
+  /**
+   * The finding of a flow {@link inFlow} found check-ins in (a function of its own: the closure below would make every
+   * call of `inFlow` allocate its context, and most flows are rejected there).
+   */
+  private inFlowFinding(
+    c: FlowColumns,
+    i: number,
+    name: string | null,
+    { bursts, cv, payload, intervalSec, idleMean }: { bursts: number; cv: number; payload: number; intervalSec: number; idleMean: number },
+  ): Finding | null {
+    const { cols, n } = c;
+    const col = (k: number): number => cols[k * n + i] as number;
     const srcIp = c.ip(i);
     const dstIp = c.ip(n + i);
     const dstPort = col(C.dstPort);
@@ -287,7 +337,6 @@ export class BeaconDetector implements Detector {
     const key = `${srcIp}>${dstIp}:${dstPort}/${protocol}`;
     if (!this.inFlowReported.add(key)) return null;
     const server = name ?? `${dstIp}:${dstPort}`;
-    const round = (x: number): number => Math.round(x * 1000) / 1000;
     return {
       category: 'beaconing',
       source: 'rule',
@@ -315,14 +364,25 @@ export class BeaconDetector implements Detector {
         connections: 1,
         bursts,
         medianIntervalSec: intervalSec,
-        idleMeanSec: round(idleMean / 1e6),
-        idleStdSec: round(col(C.idleStdUs) / 1e6),
-        idleMinSec: round(col(C.idleMinUs) / 1e6),
-        idleMaxSec: round(col(C.idleMaxUs) / 1e6),
-        jitter: round(cv),
+        idleMeanSec: round3(idleMean / 1e6),
+        idleStdSec: round3(col(C.idleStdUs) / 1e6),
+        idleMinSec: round3(col(C.idleMinUs) / 1e6),
+        idleMaxSec: round3(col(C.idleMaxUs) / 1e6),
+        jitter: round3(cv),
         bytesPerBurst: Math.round(payload / bursts),
       },
     };
+  }
+
+  /** {@link allowedName} against the allowlist, remembered per name (a few thousand names at most, then forgotten). */
+  private allowedName(name: string): boolean {
+    let allowed = this.allowedNames.get(name);
+    if (allowed === undefined) {
+      if (this.allowedNames.size >= MAX_REMEMBERED_NAMES) this.allowedNames.clear();
+      allowed = allowedName(name, this.allowNames);
+      this.allowedNames.set(name, allowed);
+    }
+    return allowed;
   }
 
   private newState(t: number, bytes: number, srcPort: number, dstPort: number, protocol: number, name: string | null): BeaconState {
@@ -368,8 +428,10 @@ export class BeaconDetector implements Detector {
     }
     state.unreported = Math.min(state.unreported, starts.length);
     if (starts.length < this.config.minConnections || state.unreported === 0) return null;
-    const stats = beaconStats(starts, sizes);
-    if (!isRegular(stats, starts.length - 1, this.config)) return null;
+    // Timing first: most series judged are irregular, and their sizes need not be sorted.
+    const timing = timingStats(starts);
+    if (!isRegular(timing, starts.length - 1, this.config)) return null;
+    const stats: BeaconStats = { ...timing, ...sizeStats(sizes) };
     const fresh = state.unreported;
     state.unreported = 0;
     let srcIp: string;

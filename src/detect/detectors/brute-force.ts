@@ -24,6 +24,7 @@ import { flowColumns } from '../../native/flow-batch.js';
 import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressesOfPairKey, addressPairKey } from './address.js';
+import { httpOf } from '../batch-fields.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { KeyTable, type Keyed } from '../lru-map.js';
 
@@ -152,7 +153,7 @@ export class BruteForceDetector implements Detector {
       if ((cols[C.smbTrees * n + i] as number) > 0 && (cols[C.smbRequests * n + i] as number) >= 0) continue;
       // Cleartext HTTP: a login form is posted (CIC-IDS2017's and Patator's web brute force post every guess); runs of
       // GETs are browsing, polling or crawling.
-      if (byContent && app === HTTP_APP && (flows[i] as FlowRecord).http?.method !== 'POST') continue;
+      if (byContent && app === HTTP_APP && httpOf(flows, i)?.method !== 'POST') continue;
       let flags = app > 0 && byContent && LOGIN_APPS.has(app) ? LOGIN_APP : 0;
       // Text protocols whose servers greet and answer at length (FTP, SMTP, POP3, IMAP banners and error texts).
       const ratio = TALKATIVE_APPS.has(app) ? this.config.maxReplyRatio * TALKATIVE_FACTOR : this.config.maxReplyRatio;

@@ -15,12 +15,16 @@
  * ET ships its plain "PE download" rule in the POLICY category for the same reason.
  */
 import { flowColumns } from '../../native/flow-batch.js';
-import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
+import { FLOW_COLUMN as C, HTTP_BODY_MAGIC, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord, HttpBodyMagic } from '../../native/flow-record.js';
+import { httpOf } from '../batch-fields.js';
 import type { Detector, Finding } from '../finding.js';
 
 /** Body types that are programs. */
 export const EXECUTABLE_MAGIC: ReadonlySet<HttpBodyMagic> = new Set<HttpBodyMagic>(['pe', 'elf', 'macho']);
+
+/** {@link EXECUTABLE_MAGIC} as `httpBodyMagic` column values. */
+const EXECUTABLE_MAGIC_CODES: ReadonlySet<number> = new Set([...EXECUTABLE_MAGIC].map((m) => HTTP_BODY_MAGIC.indexOf(m)));
 
 /** Media type families a program is never honestly served as. */
 const MISLEADING_TYPE_FAMILIES = ['image/', 'text/', 'audio/', 'video/', 'font/'];
@@ -134,8 +138,10 @@ export class ExecutableDownloadDetector implements Detector {
     for (let i = 0; i < n; i++) {
       // Only TCP flows with an HTTP response status (the body is read with the first response); snapshots repeat.
       if (cols[C.protocol * n + i] !== 6 || !((cols[C.httpStatus * n + i] as number) >= 0) || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
+      // Only executable bodies: the HTTP fields are decoded for those alone.
+      if (!EXECUTABLE_MAGIC_CODES.has(cols[C.httpBodyMagic * n + i] as number)) continue;
       const f = flows[i] as FlowRecord;
-      const http = f.http;
+      const http = httpOf(flows, i);
       if (!http?.bodyMagic || !EXECUTABLE_MAGIC.has(http.bodyMagic)) continue;
       const why = disguise(http.contentType, http.uri);
       if (why === null) continue;

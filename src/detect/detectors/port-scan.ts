@@ -122,7 +122,7 @@ export class PortScanDetector implements Detector {
         unanswered = true; // an echo reply is no session: a sweep of live hosts is still a sweep
       } else continue;
       const key = addressKey(c, i);
-      const state = this.sources.use(key) ?? this.sources.add(key, new SourceState());
+      const state = this.sources.use(key) ?? this.sources.add(key, new SourceState(this.config.minPorts, this.config.minHosts));
       state.push(c.firstSeenMs(i), addressRef(c, n + i), service, unanswered);
       state.trimTo(this.maxProbesPerSource);
     }
@@ -154,6 +154,8 @@ export class PortScanDetector implements Detector {
     w.evict(this.config.windowSec * 1000);
     // The tallies tell which destinations and services can make a finding; only their probes are looked at.
     const tallies = w.tallies();
+    // No destination or service has enough distinct others: no candidate (a busy source has thousands of tallies).
+    if (!w.mayMatch()) return [];
     const hosts = this.candidates(tallies.byHost, this.config.minPorts);
     const services = this.candidates(tallies.byService, this.config.minHosts);
     if (!hosts && !services) return [];

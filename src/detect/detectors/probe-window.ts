@@ -50,6 +50,26 @@ export class ProbeWindow {
   /** Destination ids free for reuse (null until the tallies start), and the next new one. */
   private freeIds: number[] | null = null;
   private nextId = 0;
+  /** Destinations with at least `minServices` distinct services, and services with at least `minHosts` destinations. */
+  private hostsAtMin = 0;
+  private servicesAtMin = 0;
+
+  /**
+   * `minServices` and `minHosts`: the distinct counts a destination or a service needs to matter (the detector's
+   * thresholds), counted as probes come and go so that {@link mayMatch} needs no pass over the tallies.
+   */
+  constructor(
+    private readonly minServices = 0,
+    private readonly minHosts = 0,
+  ) {}
+
+  /**
+   * False when no destination has `minServices` distinct services and no service `minHosts` destinations in the
+   * window (then no tally passes those thresholds); true otherwise, and before the tallies start.
+   */
+  mayMatch(): boolean {
+    return this.byHost === null || this.hostsAtMin > 0 || this.servicesAtMin > 0;
+  }
 
   get length(): number {
     return this.dst.length;
@@ -163,13 +183,13 @@ export class ProbeWindow {
     const v = (pairs.get(key) ?? 0) + by;
     if (v === 0) {
       pairs.delete(key);
-      h.distinct--;
-      s.distinct--;
+      if (h.distinct-- === this.minServices) this.hostsAtMin--;
+      if (s.distinct-- === this.minHosts) this.servicesAtMin--;
     } else {
       pairs.set(key, v);
       if (v === 1 && by === 1) {
-        h.distinct++;
-        s.distinct++;
+        if (++h.distinct === this.minServices) this.hostsAtMin++;
+        if (++s.distinct === this.minHosts) this.servicesAtMin++;
       }
     }
     if (h.probes === 0) {

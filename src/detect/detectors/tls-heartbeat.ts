@@ -94,6 +94,8 @@ export class TlsHeartbeatDetector implements Detector {
     for (let i = 0; i < n; i++) {
       // Only TCP flows with a TLS label; snapshots repeat a flow's totals (its end record judges it).
       if (cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
+      // Only flows with a heartbeat (or its flags): the TLS fields are decoded for those alone.
+      if (cols[C.tlsHbClient * n + i] === 0 && cols[C.tlsHbServer * n + i] === 0 && cols[C.tlsHbFlags * n + i] === 0) continue;
       const f = flows[i] as FlowRecord;
       const hb = f.tls?.heartbeats;
       if (!hb) continue;

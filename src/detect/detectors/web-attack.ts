@@ -13,6 +13,7 @@ import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js'
 import type { FlowHttp, FlowRecord } from '../../native/flow-record.js';
 import type { Severity } from '../../domain/alert.js';
 import { severityRank } from '../../domain/alert.js';
+import { httpOf } from '../batch-fields.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 
 /** Where a rule looks: the decoded URI (path and query) or the User-Agent header. */
@@ -140,33 +141,53 @@ export function normaliseUri(uri: string): string {
 
 /** The rules a request matches, in rule order (empty when none). */
 export function matchWebAttack(http: Pick<FlowHttp, 'uri' | 'userAgent'>): WebAttackRule[] {
-  const uri = http.uri ? candidate('uri', http.uri) : null;
-  const userAgent = http.userAgent ? candidate('userAgent', http.userAgent) : null;
-  if (uri === null && userAgent === null) return [];
-  const text: Record<WebField, string | null> = { uri, userAgent };
-  return WEB_ATTACK_RULES.filter((r) => r.fields.some((f) => text[f] !== null && r.pattern.test(text[f] as string)));
+  return [...matchedRules(http.uri, http.userAgent)];
 }
 
-/**
- * User-Agent strings repeat across a host's requests: the verdict of the last {@link UA_CACHE} distinct ones is kept
- * (the normalised text when a rule may match, else null), so the gate runs once per string.
- */
-const UA_CACHE = 256;
-const uaVerdicts = new Map<string, string | null>();
+/** {@link matchWebAttack}'s rules as a shared array (one per combination of rules matched): not to be changed. */
+function matchedRules(uri: string | null, userAgent: string | null): readonly WebAttackRule[] {
+  const mask = (uri ? fieldMask('uri', uri) : 0) | (userAgent ? fieldMask('userAgent', userAgent) : 0);
+  if (mask === 0) return NO_RULES;
+  let rules = rulesByMask.get(mask);
+  if (rules === undefined) {
+    rules = WEB_ATTACK_RULES.filter((_, k) => (mask & (1 << k)) !== 0);
+    rulesByMask.set(mask, rules);
+  }
+  return rules;
+}
 
-/** The normalised text of a field when some rule may match it (it passes {@link CANDIDATE}), else null. */
-function candidate(field: WebField, raw: string): string | null {
-  if (field === 'userAgent') {
-    const known = uaVerdicts.get(raw);
-    if (known !== undefined) return known;
-  }
+const NO_RULES: readonly WebAttackRule[] = Object.freeze([]);
+// Rule sets are kept as the bits of a 32-bit integer.
+if (WEB_ATTACK_RULES.length > 31) throw new Error('web-attack.ts: more rules than fieldMask() has bits');
+/** The rules of each combination seen (at most one per subset of the rules; few ever occur). */
+const rulesByMask = new Map<number, readonly WebAttackRule[]>();
+
+/**
+ * Texts repeat across requests (a host's User-Agent, a scanner's URIs): the answer for the last {@link FIELD_CACHE}
+ * distinct texts of each field is kept, so normalising and the rules run once per text.
+ */
+const FIELD_CACHE: Record<WebField, number> = { uri: 1024, userAgent: 256 };
+const fieldMasks: Record<WebField, Map<string, number>> = { uri: new Map(), userAgent: new Map() };
+
+/**
+ * The rules matching field `field` of a request, as bits (bit k: `WEB_ATTACK_RULES[k]`): the rules that inspect the
+ * field and whose pattern matches its normalised text, when that text passes the {@link CANDIDATE} gate; else 0.
+ */
+function fieldMask(field: WebField, raw: string): number {
+  const cache = fieldMasks[field];
+  let mask = cache.get(raw);
+  if (mask !== undefined) return mask;
+  mask = 0;
   const t = normaliseUri(raw);
-  const verdict = CANDIDATE[field].test(t) ? t : null;
-  if (field === 'userAgent') {
-    if (uaVerdicts.size >= UA_CACHE) uaVerdicts.delete(uaVerdicts.keys().next().value as string);
-    uaVerdicts.set(raw, verdict);
+  if (CANDIDATE[field].test(t)) {
+    for (let k = 0; k < WEB_ATTACK_RULES.length; k++) {
+      const r = WEB_ATTACK_RULES[k] as WebAttackRule;
+      if (r.fields.includes(field) && r.pattern.test(t)) mask |= 1 << k;
+    }
   }
-  return verdict;
+  if (cache.size >= FIELD_CACHE[field]) cache.delete(cache.keys().next().value as string);
+  cache.set(raw, mask);
+  return mask;
 }
 
 interface WebAttackState {
@@ -180,6 +201,9 @@ interface WebAttackState {
 
 const EXAMPLES = 3;
 const MAX_TEXT = 200;
+
+/** `t` cut to {@link MAX_TEXT} characters. */
+const cut = (t: string | null): string | null => (t === null ? null : t.slice(0, MAX_TEXT));
 
 export class WebAttackDetector implements Detector {
   readonly name = 'web_attack';
@@ -195,9 +219,9 @@ export class WebAttackDetector implements Detector {
     for (let i = 0; i < n; i++) {
       if (!((cols[C.httpRequests * n + i] as number) > 0) || cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
       const f = flows[i] as FlowRecord;
-      const http = f.http;
+      const http = httpOf(flows, i);
       if (!http) continue;
-      const matched = matchWebAttack(http);
+      const matched = matchedRules(http.uri, http.userAgent);
       if (matched.length === 0) continue;
       const key = `${f.srcIp}|${f.dstIp}|${f.dstPort}`;
       let s = this.states.get(key);
@@ -211,9 +235,8 @@ export class WebAttackDetector implements Detector {
         s.rules.set(r.id, (s.rules.get(r.id) ?? 0) + 1);
         if (severityRank(r.severity) > severityRank(s.severity)) s.severity = r.severity;
       }
-      const ids = matched.map((r) => r.id);
       if (s.examples.length < EXAMPLES && !s.examples.some((e) => e.uri === http.uri && e.userAgent === http.userAgent)) {
-        const cut = (t: string | null): string | null => (t === null ? null : t.slice(0, MAX_TEXT));
+        const ids = matched.map((r) => r.id);
         s.examples.push({ method: http.method, host: cut(http.host), uri: cut(http.uri), userAgent: cut(http.userAgent), rules: ids });
       }
       const entry = fresh.get(key);

@@ -15,12 +15,15 @@ interface Probe {
 const SERVICES = [0 * 256 + 6, 1 * 256 + 17, 22 * 256 + 6, 65535 * 256 + 17, 65535 * 256 + 255, 2 ** 24, 70000 * 256 + 6, 80.5];
 
 describe('detect/detectors/probe-window: ProbeWindow', () => {
-  it('keeps the probes the old filter and splice kept, and tallies that match a recount', () => {
+  it('keeps the probes the old filter and splice kept, and tallies and mayMatch() that match a recount', () => {
     const rnd = seededRandom(777);
     for (let run = 0; run < 30; run++) {
       const windowMs = 500 * (1 + rnd(8));
       const max = 5 + rnd(60);
-      const w = new ProbeWindow();
+      // Thresholds for mayMatch(): distinct services per destination, distinct destinations per service.
+      const minServices = 1 + rnd(4);
+      const minHosts = 1 + rnd(4);
+      const w = new ProbeWindow(minServices, minHosts);
       let ref: Probe[] = [];
       let now = 1_700_000_000_000;
       for (let batch = 0; batch < 50; batch++) {
@@ -68,6 +71,8 @@ describe('detect/detectors/probe-window: ProbeWindow', () => {
         expect(norm(byHost)).to.deep.equal(norm(hosts));
         expect(norm(byService)).to.deep.equal(norm(services));
         expect(byHost.size).to.be.above(0);
+        const reachable = [...hosts.values()].some((h) => h.distinct.size >= minServices) || [...services.values()].some((v) => v.distinct.size >= minHosts);
+        expect(w.mayMatch(), `run ${run} batch ${batch}: mayMatch`).to.equal(reachable);
       }
     }
   });
