@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { classicPcap } from '../test/helpers/frame-bytes.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, '..', 'test', 'fixtures', 'pcaps');
@@ -170,22 +171,10 @@ export function buildDemo() {
     }
   }
   all.sort((a, b) => (a.us < b.us ? -1 : a.us > b.us ? 1 : a.order - b.order));
-  const head = Buffer.alloc(24);
-  head.writeUInt32LE(0xa1b2c3d4, 0);
-  head.writeUInt16LE(2, 4);
-  head.writeUInt16LE(4, 6);
-  head.writeUInt32LE(262144, 16);
-  head.writeUInt32LE(1, 20);
-  const parts = [head];
-  for (const f of all) {
-    const rec = Buffer.alloc(16);
-    rec.writeUInt32LE(Number(f.us / 1_000_000n), 0);
-    rec.writeUInt32LE(Number(f.us % 1_000_000n), 4);
-    rec.writeUInt32LE(f.data.length, 8);
-    rec.writeUInt32LE(Math.max(f.orig, f.data.length), 12);
-    parts.push(rec, f.data);
-  }
-  return Buffer.concat(parts);
+  return classicPcap(
+    all.map((f) => ({ us: f.us, frame: f.data, origLen: Math.max(f.orig, f.data.length) })),
+    { snaplen: 262144 },
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -10,25 +10,8 @@ export interface PcapPacket {
   frame: Buffer;
 }
 
-/** A classic little-endian microsecond pcap (LINKTYPE_ETHERNET, snaplen 65535) of `packets`. */
-export function classicPcap(packets: readonly PcapPacket[]): Buffer {
-  const header = Buffer.alloc(24);
-  header.writeUInt32LE(0xa1b2c3d4, 0);
-  header.writeUInt16LE(2, 4);
-  header.writeUInt16LE(4, 6);
-  header.writeUInt32LE(65535, 16);
-  header.writeUInt32LE(1, 20);
-  const parts: Buffer[] = [header];
-  for (const { us, frame } of packets) {
-    const rec = Buffer.alloc(16);
-    rec.writeUInt32LE(Math.floor(us / 1e6), 0);
-    rec.writeUInt32LE(us % 1e6, 4);
-    rec.writeUInt32LE(frame.length, 8);
-    rec.writeUInt32LE(frame.length, 12);
-    parts.push(rec, frame);
-  }
-  return Buffer.concat(parts);
-}
+/** A classic little-endian microsecond pcap (LINKTYPE_ETHERNET, snaplen 65535) of `packets`: frame-bytes.mjs's, shared with the capture recipes. */
+export { classicPcap } from './frame-bytes.mjs';
 
 /** One record of a pcap file: its time (ns) and its captured bytes. */
 export interface PcapRecord {
