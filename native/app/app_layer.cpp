@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "app/dhcp.h"
+#include "app/display_text.h"
 #include "app/http.h"
 #include "app/ssh.h"
 #include "common/byte_order.h"
@@ -174,16 +175,7 @@ const char* AppErrorName(int slot) {
 
 namespace {
 
-char* PutDecimal(char* p, uint32_t v) {
-  char tmp[10];
-  int n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  while (n > 0) *p++ = tmp[--n];
-  return p;
-}
+char* PutDecimal(char* p, uint32_t v) { return p + WriteDecimal(v, p); }
 
 char* PutDottedQuad(char* p, const uint8_t* a) {
   for (int i = 0; i < 4; ++i) {

@@ -21,6 +21,22 @@ enum class TextEncoding : uint8_t { kUtf8, kAscii };
 bool AppendDisplayText(const uint8_t* s, uint32_t n, char* out, uint16_t* len, size_t cap,
                        TextEncoding encoding = TextEncoding::kUtf8);
 
+// Characters of the longest uint32_t in decimal (4294967295).
+constexpr size_t kUint32DecimalChars = 10;
+
+// Writes v in decimal (no sign, no leading zeros, "0" for 0) to out[0..kUint32DecimalChars) and returns the number of
+// characters written; no terminator. The one number renderer of the app-layer texts (JA3 lists, DNS TTLs, addresses).
+inline size_t WriteDecimal(uint32_t v, char* out) {
+  char reversed[kUint32DecimalChars];
+  size_t n = 0;
+  do {
+    reversed[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (size_t i = 0; i < n; ++i) out[i] = reversed[n - 1 - i];
+  return n;
+}
+
 template <size_t N>
 bool AppendDisplayText(const uint8_t* s, uint32_t n, BoundedText<N>* text,
                        TextEncoding encoding = TextEncoding::kUtf8) {

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "app/digest.h"
+#include "app/display_text.h"
 #include "common/byte_order.h"
 #include "common/reader.h"
 
@@ -129,13 +130,9 @@ struct TextBuf {
     if (len < N) data[len++] = c;
   }
   void PutDec(uint32_t v) {
-    char tmp[10];
-    int n = 0;
-    do {
-      tmp[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    while (n > 0) Put(tmp[--n]);
+    char digits[kUint32DecimalChars];
+    const size_t n = WriteDecimal(v, digits);
+    for (size_t i = 0; i < n; ++i) Put(digits[i]);
   }
   void PutHex4(uint16_t v) {
     static const char kHex[] = "0123456789abcdef";
