@@ -157,6 +157,22 @@ export interface Segment {
   payload: Buffer;
 }
 
+/** One SMB2 message from the client, framed for TCP 445. */
+export const clientMessage = (m: Buffer): Segment => ({ fromClient: true, payload: netbios(m) });
+/** One SMB2 message from the server, framed for TCP 445. */
+export const serverMessage = (m: Buffer): Segment => ({ fromClient: false, payload: netbios(m) });
+/** A 16-byte SMB2 FileId filled with `k`. */
+export const fileId = (k: number): Buffer => Buffer.alloc(16, k);
+
+/** Access mask bits of a CREATE (MS-SMB2 2.2.13.1.1). */
+export const FILE_READ_DATA = 0x1;
+export const GENERIC_WRITE = 0x40000000;
+export const GENERIC_READ = 0x80000000;
+/** DCE-RPC interface UUIDs: MS-SCMR svcctl, MS-NRPC netlogon, the endpoint mapper (C706 appendix I). */
+export const SVCCTL_UUID = '367abb81-9844-35f1-ad32-98f038001003';
+export const NETLOGON_UUID = '12345678-1234-abcd-ef00-01234567cffb';
+export const EPM_UUID = 'e1af8308-5d1f-11c9-91a4-08002b14a0fa';
+
 /** TCP connections (handshake, segments in order, FINs) between one client and one server, one after another. */
 export function tcpSessions(
   file: string,

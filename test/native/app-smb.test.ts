@@ -12,11 +12,18 @@ import { replayFile } from '../../src/native/capture.js';
 import type { FlowRecord } from '../../src/native/types.js';
 import { tempDir } from '../helpers/setup.js';
 import {
+  clientMessage as c,
   create,
   createResponse,
   dcerpcBind,
   dcerpcRequest,
+  FILE_READ_DATA,
+  fileId as fid,
+  GENERIC_WRITE,
   netbios,
+  NETLOGON_UUID,
+  serverMessage as s,
+  SVCCTL_UUID,
   tcpSessions,
   transceive,
   treeConnect,
@@ -27,13 +34,6 @@ import {
 
 const ATTACKER = [192, 168, 10, 31];
 const VICTIM = [192, 168, 10, 10];
-const SVCCTL = '367abb81-9844-35f1-ad32-98f038001003';
-const NETLOGON = '12345678-1234-abcd-ef00-01234567cffb';
-const GENERIC_WRITE = 0x40000000;
-const FILE_READ_DATA = 0x1;
-const c = (m: Buffer): Segment => ({ fromClient: true, payload: netbios(m) });
-const s = (m: Buffer): Segment => ({ fromClient: false, payload: netbios(m) });
-const fid = (k: number): Buffer => Buffer.alloc(16, k);
 
 /** PsExec's shape: PSEXESVC.exe onto ADMIN$ (its write cut over three segments), then svcctl on IPC$. */
 function psexecSegments(): Segment[] {
@@ -52,7 +52,7 @@ function psexecSegments(): Segment[] {
     s(treeConnectResponse(5, 2, 2)),
     c(create(6, 2, 'svcctl', GENERIC_WRITE | FILE_READ_DATA, 1)),
     s(createResponse(6, 2, fid(9))),
-    c(write(7, 2, fid(9), dcerpcBind(SVCCTL, 2))),
+    c(write(7, 2, fid(9), dcerpcBind(SVCCTL_UUID, 2))),
     c(transceive(8, 2, fid(9), dcerpcRequest(15, Buffer.alloc(40)))),
     c(transceive(9, 2, fid(9), dcerpcRequest(12, Buffer.alloc(200)))),
     c(transceive(10, 2, fid(9), dcerpcRequest(19, Buffer.alloc(24)))),
@@ -140,7 +140,7 @@ describe('SMB2 and DCE-RPC (native/app/smb, dcerpc)', function () {
     badSize.writeUInt16LE(63, 4); // StructureSize must be 64
     const badOffset = create(3, 1, 'x.exe', GENERIC_WRITE, 2);
     badOffset.writeUInt16LE(900, 64 + 44); // NameOffset past the message
-    const rpc = Buffer.concat([dcerpcBind(NETLOGON, 1), Buffer.from('garbage that is no DCE-RPC header')]);
+    const rpc = Buffer.concat([dcerpcBind(NETLOGON_UUID, 1), Buffer.from('garbage that is no DCE-RPC header')]);
     tcpSessions(file, ATTACKER, VICTIM, [
       { port: 445, segments: [c(badSize), c(badOffset), c(treeConnect(4, '\\\\dc1\\public')), s(treeConnectResponse(4, 1, 1))] },
       { port: 49668, segments: [{ fromClient: true, payload: rpc }] },
@@ -159,7 +159,7 @@ describe('SMB2 and DCE-RPC (native/app/smb, dcerpc)', function () {
     const attempt = {
       port: 49668,
       segments: [
-        { fromClient: true, payload: dcerpcBind(NETLOGON, 1) },
+        { fromClient: true, payload: dcerpcBind(NETLOGON_UUID, 1) },
         { fromClient: true, payload: Buffer.concat([dcerpcRequest(4, Buffer.alloc(30)), dcerpcRequest(26, Buffer.alloc(60), 3)]) },
       ],
     };
