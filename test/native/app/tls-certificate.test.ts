@@ -13,15 +13,12 @@ import { replayFile } from '../../../src/native/capture.js';
 import type { FlowRecord } from '../../../src/native/flow-record.js';
 import { loadBinding } from '../../../src/native/load.js';
 import { FIXTURES } from '../../helpers/setup.js';
+import { bytes, hex16, hex24, hex8, records } from '../../helpers/tls-hex.js';
 
 const addon = loadBinding();
 const parse = (input: Uint8Array | Uint8Array[]): Binding.TlsParseResult => addon._parseTls(input);
 
 // ---- DER and TLS builders (hex) ----
-const hex8 = (n: number): string => n.toString(16).padStart(2, '0');
-const hex16 = (n: number): string => n.toString(16).padStart(4, '0');
-const hex24 = (n: number): string => n.toString(16).padStart(6, '0');
-const bytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
 /** A DER element: tag, definite length (short or long form), contents. */
 function der(tag: number, body: string): string {
   const n = body.length / 2;
@@ -72,15 +69,6 @@ function serverHello(version = 0x0303): string {
   const exts = version === 0x0304 ? '0006' + '002b0002' + '0304' : '';
   const body = '0303' + '11'.repeat(32) + '00' + 'c02f' + '00' + exts;
   return '02' + hex24(body.length / 2) + body;
-}
-/** Handshake bytes (hex) as TLS records of at most `size` bytes. */
-function records(msg: string, size = 16384, type = 22): string {
-  let out = '';
-  for (let i = 0; i < msg.length; i += size * 2) {
-    const chunk = msg.slice(i, i + size * 2);
-    out += hex8(type) + '0303' + hex16(chunk.length / 2) + chunk;
-  }
-  return out;
 }
 const SERVER_HELLO_DONE = '0e000000';
 /** The server's flight: ServerHello, Certificate, ServerHelloDone in one record. */

@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { Binding } from '../../../binding.js';
 import { loadBinding } from '../../../src/native/load.js';
 import { FIXTURES } from '../../helpers/setup.js';
+import { bytes, hex16, hex24, hex8, records as tlsRecords } from '../../helpers/tls-hex.js';
 
 const addon = loadBinding();
 const parse = (bytes: Uint8Array | Uint8Array[], quic?: boolean): Binding.TlsParseResult => addon._parseTls(bytes, quic);
@@ -34,10 +35,6 @@ const readJson = <T>(name: string): T => JSON.parse(readFileSync(path.join(FIXTU
 const TSHARK = readJson<TsharkHello[]>('tshark-clienthellos.json');
 
 // ---- hex builders ----
-const hex8 = (n: number): string => n.toString(16).padStart(2, '0');
-const hex16 = (n: number): string => n.toString(16).padStart(4, '0');
-const hex24 = (n: number): string => n.toString(16).padStart(6, '0');
-const bytes = (hex: string): Buffer => Buffer.from(hex.replace(/\s+/g, ''), 'hex');
 const ascii = (s: string): string => Buffer.from(s, 'latin1').toString('hex');
 const vec8 = (body: string): string => hex8(body.length / 2) + body;
 const vec16 = (body: string): string => hex16(body.length / 2) + body;
@@ -68,15 +65,8 @@ function serverHello(o: { version?: number; cipher: number; exts?: string[] }): 
   const body = hex16(o.version ?? 0x0303) + RANDOM + vec8('') + hex16(o.cipher) + '00' + (o.exts === undefined ? '' : vec16(o.exts.join('')));
   return '02' + hex24(body.length / 2) + body;
 }
-/** Wraps handshake bytes (hex) in TLS records of at most `size` bytes each (content type 22 unless given). */
-function records(msg: string, size = 16384, type = 22): string {
-  let out = '';
-  for (let i = 0; i < msg.length; i += size * 2) {
-    const chunk = msg.slice(i, i + size * 2);
-    out += hex8(type) + '0301' + hex16(chunk.length / 2) + chunk;
-  }
-  return out;
-}
+/** Wraps handshake bytes (hex) in TLS records of at most `size` bytes each, record version 0x0301 as clients send. */
+const records = (msg: string, size?: number, type?: number): string => tlsRecords(msg, size, type, 0x0301);
 /** The handshake message carried by a run of records (hex in, hex out). */
 function unwrap(recordsHex: string): string {
   const b = bytes(recordsHex);
