@@ -1,10 +1,9 @@
 /**
  * SMB2 (MS-SMB2 2.2) and DCE-RPC (C706 ch. 12) messages built byte by byte for tests: the fields the capture core
  * reads (native/app/smb.h, dcerpc.h) with the rest zero. Each builder returns one message; {@link netbios} frames it
- * for TCP 445 and {@link tcpSession} writes whole TCP connections into a classic pcap.
+ * for TCP 445 and pcap-file.ts's `tcpSessions` writes whole TCP connections into a classic pcap.
  */
-import { writeFileSync } from 'node:fs';
-import { classicPcap, type PcapPacket } from './pcap-file.js';
+import type { Segment } from './pcap-file.js';
 
 /** UTF-16LE bytes of a name. */
 export const utf16 = (s: string): Buffer => Buffer.from(s, 'utf16le');
@@ -151,12 +150,6 @@ export function dcerpcRequest(opnum: number, stub: Buffer, callId = 2): Buffer {
   return Buffer.concat([dcerpcHeader(0, 16 + 8 + stub.length, callId), body, stub]);
 }
 
-/** One TCP connection's segments: true = client to server. */
-export interface Segment {
-  fromClient: boolean;
-  payload: Buffer;
-}
-
 /** One SMB2 message from the client, framed for TCP 445. */
 export const clientMessage = (m: Buffer): Segment => ({ fromClient: true, payload: netbios(m) });
 /** One SMB2 message from the server, framed for TCP 445. */
@@ -172,52 +165,3 @@ export const GENERIC_READ = 0x80000000;
 export const SVCCTL_UUID = '367abb81-9844-35f1-ad32-98f038001003';
 export const NETLOGON_UUID = '12345678-1234-abcd-ef00-01234567cffb';
 export const EPM_UUID = 'e1af8308-5d1f-11c9-91a4-08002b14a0fa';
-
-/** TCP connections (handshake, segments in order, FINs) between one client and one server, one after another. */
-export function tcpSessions(
-  file: string,
-  client: number[],
-  server: number[],
-  sessions: Array<{ port: number; segments: Segment[] }>,
-  startUs = 1_500_000_000_000_000,
-): void {
-  const frames: PcapPacket[] = [];
-  let t = startUs;
-  let clientPort = 49200;
-  for (const { port, segments } of sessions) {
-    clientPort++;
-    let cseq = 1000;
-    let sseq = 9000;
-    const frame = (fromClient: boolean, flags: number, payload: Buffer): void => {
-      const ip = Buffer.alloc(20);
-      ip[0] = 0x45;
-      ip.writeUInt16BE(40 + payload.length, 2);
-      ip[8] = 128;
-      ip[9] = 6;
-      Buffer.from(fromClient ? client : server).copy(ip, 12);
-      Buffer.from(fromClient ? server : client).copy(ip, 16);
-      const tcp = Buffer.alloc(20);
-      tcp.writeUInt16BE(fromClient ? clientPort : port, 0);
-      tcp.writeUInt16BE(fromClient ? port : clientPort, 2);
-      tcp.writeUInt32BE(fromClient ? cseq : sseq, 4);
-      tcp.writeUInt32BE(fromClient ? sseq : cseq, 8);
-      tcp[12] = 5 << 4;
-      tcp[13] = flags;
-      tcp.writeUInt16BE(65535, 14);
-      const eth = Buffer.from('000c29aabbcc000c29ddeeff0800', 'hex');
-      frames.push({ us: t, frame: Buffer.concat([eth, ip, tcp, payload]) });
-      t += 1000;
-      const advance = payload.length + (flags & 0x03 ? 1 : 0);
-      if (fromClient) cseq += advance;
-      else sseq += advance;
-    };
-    frame(true, 0x02, Buffer.alloc(0));
-    frame(false, 0x12, Buffer.alloc(0));
-    frame(true, 0x10, Buffer.alloc(0));
-    for (const s of segments) frame(s.fromClient, 0x18, s.payload);
-    frame(true, 0x11, Buffer.alloc(0));
-    frame(false, 0x11, Buffer.alloc(0));
-    frame(true, 0x10, Buffer.alloc(0));
-  }
-  writeFileSync(file, classicPcap(frames));
-}

@@ -6,63 +6,19 @@
  * which are not in the repository; their segment sizes and header bytes are the captures', the bodies are synthetic.
  */
 import { expect } from 'chai';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { replayFile } from '../../src/native/capture.js';
 import type { FlowRecord } from '../../src/native/types.js';
-import { classicPcap, type PcapPacket } from '../helpers/pcap-file.js';
+import { tcpSessions, type Segment } from '../helpers/pcap-file.js';
 import { tempDir } from '../helpers/setup.js';
-
-interface Segment {
-  /** true: client -> server. */
-  fromClient: boolean;
-  payload: Buffer;
-  flags?: number;
-}
 
 const CLIENT = [173, 203, 79, 216];
 const SERVER = [162, 219, 2, 166];
-const ACK = 0x10;
-const PSH_ACK = 0x18;
 
 /** A classic little-endian pcap (Ethernet) of one TCP connection: handshake, the segments in order, FINs. */
 function tcpCapture(file: string, serverPort: number, segments: Segment[]): void {
-  const clientPort = 46592;
-  let cseq = 1000;
-  let sseq = 5000;
-  let t = 0;
-  const frames: PcapPacket[] = [];
-  const frame = (fromClient: boolean, flags: number, payload: Buffer): void => {
-    const ip = Buffer.alloc(20);
-    ip[0] = 0x45;
-    ip.writeUInt16BE(20 + 20 + payload.length, 2);
-    ip[8] = 64;
-    ip[9] = 6;
-    Buffer.from(fromClient ? CLIENT : SERVER).copy(ip, 12);
-    Buffer.from(fromClient ? SERVER : CLIENT).copy(ip, 16);
-    const tcp = Buffer.alloc(20);
-    tcp.writeUInt16BE(fromClient ? clientPort : serverPort, 0);
-    tcp.writeUInt16BE(fromClient ? serverPort : clientPort, 2);
-    tcp.writeUInt32BE(fromClient ? cseq : sseq, 4);
-    tcp.writeUInt32BE(fromClient ? sseq : cseq, 8);
-    tcp[12] = 5 << 4;
-    tcp[13] = flags;
-    tcp.writeUInt16BE(65535, 14);
-    const eth = Buffer.from('00505689 6e440015 17368969 0800'.replace(/ /g, ''), 'hex');
-    frames.push({ us: 1_400_000_000_000_000 + t, frame: Buffer.concat([eth, ip, tcp, payload]) });
-    t += 1000;
-    const advance = payload.length + (flags & 0x03 ? 1 : 0); // SYN and FIN take a sequence number
-    if (fromClient) cseq += advance;
-    else sseq += advance;
-  };
-  frame(true, 0x02, Buffer.alloc(0));
-  frame(false, 0x12, Buffer.alloc(0));
-  frame(true, ACK, Buffer.alloc(0));
-  for (const s of segments) frame(s.fromClient, s.flags ?? PSH_ACK, s.payload);
-  frame(true, 0x11, Buffer.alloc(0));
-  frame(false, 0x11, Buffer.alloc(0));
-  frame(true, ACK, Buffer.alloc(0));
-  writeFileSync(file, classicPcap(frames));
+  const eth = Buffer.from('005056896e44 001517368969 0800'.replace(/ /g, ''), 'hex');
+  tcpSessions(file, CLIENT, SERVER, [{ port: serverPort, segments }], { startUs: 1_400_000_000_000_000, eth, ttl: 64, clientPort: 46592, serverIsn: 5000 });
 }
 
 function record(type: number, body: Buffer): Buffer {

@@ -24,13 +24,12 @@ import {
   NETLOGON_UUID,
   serverMessage as s,
   SVCCTL_UUID,
-  tcpSessions,
   transceive,
   treeConnect,
   treeConnectResponse,
   write,
-  type Segment,
 } from '../helpers/smb-bytes.js';
+import { tcpSessions, type Segment } from '../helpers/pcap-file.js';
 
 const ATTACKER = [192, 168, 10, 31];
 const VICTIM = [192, 168, 10, 10];
