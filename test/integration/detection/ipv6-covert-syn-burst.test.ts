@@ -14,6 +14,7 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ipv6Bytes, ipv6Frame as ipv6FrameOf } from '../../helpers/frame-bytes.mjs';
 import { classicPcap, type PcapPacket } from '../../helpers/pcap-file.js';
 import { tempDir } from '../../helpers/setup.js';
 import { replayCapture } from './replay-helper.js';
@@ -24,28 +25,8 @@ const ETH_IPV4 = Buffer.from('64006a5b8f4a 64006a5b8eb3 0800'.replace(/ /g, ''),
 const ATTACKER6 = '2001:db8:2::5';
 const VICTIM6 = '2001:db8:1::1';
 
-/** 16 bytes of an IPv6 address written in full (`a:b:c:...`, `::` allowed). */
-function v6(text: string): Buffer {
-  const [head = '', tail = ''] = text.split('::');
-  const h = head === '' ? [] : head.split(':');
-  const t = tail === '' ? [] : tail.split(':');
-  const groups = [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
-  const b = Buffer.alloc(16);
-  groups.forEach((g, i) => b.writeUInt16BE(Number.parseInt(g, 16), i * 2));
-  return b;
-}
-
 /** Ethernet + IPv6 header (next header `next`, hop limit 255) + `payload`. */
-function ipv6Frame(src: string, dst: string, next: number, payload: Buffer): Buffer {
-  const h = Buffer.alloc(40);
-  h[0] = 0x60;
-  h.writeUInt16BE(payload.length, 4);
-  h[6] = next;
-  h[7] = 255;
-  v6(src).copy(h, 8);
-  v6(dst).copy(h, 24);
-  return Buffer.concat([ETH_IPV6, h, payload]);
-}
+const ipv6Frame = (src: string, dst: string, next: number, payload: Buffer): Buffer => ipv6FrameOf(ETH_IPV6, { src, dst, next, payload, hopLimit: 255 });
 
 /** A destination options header (next header ICMPv6) carrying `data` in options of type 0x1e, padded with PadN. */
 function destOptions(data: Buffer): Buffer {
@@ -107,7 +88,7 @@ describe('detection: IPv6 option covert channel and short SYN burst, replayed th
     }
     // MLDv2 report from a Linux host: hop-by-hop Router Alert (MLD) + PadN of length 0, then one address record.
     const hopByHop = Buffer.from([58, 0, 0x05, 0x02, 0x00, 0x00, 0x01, 0x00]);
-    const mld = Buffer.concat([Buffer.from([143, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 0]), v6('ff02::1:ff00:5')]);
+    const mld = Buffer.concat([Buffer.from([143, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 0]), ipv6Bytes('ff02::1:ff00:5')]);
     for (let k = 0; k < 4; k++) packets.push({ us: T0_US + 5000 + k * 400_000, frame: ipv6Frame('fe80::5', 'ff02::16', 0, Buffer.concat([hopByHop, mld])) });
     const file = path.join(tempDir(), 'ipv6-covert.pcap');
     writeFileSync(file, classicPcap(packets));
