@@ -163,7 +163,7 @@ export class BruteForceDetector implements Detector {
       const end = c.lastSeenMs(i);
       // Only SSH flows have their banner text decoded.
       const banner = app === SSH_APP ? ((flows[i] as FlowRecord).ssh?.client ?? null) : null;
-      if (banner !== null && ATTACK_TOOL_SSH_CLIENTS.some((p) => p.test(banner))) flags |= TOOL;
+      if (banner !== null && matchesAny(ATTACK_TOOL_SSH_CLIENTS, banner)) flags |= TOOL;
       let state = this.services.use(key);
       // Exact-size arrays for the first two attempts (as event-window.ts `appended` does).
       if (!state) state = this.services.add(key, { slot: -1, batch: 0, attempts: [t, end, fwd + bwd, flags], reported: 0, port, banners: null });
@@ -254,4 +254,13 @@ export class BruteForceDetector implements Detector {
     }
     return out;
   }
+}
+
+/**
+ * True when one of `patterns` matches `text` (a loop rather than `patterns.some(p => p.test(text))`: in a loop body, a
+ * closure over the flow's banner made every iteration allocate its context, SSH flow or not).
+ */
+function matchesAny(patterns: readonly RegExp[], text: string): boolean {
+  for (const p of patterns) if (p.test(text)) return true;
+  return false;
 }

@@ -249,7 +249,9 @@ export class SynFloodDetector implements Detector {
     const c = flowColumns(flows);
     const { cols, n } = c;
     for (let i = 0; i < n; i++) {
-      if (cols[C.protocol * n + i] !== 6) continue;
+      // A flow whose initiator never sent a SYN adds none (its counters only grow): skipped before its snapshot is
+      // looked up, as every record of it would give a zero increase.
+      if (cols[C.protocol * n + i] !== 6 || cols[C.fwdSyn * n + i] === 0) continue;
       const d = this.deltas.delta(c, i);
       if (d.fwdSyn === 0) continue;
       const noPayload = (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) === 0;

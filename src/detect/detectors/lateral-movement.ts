@@ -73,33 +73,41 @@ export class LateralMovementDetector implements Detector {
     for (let i = 0; i < n; i++) {
       // Only flows the core saw SMB or DCE-RPC requests on.
       if (!((cols[C.smbRequests * n + i] as number) > 0) && !((cols[C.dcerpcRequests * n + i] as number) > 0)) continue;
-      const f = flows[i] as FlowRecord;
-      const program = (file: FlowSmbFile): boolean => !file.pipe && isAdminShare(file.share) && this.extensions.has(fileExtension(file.name) ?? '');
-      const files = f.smb?.files ?? [];
-      const pushed = unique(files.filter((x) => program(x) && (x.write || x.written)));
-      const pulled = this.config.reads ? unique(files.filter((x) => program(x) && x.read && !x.write && !x.written)) : [];
-      const execs = (f.dcerpc?.ops ?? []).filter((op) => op.iface !== null && EXECUTION_OPS[op.iface]?.has(op.opnum) === true);
-      if (pushed.length === 0 && pulled.length === 0 && execs.length === 0) continue;
-      // BZAR's Lateral_Movement_and_Execution: a push and an execution call between the same two hosts, any sessions.
-      const pairKey = `${f.srcIp}|${f.dstIp}`;
-      let pair = this.pairs.get(pairKey);
-      if (pair === undefined) {
-        pair = { pushMs: Number.NEGATIVE_INFINITY, execMs: Number.NEGATIVE_INFINITY };
-        this.pairs.set(pairKey, pair);
-        if (this.pairs.size > this.maxTracked) this.pairs.delete(this.pairs.keys().next().value as string);
-      }
-      if (pushed.length > 0) pair.pushMs = Math.max(pair.pushMs, f.lastSeenMs);
-      if (execs.length > 0) pair.execMs = Math.max(pair.execMs, f.lastSeenMs);
-      const windowMs = this.config.windowSec * 1000;
-      const near = (t: number): boolean => Math.abs(t - f.lastSeenMs) <= windowMs;
-      const correlated = (pushed.length > 0 && near(pair.execMs)) || (execs.length > 0 && near(pair.pushMs));
-      const key = `${f.srcIp}|${f.dstIp}|${pushed.map((x) => x.name).join(',')}|${pulled.map((x) => x.name).join(',')}|${execs.map(opText).join(',')}`;
-      if (this.reported.has(key)) continue;
-      this.reported.add(key);
-      if (this.reported.size > this.maxTracked) this.reported.delete(this.reported.values().next().value as string);
-      out.push(this.finding(f, pushed, pulled, execs, correlated));
+      const finding = this.inspect(flows[i] as FlowRecord);
+      if (finding !== null) out.push(finding);
     }
     return out;
+  }
+
+  /**
+   * The finding of one flow with SMB or DCE-RPC requests, or null (a method of its own: its closures capture the flow,
+   * and in the loop above they made every iteration allocate their context, for the few flows that get here).
+   */
+  private inspect(f: FlowRecord): Finding | null {
+    const program = (file: FlowSmbFile): boolean => !file.pipe && isAdminShare(file.share) && this.extensions.has(fileExtension(file.name) ?? '');
+    const files = f.smb?.files ?? [];
+    const pushed = unique(files.filter((x) => program(x) && (x.write || x.written)));
+    const pulled = this.config.reads ? unique(files.filter((x) => program(x) && x.read && !x.write && !x.written)) : [];
+    const execs = (f.dcerpc?.ops ?? []).filter((op) => op.iface !== null && EXECUTION_OPS[op.iface]?.has(op.opnum) === true);
+    if (pushed.length === 0 && pulled.length === 0 && execs.length === 0) return null;
+    // BZAR's Lateral_Movement_and_Execution: a push and an execution call between the same two hosts, any sessions.
+    const pairKey = `${f.srcIp}|${f.dstIp}`;
+    let pair = this.pairs.get(pairKey);
+    if (pair === undefined) {
+      pair = { pushMs: Number.NEGATIVE_INFINITY, execMs: Number.NEGATIVE_INFINITY };
+      this.pairs.set(pairKey, pair);
+      if (this.pairs.size > this.maxTracked) this.pairs.delete(this.pairs.keys().next().value as string);
+    }
+    if (pushed.length > 0) pair.pushMs = Math.max(pair.pushMs, f.lastSeenMs);
+    if (execs.length > 0) pair.execMs = Math.max(pair.execMs, f.lastSeenMs);
+    const windowMs = this.config.windowSec * 1000;
+    const near = (t: number): boolean => Math.abs(t - f.lastSeenMs) <= windowMs;
+    const correlated = (pushed.length > 0 && near(pair.execMs)) || (execs.length > 0 && near(pair.pushMs));
+    const key = `${f.srcIp}|${f.dstIp}|${pushed.map((x) => x.name).join(',')}|${pulled.map((x) => x.name).join(',')}|${execs.map(opText).join(',')}`;
+    if (this.reported.has(key)) return null;
+    this.reported.add(key);
+    if (this.reported.size > this.maxTracked) this.reported.delete(this.reported.values().next().value as string);
+    return this.finding(f, pushed, pulled, execs, correlated);
   }
 
   private finding(f: FlowRecord, pushed: FlowSmbFile[], pulled: FlowSmbFile[], execs: FlowDcerpcOp[], correlated: boolean): Finding {

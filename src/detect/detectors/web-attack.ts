@@ -235,7 +235,7 @@ export class WebAttackDetector implements Detector {
         s.rules.set(r.id, (s.rules.get(r.id) ?? 0) + 1);
         if (severityRank(r.severity) > severityRank(s.severity)) s.severity = r.severity;
       }
-      if (s.examples.length < EXAMPLES && !s.examples.some((e) => e.uri === http.uri && e.userAgent === http.userAgent)) {
+      if (s.examples.length < EXAMPLES && !hasExample(s.examples, http.uri, http.userAgent)) {
         const ids = matched.map((r) => r.id);
         s.examples.push({ method: http.method, host: cut(http.host), uri: cut(http.uri), userAgent: cut(http.userAgent), rules: ids });
       }
@@ -279,4 +279,13 @@ export class WebAttackDetector implements Detector {
     }
     return out;
   }
+}
+
+/**
+ * True when `examples` holds one with this URI and User-Agent (a function rather than a closure over the flow's `http`
+ * in the loop of `observe`, which made every iteration allocate its context, HTTP flow or not).
+ */
+function hasExample(examples: ReadonlyArray<{ uri: string | null; userAgent: string | null }>, uri: string | null, userAgent: string | null): boolean {
+  for (const e of examples) if (e.uri === uri && e.userAgent === userAgent) return true;
+  return false;
 }
