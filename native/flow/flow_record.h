@@ -37,16 +37,12 @@ inline const char* EndReasonName(EndReason r) {
 
 constexpr uint32_t kNoFlow = 0xFFFFFFFFu;
 
-// A slot of the flow table's pool. Links are pool indices (kNoFlow = none). Owned by FlowTable; the capture
-// thread is the only reader and writer.
+// A slot of the flow table's pool (the table keeps each slot's hash and list links apart: FlowTable::FlowLinks).
+// Owned by FlowTable; the capture thread is the only reader and writer.
 struct FlowEntry {
   FlowKey key;
-  uint64_t hash = 0;
   uint64_t id = 0;          // monotonic per table, starting at 1
   uint32_t generation = 0;  // bumped each time the slot is reused (fragment map and closing queue check it)
-  uint32_t bucket_next = kNoFlow;
-  uint32_t lru_prev = kNoFlow;  // LRU list ordered by last packet time (oldest at head)
-  uint32_t lru_next = kNoFlow;
   bool in_use = false;
   bool initiator_is_lo = false;  // direction bit: the initiator is key.addr_lo/port_lo
   bool closing = false;          // TCP close seen (FIN both ways or RST); ends after the linger

@@ -40,37 +40,39 @@ FlowTable::FlowTable(const FlowTableConfig& config, FlowSink* sink) : config_(co
   if (config_.expiry_budget == 0) config_.expiry_budget = 1;
   // Start small (fits the caches) and double with the flows in use, up to 2 x max_flows buckets.
   max_buckets_ = NextPow2(static_cast<uint64_t>(config_.max_flows) * 2);
+  if (max_buckets_ > kMaxBuckets) max_buckets_ = kMaxBuckets;
   const uint64_t nbuckets = max_buckets_ < kInitialBuckets ? max_buckets_ : kInitialBuckets;
   buckets_ = static_cast<uint32_t*>(std::calloc(nbuckets, sizeof(uint32_t)));
   if (buckets_ == nullptr) throw std::bad_alloc();
-  bucket_mask_ = nbuckets - 1;
+  bucket_mask_ = static_cast<uint32_t>(nbuckets - 1);
   frags_.reset(new FragSlot[kFragSlots]());
   chunks_.reserve((config_.max_flows >> kChunkShift) + 1);
+  link_chunks_.reserve((config_.max_flows >> kChunkShift) + 1);
 }
 
 FlowTable::~FlowTable() { std::free(buckets_); }
 
-uint32_t FlowTable::Lookup(const FlowKey& key, uint64_t hash) {
-  uint32_t i = buckets_[hash & bucket_mask_];
+uint32_t FlowTable::Lookup(const FlowKey& key, uint32_t hash) {
+  uint32_t i = Bucket(hash);
   while (i != 0) {
-    FlowEntry& e = At(i - 1);
-    if (e.hash == hash && FlowKeyEqual(e.key, key)) return i - 1;
-    i = e.bucket_next == kNoFlow ? 0 : e.bucket_next + 1;
+    const FlowLinks& l = Links(i - 1);
+    if (l.hash == hash && FlowKeyEqual(At(i - 1).key, key)) return i - 1;
+    i = l.bucket_next == kNoFlow ? 0 : l.bucket_next + 1;
   }
   return kNoFlow;
 }
 
 void FlowTable::BucketUnlink(uint32_t idx) {
-  uint32_t& head = buckets_[At(idx).hash & bucket_mask_];
+  uint32_t& head = Bucket(Links(idx).hash);
   uint32_t prev = kNoFlow;
   uint32_t cur = head == 0 ? kNoFlow : head - 1;
   while (cur != kNoFlow) {
-    const uint32_t next = At(cur).bucket_next;
+    const uint32_t next = Links(cur).bucket_next;
     if (cur == idx) {
       if (prev == kNoFlow)
         head = next == kNoFlow ? 0 : next + 1;
       else
-        At(prev).bucket_next = next;
+        Links(prev).bucket_next = next;
       return;
     }
     prev = cur;
@@ -79,24 +81,24 @@ void FlowTable::BucketUnlink(uint32_t idx) {
 }
 
 void FlowTable::LruUnlink(uint32_t idx) {
-  FlowEntry& e = At(idx);
+  FlowLinks& e = Links(idx);
   if (e.lru_prev != kNoFlow)
-    At(e.lru_prev).lru_next = e.lru_next;
+    Links(e.lru_prev).lru_next = e.lru_next;
   else
     lru_head_ = e.lru_next;
   if (e.lru_next != kNoFlow)
-    At(e.lru_next).lru_prev = e.lru_prev;
+    Links(e.lru_next).lru_prev = e.lru_prev;
   else
     lru_tail_ = e.lru_prev;
   e.lru_prev = e.lru_next = kNoFlow;
 }
 
 void FlowTable::LruAppend(uint32_t idx) {
-  FlowEntry& e = At(idx);
+  FlowLinks& e = Links(idx);
   e.lru_prev = lru_tail_;
   e.lru_next = kNoFlow;
   if (lru_tail_ != kNoFlow)
-    At(lru_tail_).lru_next = idx;
+    Links(lru_tail_).lru_next = idx;
   else
     lru_head_ = idx;
   lru_tail_ = idx;
@@ -105,7 +107,10 @@ void FlowTable::LruAppend(uint32_t idx) {
 uint32_t FlowTable::Allocate() {
   if (free_head_ == kNoFlow) {
     if (pool_size_ < config_.max_flows) {
-      if ((pool_size_ & kChunkMask) == 0) chunks_.emplace_back(new FlowEntry[size_t{1} << kChunkShift]);
+      if ((pool_size_ & kChunkMask) == 0) {
+        chunks_.emplace_back(new FlowEntry[size_t{1} << kChunkShift]);
+        link_chunks_.emplace_back(new FlowLinks[size_t{1} << kChunkShift]);
+      }
       return pool_size_++;
     }
     // Full: evict the least recently seen flow (LRU head).
@@ -113,7 +118,7 @@ uint32_t FlowTable::Allocate() {
     Finish(lru_head_, EndReason::kEvicted);
   }
   const uint32_t idx = free_head_;
-  free_head_ = At(idx).bucket_next;
+  free_head_ = Links(idx).bucket_next;
   return idx;
 }
 
@@ -129,33 +134,33 @@ void FlowTable::Finish(uint32_t idx, EndReason reason) {
   e.in_use = false;
   e.closing = false;
   e.generation++;
-  e.bucket_next = free_head_;
+  Links(idx).bucket_next = free_head_;
   free_head_ = idx;
   active_--;
 }
 
 void FlowTable::GrowBuckets() {
-  const uint64_t nbuckets = (bucket_mask_ + 1) * 2;
+  const uint64_t nbuckets = (uint64_t{bucket_mask_} + 1) * 2;
   auto* bigger = static_cast<uint32_t*>(std::calloc(nbuckets, sizeof(uint32_t)));
   if (bigger == nullptr) return;  // keep the current array: longer chains, still correct
   std::free(buckets_);
   buckets_ = bigger;
-  bucket_mask_ = nbuckets - 1;
-  for (uint32_t i = 0; i < pool_size_; ++i) {
-    FlowEntry& e = At(i);
-    if (!e.in_use) continue;
-    uint32_t& head = buckets_[e.hash & bucket_mask_];
-    e.bucket_next = head == 0 ? kNoFlow : head - 1;
+  bucket_mask_ = static_cast<uint32_t>(nbuckets - 1);
+  // Every flow in use is on the LRU list (from CreateFlow to Finish): rehash along it, links only.
+  for (uint32_t i = lru_head_; i != kNoFlow; i = Links(i).lru_next) {
+    FlowLinks& l = Links(i);
+    uint32_t& head = Bucket(l.hash);
+    l.bucket_next = head == 0 ? kNoFlow : head - 1;
     head = i + 1;
   }
 }
 
-uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo, const PacketView& v, int64_t ts_ns) {
-  if (active_ + 1 > (bucket_mask_ + 1) / 2 && bucket_mask_ + 1 < max_buckets_) GrowBuckets();
+uint32_t FlowTable::CreateFlow(const FlowKey& key, uint32_t hash, bool src_is_lo, const PacketView& v, int64_t ts_ns) {
+  const uint64_t nbuckets = uint64_t{bucket_mask_} + 1;
+  if (active_ + 1 > nbuckets / 2 && nbuckets < max_buckets_) GrowBuckets();
   const uint32_t idx = Allocate();
   FlowEntry& e = At(idx);
   e.key = key;
-  e.hash = hash;
   e.id = next_id_++;
   e.in_use = true;
   e.initiator_is_lo = src_is_lo;
@@ -169,8 +174,10 @@ uint32_t FlowTable::CreateFlow(const FlowKey& key, uint64_t hash, bool src_is_lo
   e.app_done = false;
   e.app_tries = 0;
   e.app = nullptr;
-  uint32_t& head = buckets_[hash & bucket_mask_];
-  e.bucket_next = head == 0 ? kNoFlow : head - 1;
+  FlowLinks& l = Links(idx);
+  l.hash = hash;
+  uint32_t& head = Bucket(hash);
+  l.bucket_next = head == 0 ? kNoFlow : head - 1;
   head = idx + 1;
   LruAppend(idx);
   active_++;
@@ -246,7 +253,8 @@ bool FlowTable::Process(const PacketView& v, int64_t ts_ns) {
   if (v.is_fragment && !v.is_first_fragment) return AttributeFragment(v, ts_ns);
   FlowKey key;
   const bool src_is_lo = MakeFlowKey(v, &key);
-  const uint64_t hash = HashFlowKey(key, config_.hash_seed);
+  // The low 32 bits: they pick the bucket and are kept per slot (FlowLinks).
+  const uint32_t hash = static_cast<uint32_t>(HashFlowKey(key, config_.hash_seed));
   uint32_t idx = Lookup(key, hash);
   if (idx != kNoFlow) {
     FlowEntry& e = At(idx);
