@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import type { Binding } from '../binding.js';
 import type { SensorStats } from '../src/native/types.js';
 import { type BenchInput, DEFAULT_SOURCE, existingInput, isClassicPcap, manyFlowsInput, MIX_REPLICAS, mixedInput, replicatedInput, ROOT } from './input.js';
+import { round, median } from './stats.js';
 
 const READ_FLOOR = path.join(ROOT, 'build', 'read_floor');
 const NATIVE_REPLAY = path.join(ROOT, 'build', 'vigil_replay');
@@ -49,11 +50,6 @@ function log(msg: string): void {
   process.stderr.write(`bench capture: ${msg}\n`);
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
 /** Per key, the median of the values the records have for it. */
 const medianByKey = (records: Record<string, number>[]): Record<string, number> => {
   const keys = new Set(records.flatMap((r) => Object.keys(r)));

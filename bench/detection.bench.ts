@@ -27,18 +27,9 @@ import { createSensor, replayFile } from '../src/native/capture.js';
 import type { FlowRecord } from '../src/native/flow-record.js';
 import { closeStore, openStore } from '../src/store/database.js';
 import { DEFAULT_SOURCE, replicatedInput, ROOT } from './input.js';
+import { arg, round, median } from './stats.js';
 
 const log = (msg: string): void => void process.stderr.write(`detection: ${msg}\n`);
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 
 const FALLBACK = path.join(ROOT, 'test', 'fixtures', 'pcaps', 'sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap');

@@ -35,18 +35,9 @@ import type { WebhookStatus } from '../src/notify/webhook-delivery.js';
 import { createSensorRuntime } from '../src/sensor/runtime.js';
 import { closeStore, openStore } from '../src/store/database.js';
 import { DEFAULT_SOURCE, replicatedInput, ROOT } from './input.js';
+import { arg, round, median } from './stats.js';
 
 const log = (msg: string): void => void process.stderr.write(`notify: ${msg}\n`);
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 const FALLBACK = path.join(ROOT, 'test', 'fixtures', 'pcaps', 'ndpi_cicids2017_webattack_sqli.pcap');
 
