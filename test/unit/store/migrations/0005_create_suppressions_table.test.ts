@@ -1,25 +1,9 @@
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
-import { migrations } from '../../../../src/store/migrations/index.js';
-import { tempDir } from '../../../helpers/setup.js';
-
-/** Column names of `table` in a SQLite file (empty when there is no such table). */
-function columns(file: string, table: string): string[] {
-  const h = new SqliteDatabase(file, { readonly: true });
-  try {
-    return (h.prepare(`pragma table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name);
-  } finally {
-    h.close();
-  }
-}
+import { columns, migrationStore } from '../../../helpers/migration-store.js';
 
 describe('store/migrations/0005_create_suppressions_table', () => {
   it('creates suppressions on a store of 0004 (hits default 0, ids grow), and down() drops it', async () => {
-    const file = path.join(tempDir(), 'v3.db');
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SqliteDatabase(file) }) });
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    const { file, db, migrator } = migrationStore('v3.db');
     try {
       expect((await migrator.migrateTo('0004_create_webhook_deliveries')).error).to.equal(undefined);
       expect(columns(file, 'suppressions')).to.deep.equal([]);

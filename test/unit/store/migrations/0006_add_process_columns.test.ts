@@ -1,47 +1,15 @@
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
-import { migrations } from '../../../../src/store/migrations/index.js';
-import { tempDir } from '../../../helpers/setup.js';
-
-/** Column names of `table` in a SQLite file. */
-function columns(file: string, table: string): string[] {
-  const h = new SqliteDatabase(file, { readonly: true });
-  try {
-    return (h.prepare(`pragma table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name);
-  } finally {
-    h.close();
-  }
-}
+import { columns, migrationStore, insertAlertAndThreat } from '../../../helpers/migration-store.js';
 
 const PROCESS_COLUMNS = ['process_pid', 'process_name', 'process_exe', 'process_user', 'process_uid', 'process_unit', 'process_container'];
 
 describe('store/migrations/0006_add_process_columns', () => {
   it('adds the process columns to a store holding rows of 0003 (old flows get null, alerts and threats []), and down() removes them', async () => {
-    const file = path.join(tempDir(), 'v3.db');
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SqliteDatabase(file) }) });
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    const { file, db, migrator } = migrationStore('v3.db');
     try {
       expect((await migrator.migrateTo('0003_add_app_layer_columns')).error).to.equal(undefined);
       const now = '2026-01-01T00:00:00.000Z';
-      await db
-        .insertInto('alerts')
-        .values({
-          created_at: now,
-          updated_at: now,
-          severity: 'low',
-          category: 'c',
-          title: 't',
-          description: 'd',
-          src_ip: '1.2.3.4',
-          source: 'rule',
-          aggregation_key: 'k',
-          first_seen: now,
-          last_seen: now,
-        })
-        .execute();
-      await db.insertInto('threats').values({ ip: '1.2.3.4', severity: 'low', category: 'c', first_seen: now, last_seen: now, updated_at: now }).execute();
+      await insertAlertAndThreat(db, now);
       await db
         .insertInto('flows')
         .values({
