@@ -13,20 +13,23 @@
  * ../shared/data/pcaps/bench_ndpi_merged_ethernet_mixed.pcap = 1,077,852 packets, built by ./input.ts into .cache/;
  * without the shared capture, a fixture capture), --copies N (copies in the generated input, default 12),
  * --seconds N (time per scoring size, default 2). Scoring uses the first 200,000 flow records of the input.
+ * --against DIR: instead of the above, the pipeline of this tree and of the tree checked out at DIR (with its own
+ * node_modules and built addon: `git worktree add DIR a3c62d6 && cd DIR && npm ci && npm run build:native`), each in
+ * a process of its own (`bench/pipeline-run.ts`: a warm-up, then the median of 3), alternated `--rounds N` times
+ * (default 5): the medians over rounds and this tree's ratio to the other's. How issue 15's "within 10% of before"
+ * is measured.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MODEL_PATH, loadDetectionConfig } from '../src/config/detection.js';
-import { createDetectionEngine } from '../src/detect/engine.js';
-import { createGeoLocator } from '../src/detect/geo.js';
 import { loadFlowModel, type FlowModel } from '../src/ml/model.js';
 import { FlowScorer } from '../src/ml/scorer.js';
 import { createSensor, replayFile } from '../src/native/capture.js';
 import type { FlowRecord } from '../src/native/flow-record.js';
-import { closeStore, openStore } from '../src/store/database.js';
 import { DEFAULT_SOURCE, replicatedInput, ROOT } from './input.js';
+import { loadPipelineModules, processCpuSeconds, runPipeline, type PipelineRun } from './pipeline-run.js';
 import { arg, round, median } from './stats.js';
 
 const log = (msg: string): void => void process.stderr.write(`detection: ${msg}\n`);
@@ -82,12 +85,6 @@ function readFloor(file: string): number | null {
   return typeof j.seconds === 'number' ? j.seconds : null;
 }
 
-/** CPU seconds of the whole process (every thread: capture, model worker, GC helpers, SQLite) since `since`. */
-function processCpuSeconds(since: NodeJS.CpuUsage): number {
-  const u = process.cpuUsage(since);
-  return (u.user + u.system) / 1e6;
-}
-
 /** Sensor replay only (flows delivered to JS, nothing done with them): attributes the pipeline's time. */
 async function replayOnly(file: string, event: 'flows' | 'columnFlows' = 'flows'): Promise<{ seconds: number; cpuSeconds: number; flows: number }> {
   const sensor = createSensor();
@@ -131,70 +128,55 @@ async function replayAndScore(file: string, model: FlowModel): Promise<{ seconds
   return { seconds: (performance.now() - t) / 1000, cpuSeconds: processCpuSeconds(cpu), flowsScored: scorer.stats().flowsScored };
 }
 
-/**
- * CPU time (s) of this process's JS thread so far, from /proc (Linux; null elsewhere). The pipeline's JS-thread work
- * is what has to shrink for it to keep up with the capture thread, and unlike wall time it hardly depends on what
- * else runs on the machine.
- */
-function jsThreadCpuSeconds(): number | null {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
-  } catch {
-    return null;
-  }
+/** One pipeline measurement of the tree at `root` in a process of its own (see bench/pipeline-run.ts). */
+function pipelineProcess(root: string, input: string): { seconds: number; cpuSeconds: number; jsCpuSeconds: number; alertsStored: number } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'pipeline-run.ts'), '--root', root, '--pcap', input, '--reps', '3'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (r.status !== 0) throw new Error(`pipeline-run.ts --root ${root} exited with ${r.status}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as ReturnType<typeof pipelineProcess>;
 }
 
-async function pipeline(file: string, model: FlowModel): Promise<Record<string, number>> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'vigil-bench-detect-'));
-  try {
-    const store = await openStore(path.join(dir, 'vigil.db'));
-    const geo = createGeoLocator();
-    await geo.lookup('8.8.8.8'); // load the geolocation databases before timing, as a running sensor has them
-    await geo.lookup('2001:4860:4860::8888');
-    const engine = await createDetectionEngine({ store, config: loadDetectionConfig({}), model, geo });
-    const sensor = createSensor();
-    let flows = 0;
-    let alerts = 0;
-    let chain: Promise<void> = Promise.resolve();
-    sensor.on('columnFlows', (batch) => {
-      flows += batch.length;
-      chain = chain.then(async () => {
-        alerts += (await engine.process(batch)).length;
-      });
-    });
-    const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
-    const procCpu = process.cpuUsage();
-    const t = performance.now();
-    const cpu0 = jsThreadCpuSeconds();
-    await sensor.start({ kind: 'file', path: file });
-    await ended;
-    await chain;
-    const seconds = (performance.now() - t) / 1000;
-    const cpu1 = jsThreadCpuSeconds();
-    const jsCpuSeconds = cpu0 === null || cpu1 === null ? Number.NaN : cpu1 - cpu0;
-    const cpuSeconds = processCpuSeconds(procCpu);
-    const stats = engine.mlStats();
-    const stored = await store
-      .selectFrom('alerts')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    await engine.close();
-    await closeStore(store);
-    return {
-      seconds,
-      jsCpuSeconds,
-      cpuSeconds,
-      flows,
-      flowsScored: stats.flowsScored,
-      skipped: stats.skipped,
-      alertChanges: alerts,
-      alertsStored: Number(stored.n),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+/** `--against DIR`: this tree's pipeline and DIR's, alternated; medians over rounds (min and max beside them). */
+function against(other: string, input: string, rounds: number): Record<string, unknown> {
+  const trees = { this: ROOT, other: path.resolve(other) };
+  const runs: Record<keyof typeof trees, Array<ReturnType<typeof pipelineProcess>>> = { this: [], other: [] };
+  for (let i = 0; i < rounds; i++) {
+    for (const key of i % 2 === 0 ? (['other', 'this'] as const) : (['this', 'other'] as const)) {
+      const r = pipelineProcess(trees[key], input);
+      runs[key].push(r);
+      log(
+        `  round ${i + 1} ${key}: ${round(r.seconds, 3)} s, CPU ${round(r.cpuSeconds, 3)} s, JS thread ${round(r.jsCpuSeconds, 3)} s, ${r.alertsStored} alerts`,
+      );
+    }
   }
+  const commit = (dir: string): string => spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+  const summary = (key: keyof typeof trees): Record<string, unknown> => {
+    const figures = (pick: (r: ReturnType<typeof pipelineProcess>) => number): { median: number; min: number; max: number } => {
+      const xs = runs[key].map(pick);
+      return { median: round(median(xs), 3), min: round(Math.min(...xs), 3), max: round(Math.max(...xs), 3) };
+    };
+    return {
+      tree: trees[key],
+      commit: commit(trees[key]),
+      seconds: figures((r) => r.seconds),
+      cpuSeconds: figures((r) => r.cpuSeconds),
+      jsThreadCpuSeconds: figures((r) => r.jsCpuSeconds),
+      alertsStored: runs[key][0]?.alertsStored,
+    };
+  };
+  const ratio = (pick: (r: ReturnType<typeof pipelineProcess>) => number): number => round(median(runs.this.map(pick)) / median(runs.other.map(pick)), 3);
+  return {
+    machine: { cpus: cpus().length, loadAverage1m: round(loadavg()[0] as number, 2) },
+    input,
+    rounds,
+    what: 'each tree in its own process (bench/pipeline-run.ts: warm-up + median of 3 pipeline runs), alternated; medians over rounds',
+    this: summary('this'),
+    other: summary('other'),
+    thisOverOther: { seconds: ratio((r) => r.seconds), cpuSeconds: ratio((r) => r.cpuSeconds), jsThreadCpuSeconds: ratio((r) => r.jsCpuSeconds) },
+  };
 }
 
 async function main(): Promise<void> {
@@ -202,6 +184,13 @@ async function main(): Promise<void> {
   const pcapArg = arg('pcap');
   const copies = Number(arg('copies') ?? 12);
   const input = pcapArg ? path.resolve(pcapArg) : existsSync(DEFAULT_SOURCE) ? replicatedInput(copies, DEFAULT_SOURCE).path : FALLBACK;
+  const other = arg('against');
+  if (other !== undefined) {
+    const rounds = Number(arg('rounds') ?? 5);
+    log(`pipeline of this tree against ${other}, ${rounds} alternations`);
+    process.stdout.write(`${JSON.stringify({ against: against(other, input, rounds) })}\n`);
+    return;
+  }
   log(`loading model and real flows from ${path.relative(ROOT, input)}`);
   const model = await loadFlowModel(DEFAULT_MODEL_PATH);
   // Scoped so the records are garbage before the pipeline runs (a heap holding them slows every GC there).
@@ -214,32 +203,33 @@ async function main(): Promise<void> {
 
   log('pipeline vs read floor (3 interleaved repetitions)');
   const floor: number[] = [];
-  const pipe: Array<Record<string, number>> = [];
+  const pipe: PipelineRun[] = [];
+  const modules = await loadPipelineModules(ROOT);
   const replay: number[] = [];
   const replayColumns: Array<{ seconds: number; cpuSeconds: number }> = [];
   const scored: Array<{ seconds: number; cpuSeconds: number; flowsScored: number }> = [];
   readFloor(input); // warm the page cache
-  await pipeline(input, model); // warm-up (JIT, SQLite, geo)
+  await runPipeline(modules, input, model); // warm-up (JIT, SQLite, geo)
   for (let i = 0; i < 3; i++) {
     const f = readFloor(input);
     if (f !== null) floor.push(f);
     replay.push((await replayOnly(input)).seconds);
     replayColumns.push(await replayOnly(input, 'columnFlows'));
     scored.push(await replayAndScore(input, model));
-    pipe.push(await pipeline(input, model));
+    pipe.push(await runPipeline(modules, input, model));
     const [rc, sc, p] = [replayColumns[i]!, scored[i]!, pipe[i]!];
     log(
       `  rep ${i + 1}: floor ${f === null ? 'n/a' : round(f, 4)} s, replay ${round(replay[i] as number, 4)} s (column records ${round(rc.seconds, 4)} s, CPU ${round(rc.cpuSeconds, 3)} s), ` +
-        `replay + scoring ${round(sc.seconds, 4)} s (CPU ${round(sc.cpuSeconds, 3)} s), pipeline ${round(p.seconds as number, 4)} s (CPU ${round(p.cpuSeconds as number, 3)} s, JS thread ${round(p.jsCpuSeconds as number, 3)} s)`,
+        `replay + scoring ${round(sc.seconds, 4)} s (CPU ${round(sc.cpuSeconds, 3)} s), pipeline ${round(p.seconds, 4)} s (CPU ${round(p.cpuSeconds, 3)} s, JS thread ${round(p.jsCpuSeconds, 3)} s)`,
     );
   }
-  const pipeSec = median(pipe.map((p) => p.seconds as number));
-  const pipeCpu = median(pipe.map((p) => p.cpuSeconds as number));
+  const pipeSec = median(pipe.map((p) => p.seconds));
+  const pipeCpu = median(pipe.map((p) => p.cpuSeconds));
   const floorSec = floor.length > 0 ? median(floor) : null;
   const replaySec = median(replay);
   const replayColumnsSec = median(replayColumns.map((r) => r.seconds));
   const scoredSec = median(scored.map((r) => r.seconds));
-  const p0 = pipe[0] as Record<string, number>;
+  const p0 = pipe[0] as PipelineRun;
   const b1024 = score.batch1024 as { flowsPerSec: number };
   const cores = cpus().length;
   const vsFloor = (v: number): number | null => (floorSec === null ? null : round(v / floorSec, 2));
@@ -259,10 +249,10 @@ async function main(): Promise<void> {
       cpuWhat: 'CPU time of the whole process during the pipeline run (median): capture and read-ahead threads, JS thread, model worker, GC helpers',
       cpuBoundSeconds: round(pipeCpu / cores, 4),
       cpuBoundWhat: `cpuSeconds / ${cores} cores: the shortest wall time this much work can take on this machine`,
-      jsThreadCpuSeconds: round(median(pipe.map((p) => p.jsCpuSeconds as number)), 3),
+      jsThreadCpuSeconds: round(median(pipe.map((p) => p.jsCpuSeconds)), 3),
       jsThreadCpuWhat:
         'CPU time of the JS thread during the pipeline run (median): detectors, alert storage, feature matrices, GC; inference runs on the model worker',
-      flowsPerSec: Math.round((p0.flows as number) / pipeSec),
+      flowsPerSec: Math.round(p0.flows / pipeSec),
       replayOnlySeconds: round(replaySec, 4),
       replayOnlyWhat: 'sensor replay, every batch decoded into plain FlowRecord objects (the `flows` event), nothing else',
       replayColumnRecordsSeconds: round(replayColumnsSec, 4),
@@ -273,9 +263,9 @@ async function main(): Promise<void> {
       replayAndScoringWhat: 'sensor replay with every batch scored by the model (FlowScorer with the engine settings), no detectors, nothing stored',
       readFloorSeconds: floorSec === null ? null : round(floorSec, 4),
       readFloor: existsSync(READ_FLOOR) ? 'build/read_floor (libpcap pcap_next_ex only)' : 'build/read_floor not built: ratio unavailable',
-      runs: pipe.map((p) => round(p.seconds as number, 4)),
-      cpuRuns: pipe.map((p) => round(p.cpuSeconds as number, 3)),
-      jsThreadCpuRuns: pipe.map((p) => round(p.jsCpuSeconds as number, 3)),
+      runs: pipe.map((p) => round(p.seconds, 4)),
+      cpuRuns: pipe.map((p) => round(p.cpuSeconds, 3)),
+      jsThreadCpuRuns: pipe.map((p) => round(p.jsCpuSeconds, 3)),
     },
     ratios: {
       pipelineVsReadFloor: vsFloor(pipeSec),
