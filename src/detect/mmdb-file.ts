@@ -156,31 +156,37 @@ export class MmdbFile {
       const vvv = ctrl & 7;
       let p: number;
       if (ss === 0) p = vvv * 0x100 + this.byte(offset);
-      else if (ss === 1) p = vvv * 0x10000 + this.read(offset, 2).readUInt16BE(0) + 2048;
-      else if (ss === 2) p = vvv * 0x1000000 + this.read(offset, 3).readUIntBE(0, 3) + 526336;
-      else p = this.read(offset, 4).readUInt32BE(0);
+      else if (ss === 1) p = vvv * 0x10000 + this.uintBE(offset, 2) + 2048;
+      else if (ss === 2) p = vvv * 0x1000000 + this.uintBE(offset, 3) + 526336;
+      else p = this.uintBE(offset, 4);
       return [this.decode(base + p, base)[0], offset + ss + 1];
     }
     if (type === 0) type = 7 + this.byte(offset++);
     let size = ctrl & 0x1f;
     if (size === 29) size = 29 + this.byte(offset++);
     else if (size === 30) {
-      size = 285 + this.read(offset, 2).readUInt16BE(0);
+      size = 285 + this.uintBE(offset, 2);
       offset += 2;
     } else if (size === 31) {
-      size = 65821 + this.read(offset, 3).readUIntBE(0, 3);
+      size = 65821 + this.uintBE(offset, 3);
       offset += 3;
     }
     switch (type) {
-      case 2:
-        return [this.read(offset, size).toString('utf8'), offset + size];
-      case 3:
-        return [this.read(offset, 8).readDoubleBE(0), offset + 8];
+      case 2: {
+        if (size === 0) return ['', offset];
+        const page = this.pageHolding(offset, size);
+        const o = offset % PAGE_BYTES;
+        return [page ? page.toString('utf8', o, o + size) : this.read(offset, size).toString('utf8'), offset + size];
+      }
+      case 3: {
+        const page = this.pageHolding(offset, 8);
+        return [page ? page.readDoubleBE(offset % PAGE_BYTES) : this.read(offset, 8).readDoubleBE(0), offset + 8];
+      }
       case 4:
         return [Buffer.from(this.read(offset, size)), offset + size];
       case 5:
       case 6:
-        return [size === 0 ? 0 : this.read(offset, size).readUIntBE(0, size), offset + size];
+        return [size <= 6 ? this.uintBE(offset, size) : this.read(offset, size).readUIntBE(0, size), offset + size];
       case 8:
         return [size === 0 ? 0 : this.read(offset, size).readIntBE(0, size), offset + size];
       case 9:
@@ -216,6 +222,13 @@ export class MmdbFile {
       default:
         throw new Error(`MaxMind DB: unsupported data type ${type} at ${offset}`);
     }
+  }
+
+  /** The unsigned big-endian integer in the `length` (0 to 6) bytes at `offset`, read byte by byte (no Buffer made). */
+  private uintBE(offset: number, length: number): number {
+    let v = 0;
+    for (let i = 0; i < length; i++) v = v * 256 + this.byte(offset + i);
+    return v;
   }
 
   private byte(offset: number): number {
