@@ -1,9 +1,9 @@
 /**
  * The model's onnxruntime session on its own thread: `session.run` in onnxruntime-node computes on the calling thread,
  * so a session in a worker keeps inference off the JS thread (detectors, storage and the APIs run meanwhile).
- * Requests are answered in order; outputs are copied back. A run's input travels in a buffer the session lends to the
- * worker: transferred there and back with the answer, then reused, so a run allocates no input buffer (allocating
- * one per flow batch, and the page faults of touching it, cost more than the copy into the lent buffer).
+ * Requests are answered in order; a run's output is transferred back. Its input travels in a buffer the session lends
+ * to the worker: transferred there and back with the answer, then reused, so a run allocates no input buffer
+ * (allocating one per flow batch, and the page faults of touching it, cost more than the copy into the lent buffer).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -21,14 +21,16 @@ parentPort.on('message', async (m) => {
       parentPort.postMessage({ id: m.id, ok: { inputNames: session.inputNames, outputNames: session.outputNames } });
     } else if (m.op === 'run') {
       let reply;
+      const transfer = [m.data.buffer];
       try {
         const out = await session.run({ [m.input]: new ort.Tensor('float32', m.data, [m.rows, m.width]) }, [m.output]);
         const t = out[m.output];
         reply = { id: m.id, ok: t ? { data: t.data, dims: t.dims } : null, lent: m.data.buffer };
+        if (t) transfer.push(t.data.buffer);
       } catch (err) {
         reply = { id: m.id, error: err instanceof Error ? err.message : String(err), lent: m.data.buffer };
       }
-      parentPort.postMessage(reply, [m.data.buffer]);
+      parentPort.postMessage(reply, transfer);
     } else if (m.op === 'release') {
       if (session) await session.release();
       session = null;
@@ -117,9 +119,10 @@ export class WorkerSession {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.worker.ref(); // a pending answer keeps the process alive; an idle worker does not
       this.pending.set(id, { resolve, reject });
-      this.worker.ref(); // a pending answer keeps the process alive; an idle worker does not
-      this.worker.postMessage({ ...message, id }, transfer);
+      message.id = id; // the caller's own literal
+      this.worker.postMessage(message, transfer);
     });
   }
 
