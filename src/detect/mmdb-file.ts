@@ -3,6 +3,10 @@
  * tree's nodes and the record's bytes through a small page cache instead of holding the whole file in memory (DB-IP's
  * city databases are 63 MB for IPv4 and 71 MB for IPv6; loading them made a sensor's memory grow by that much the
  * first time a threat of each family was located). Lookups are synchronous file reads of a few 4 KiB pages.
+ *
+ * The cached pages are slots of one buffer allocated up front, each with its view made once: a page read fills a free
+ * (or the least recently used) slot in place, and a search tree step reads its node's bytes straight from the page, so
+ * a lookup allocates no Buffer per page or per step (a lookup walks up to 128 nodes).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isIPv4 } from 'node:net';
@@ -34,13 +38,21 @@ export class MmdbFile {
   readonly metadata: MmdbMetadata;
   private readonly fd: number;
   private readonly size: number;
-  private readonly pages = new Map<number, Buffer>();
+  /** Page index -> slot in {@link slots}, least recently used first. */
+  private readonly pages = new Map<number, number>();
+  /** MAX_PAGES views of PAGE_BYTES each of one buffer: the page cache's storage. */
+  private readonly slots: Buffer[];
+  /** The page used last (already at the end of the LRU order), or -1, and its slot. */
+  private lastPage = -1;
+  private lastSlot = 0;
   private readonly nodeBytes: number;
   private readonly dataStart: number;
   private ipv4Start = -1;
 
   /** Opens `file` and reads its metadata; throws when it is not a MaxMind DB. */
   constructor(file: string) {
+    const slab = Buffer.allocUnsafeSlow(MAX_PAGES * PAGE_BYTES);
+    this.slots = Array.from({ length: MAX_PAGES }, (_, i) => slab.subarray(i * PAGE_BYTES, (i + 1) * PAGE_BYTES));
     this.fd = openSync(file, 'r');
     try {
       this.size = fstatSync(this.fd).size;
@@ -70,6 +82,7 @@ export class MmdbFile {
   close(): void {
     closeSync(this.fd);
     this.pages.clear();
+    this.lastPage = -1;
   }
 
   /** The record of the network holding `ip` (IPv4 or IPv6 text), or null when the database has none. */
@@ -79,7 +92,12 @@ export class MmdbFile {
     if (!v4 && (parsed === null || parsed.family !== 6 || parsed.prefix !== 128)) throw new TypeError(`not an IPv4 or IPv6 address: ${ip}`);
     // The address as 128 bits (IPv4 in the low 32).
     const bytes = new Uint8Array(16);
-    for (let i = 15, x = v4 ? BigInt(ipv4Bits(ip)) : (parsed as ParsedAddress).first; i >= 0; i--, x >>= 8n) bytes[i] = Number(x & 0xffn);
+    if (v4) {
+      const bits = ipv4Bits(ip);
+      for (let i = 15, x = bits; i >= 12; i--, x = Math.floor(x / 256)) bytes[i] = x % 256;
+    } else {
+      for (let i = 15, x = (parsed as ParsedAddress).first; i >= 0; i--, x >>= 8n) bytes[i] = Number(x & 0xffn);
+    }
     const { nodeCount, ipVersion } = this.metadata;
     let node: number;
     let firstBit: number;
@@ -113,14 +131,18 @@ export class MmdbFile {
 
   /** The left (0) or right (1) record of `node`. */
   private record(node: number, side: number): number {
-    const b = this.read(node * this.nodeBytes, this.nodeBytes);
+    // The node's bytes: in its cached page when they lie in one (the common case: no Buffer made), else a copy.
+    const offset = node * this.nodeBytes;
+    const page = this.pageHolding(offset, this.nodeBytes);
+    const b = page ?? this.read(offset, this.nodeBytes);
+    const o = page ? offset % PAGE_BYTES : 0;
     switch (this.metadata.recordSize) {
       case 24:
-        return side === 0 ? b.readUIntBE(0, 3) : b.readUIntBE(3, 3);
+        return side === 0 ? b.readUIntBE(o, 3) : b.readUIntBE(o + 3, 3);
       case 28:
-        return side === 0 ? ((b[3] as number) >> 4) * 0x1000000 + b.readUIntBE(0, 3) : ((b[3] as number) & 0x0f) * 0x1000000 + b.readUIntBE(4, 3);
+        return side === 0 ? ((b[o + 3] as number) >> 4) * 0x1000000 + b.readUIntBE(o, 3) : ((b[o + 3] as number) & 0x0f) * 0x1000000 + b.readUIntBE(o + 4, 3);
       default:
-        return side === 0 ? b.readUInt32BE(0) : b.readUInt32BE(4);
+        return side === 0 ? b.readUInt32BE(o) : b.readUInt32BE(o + 4);
     }
   }
 
@@ -134,31 +156,37 @@ export class MmdbFile {
       const vvv = ctrl & 7;
       let p: number;
       if (ss === 0) p = vvv * 0x100 + this.byte(offset);
-      else if (ss === 1) p = vvv * 0x10000 + this.read(offset, 2).readUInt16BE(0) + 2048;
-      else if (ss === 2) p = vvv * 0x1000000 + this.read(offset, 3).readUIntBE(0, 3) + 526336;
-      else p = this.read(offset, 4).readUInt32BE(0);
+      else if (ss === 1) p = vvv * 0x10000 + this.uintBE(offset, 2) + 2048;
+      else if (ss === 2) p = vvv * 0x1000000 + this.uintBE(offset, 3) + 526336;
+      else p = this.uintBE(offset, 4);
       return [this.decode(base + p, base)[0], offset + ss + 1];
     }
     if (type === 0) type = 7 + this.byte(offset++);
     let size = ctrl & 0x1f;
     if (size === 29) size = 29 + this.byte(offset++);
     else if (size === 30) {
-      size = 285 + this.read(offset, 2).readUInt16BE(0);
+      size = 285 + this.uintBE(offset, 2);
       offset += 2;
     } else if (size === 31) {
-      size = 65821 + this.read(offset, 3).readUIntBE(0, 3);
+      size = 65821 + this.uintBE(offset, 3);
       offset += 3;
     }
     switch (type) {
-      case 2:
-        return [this.read(offset, size).toString('utf8'), offset + size];
-      case 3:
-        return [this.read(offset, 8).readDoubleBE(0), offset + 8];
+      case 2: {
+        if (size === 0) return ['', offset];
+        const page = this.pageHolding(offset, size);
+        const o = offset % PAGE_BYTES;
+        return [page ? page.toString('utf8', o, o + size) : this.read(offset, size).toString('utf8'), offset + size];
+      }
+      case 3: {
+        const page = this.pageHolding(offset, 8);
+        return [page ? page.readDoubleBE(offset % PAGE_BYTES) : this.read(offset, 8).readDoubleBE(0), offset + 8];
+      }
       case 4:
         return [Buffer.from(this.read(offset, size)), offset + size];
       case 5:
       case 6:
-        return [size === 0 ? 0 : this.read(offset, size).readUIntBE(0, size), offset + size];
+        return [size <= 6 ? this.uintBE(offset, size) : this.read(offset, size).readUIntBE(0, size), offset + size];
       case 8:
         return [size === 0 ? 0 : this.read(offset, size).readIntBE(0, size), offset + size];
       case 9:
@@ -196,13 +224,32 @@ export class MmdbFile {
     }
   }
 
+  /** The unsigned big-endian integer in the `length` (0 to 6) bytes at `offset`, read byte by byte (no Buffer made). */
+  private uintBE(offset: number, length: number): number {
+    let v = 0;
+    for (let i = 0; i < length; i++) v = v * 256 + this.byte(offset + i);
+    return v;
+  }
+
   private byte(offset: number): number {
+    this.checkSpan(offset, 1);
     return this.page(Math.floor(offset / PAGE_BYTES))[offset % PAGE_BYTES] as number;
+  }
+
+  private checkSpan(offset: number, length: number): void {
+    if (offset < 0 || offset + length > this.size) throw new RangeError(`MaxMind DB: read of ${length} bytes at ${offset} is outside the file`);
+  }
+
+  /** The cached page holding the `length` (> 0) bytes at `offset` (at `offset % PAGE_BYTES` in it), or null when they span two pages. */
+  private pageHolding(offset: number, length: number): Buffer | null {
+    this.checkSpan(offset, length);
+    const index = Math.floor(offset / PAGE_BYTES);
+    return index === Math.floor((offset + length - 1) / PAGE_BYTES) ? this.page(index) : null;
   }
 
   /** `length` bytes at `offset` (a view of a cached page when they lie in one page, else a copy). */
   private read(offset: number, length: number): Buffer {
-    if (offset < 0 || offset + length > this.size) throw new RangeError(`MaxMind DB: read of ${length} bytes at ${offset} is outside the file`);
+    this.checkSpan(offset, length);
     const first = Math.floor(offset / PAGE_BYTES);
     const last = Math.floor((offset + length - 1) / PAGE_BYTES);
     if (length > 0 && first === last) {
@@ -224,18 +271,28 @@ export class MmdbFile {
     return out;
   }
 
+  /**
+   * Page `index` (its slot's view: PAGE_BYTES long, of which the file's last page fills only the start; callers read
+   * only within the file, see {@link checkSpan}), read into a free or the least recently used slot on a miss.
+   */
   private page(index: number): Buffer {
-    let page = this.pages.get(index);
-    if (page !== undefined) {
+    if (index === this.lastPage) return this.slots[this.lastSlot] as Buffer;
+    let slot = this.pages.get(index);
+    if (slot !== undefined) {
       this.pages.delete(index);
-      this.pages.set(index, page);
-      return page;
+    } else {
+      if (this.pages.size < MAX_PAGES) slot = this.pages.size;
+      else {
+        const oldest = this.pages.keys().next().value as number;
+        slot = this.pages.get(oldest) as number;
+        this.pages.delete(oldest);
+      }
+      const start = index * PAGE_BYTES;
+      readSync(this.fd, this.slots[slot] as Buffer, 0, Math.min(PAGE_BYTES, this.size - start), start);
     }
-    const start = index * PAGE_BYTES;
-    page = Buffer.alloc(Math.min(PAGE_BYTES, this.size - start));
-    readSync(this.fd, page, 0, page.length, start);
-    this.pages.set(index, page);
-    if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value as number);
-    return page;
+    this.pages.set(index, slot);
+    this.lastPage = index;
+    this.lastSlot = slot;
+    return this.slots[slot] as Buffer;
   }
 }

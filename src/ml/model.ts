@@ -152,8 +152,7 @@ export async function loadFlowModel(modelPath: string, options: LoadModelOptions
     } catch (err) {
       throw new ServiceUnavailableError(`Cannot create the session of ${modelPath}: ${(err as Error).message}`, 'model_unavailable', { cause: err });
     }
-    // The worker takes the input's buffer: send a copy (callers reuse their matrix).
-    infer = (data, rows) => ws.run(input, 'probabilities', data.slice(), rows, width);
+    infer = (data, rows) => ws.run(input, 'probabilities', data, rows, width);
     session = ws;
   } else {
     const local = await ort.InferenceSession.create(bytes, sessionOptions);

@@ -261,6 +261,25 @@ describe('ml/model: the committed vigil-flow-v1 model', function () {
     expect(err).to.be.instanceOf(Error);
   });
 
+  it('lends its worker reused input buffers: runs of growing and shrinking sizes, some at once, answer as on the calling thread', async function () {
+    const { X, n, width } = loadHoldout(model.classes);
+    const local = await loadFlowModel(DEFAULT_MODEL_PATH, { worker: false });
+    try {
+      // 3000 rows outgrow the first lent buffer (1024 rows); the runs after it reuse buffers larger than they need.
+      const sizes = [28, 3000, 5, 1024, 28, 700];
+      const matrices = sizes.map((rows, i) => X.slice(i * 100 * width, (i * 100 + Math.min(rows, n - i * 100)) * width));
+      const viaWorker = [];
+      for (const batch of [matrices.slice(0, 2), matrices.slice(2, 5), matrices.slice(5)])
+        viaWorker.push(...(await Promise.all(batch.map((m) => model.run(m, m.length / width)))));
+      for (const [i, m] of matrices.entries()) {
+        const expected = await local.run(m, m.length / width);
+        expect(Array.from(viaWorker[i] as Float32Array)).to.deep.equal(Array.from(expected), `run ${i} (${m.length / width} rows)`);
+      }
+    } finally {
+      await local.release();
+    }
+  });
+
   it('rejects a model whose feature list does not match it', async function () {
     const { copyFileSync, writeFileSync } = await import('node:fs');
     const { tempDir } = await import('../../helpers/setup.js');
