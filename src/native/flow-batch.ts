@@ -140,8 +140,24 @@ export interface FlowColumns {
   lastSeenMs(i: number): number;
 }
 
+/**
+ * One batch's text columns read one value at a time ({@link flowTexts}), for consumers that test a text or two of some
+ * flows: reading a record's field (`f.dns`, `f.tls`) decodes every text of the field, these decode one or none.
+ */
+export interface FlowTexts {
+  /**
+   * Text column `c` (flow-columns.ts `TEXT_COLUMN`) of flow `i` as the encoder writes it (joined columns such as
+   * `dnsAnswers` in their joined form); null when empty.
+   */
+  text(c: number, i: number): string | null;
+  /** True when text column `c` of flow `i` is not empty (no string made). */
+  hasText(c: number, i: number): boolean;
+  /** True when text column `c` of flow `i` is exactly `s` (`text(c, i) === s`, comparing bytes: no string made). */
+  textIs(c: number, i: number, s: string): boolean;
+}
+
 /** One decoded batch: its columns, addresses and the address strings formatted so far (lazily, once each). */
-class BatchView implements FlowColumns {
+class BatchView implements FlowColumns, FlowTexts {
   readonly ips: Array<string | undefined>;
   constructor(
     readonly cols: Float64Array,
@@ -154,12 +170,33 @@ class BatchView implements FlowColumns {
     this.ips = new Array<string | undefined>(2 * n);
   }
 
-  /** Text column `c` of flow `i`; null when empty. */
   text(c: number, i: number): string | null {
     const k = c * this.n + i;
     const end = this.ends[k] as number;
     const start = k === 0 ? 0 : (this.ends[k - 1] as number);
     return end === start ? null : this.textBlock.toString('utf8', start, end);
+  }
+
+  hasText(c: number, i: number): boolean {
+    const k = c * this.n + i;
+    return this.ends[k] !== (k === 0 ? 0 : this.ends[k - 1]);
+  }
+
+  textIs(c: number, i: number, s: string): boolean {
+    const k = c * this.n + i;
+    const end = this.ends[k] as number;
+    const start = k === 0 ? 0 : (this.ends[k - 1] as number);
+    // An empty value reads as null, never ''. A UTF-8 text has at least as many bytes as UTF-16 units (an invalid byte
+    // decodes to one U+FFFD), so fewer bytes than `s` has units differ; up to the first non-ASCII character of `s`,
+    // bytes and characters correspond one to one.
+    if (s.length === 0 || end - start < s.length) return false;
+    const block = this.textBlock;
+    for (let j = 0; j < s.length; j++) {
+      const code = s.charCodeAt(j);
+      if (code >= 0x80) return this.text(c, i) === s;
+      if (block[start + j] !== code) return false;
+    }
+    return end - start === s.length;
   }
 
   /** A numeric column that holds -1 when absent. */
@@ -295,7 +332,7 @@ function heartbeatsField(cols: Float64Array, n: number, i: number): FlowTlsHeart
 }
 
 /** Columns of a batch of plain records (tests, the `flows` event): numeric fields copied, times and text kept as given. */
-class RecordsView implements FlowColumns {
+class RecordsView implements FlowColumns, FlowTexts {
   readonly n: number;
   readonly cols: Float64Array;
   readonly addrs: Uint8Array;
@@ -330,16 +367,91 @@ class RecordsView implements FlowColumns {
   lastSeenMs(i: number): number {
     return (this.flows[i] as FlowRecord).lastSeenMs;
   }
+
+  text(c: number, i: number): string | null {
+    const v = (RECORD_TEXTS[c] as RecordText)(this.flows[i] as FlowRecord);
+    return v == null || v === '' ? null : v;
+  }
+
+  hasText(c: number, i: number): boolean {
+    return this.text(c, i) !== null;
+  }
+
+  textIs(c: number, i: number, s: string): boolean {
+    return this.text(c, i) === s;
+  }
 }
 
+/** Reads one text column's value from a plain record, joined as the encoder joins it (null or '' when absent). */
+type RecordText = (f: FlowRecord) => string | null | undefined;
+
+/** The record's text of each text column, in {@link TEXT_COLUMNS} order (the inverse of the readers below). */
+const RECORD_TEXTS: readonly RecordText[] = (() => {
+  const byName: Record<(typeof TEXT_COLUMNS)[number], RecordText> = {
+    serverName: (f) => f.serverName,
+    dnsQuery: (f) => f.dns?.query,
+    dnsAnswers: (f) => f.dns?.answers.map((a) => `${a.type}\x1f${a.ttl}\x1f${a.value}`).join('\x1e'),
+    tlsSni: (f) => f.tls?.sni,
+    tlsAlpn: (f) => f.tls?.alpn,
+    tlsJa3: (f) => f.tls?.ja3,
+    tlsJa4: (f) => f.tls?.ja4,
+    tlsJa4s: (f) => f.tls?.ja4s,
+    httpMethod: (f) => f.http?.method,
+    httpHost: (f) => f.http?.host,
+    httpUri: (f) => f.http?.uri,
+    httpUserAgent: (f) => f.http?.userAgent,
+    httpContentType: (f) => f.http?.contentType,
+    sshClient: (f) => f.ssh?.client,
+    sshServer: (f) => f.ssh?.server,
+    dhcpHostname: (f) => f.dhcp?.hostname,
+    dhcpMac: (f) => f.dhcp?.mac,
+    communityId: (f) => f.communityId,
+    processName: (f) => f.process?.name,
+    processExe: (f) => f.process?.exe,
+    processUser: (f) => f.process?.user,
+    processUnit: (f) => f.process?.unit,
+    processContainer: (f) => f.process?.container,
+    smbShares: (f) => f.smb?.shares.join('\x1e'),
+    smbFiles: (f) =>
+      f.smb?.files
+        .map((x) => {
+          const flags =
+            (x.write ? SMB_FILE_FLAGS.writeAccess : 0) |
+            (x.written ? SMB_FILE_FLAGS.written : 0) |
+            (x.read ? SMB_FILE_FLAGS.read : 0) |
+            (x.pipe ? SMB_FILE_FLAGS.pipe : 0);
+          return `${x.name}\x1f${x.share ?? ''}\x1f${flags}`;
+        })
+        .join('\x1e'),
+    dcerpcInterfaces: (f) => f.dcerpc?.interfaces.join('\x1e'),
+    dcerpcOps: (f) => f.dcerpc?.ops.map((o) => `${o.iface ?? ''}\x1f${o.opnum}\x1f${o.count}`).join('\x1e'),
+    tlsCertSubjectCn: (f) => f.tls?.certificate?.subject.cn,
+    tlsCertSubjectO: (f) => f.tls?.certificate?.subject.o,
+    tlsCertSubjectOu: (f) => f.tls?.certificate?.subject.ou,
+    tlsCertIssuerCn: (f) => f.tls?.certificate?.issuer.cn,
+    tlsCertIssuerO: (f) => f.tls?.certificate?.issuer.o,
+    tlsCertIssuerOu: (f) => f.tls?.certificate?.issuer.ou,
+  };
+  return TEXT_COLUMNS.map((name) => byName[name]);
+})();
+
 /** Batches made by {@link columnFlowRecords}, and plain batches already converted, by their record array. */
-const columnsByBatch = new WeakMap<readonly FlowRecord[], FlowColumns>();
+const columnsByBatch = new WeakMap<readonly FlowRecord[], BatchView | RecordsView>();
 
 /**
  * The columns of a batch: free for the arrays {@link columnFlowRecords} returns (the same batch), built once (and
  * remembered while the array lives) for any other array of records. Do not change an array after asking.
  */
 export function flowColumns(flows: readonly FlowRecord[]): FlowColumns {
+  return viewOf(flows);
+}
+
+/** The text columns of a batch, as {@link flowColumns} gives its columns (the same view). */
+export function flowTexts(flows: readonly FlowRecord[]): FlowTexts {
+  return viewOf(flows);
+}
+
+function viewOf(flows: readonly FlowRecord[]): BatchView | RecordsView {
   let view = columnsByBatch.get(flows);
   if (view === undefined) {
     view = new RecordsView(flows);

@@ -20,8 +20,8 @@
  */
 import { parse } from 'tldts';
 import type { DnsTunnelConfig } from '../../config/detection.js';
-import { flowColumns } from '../../native/flow-batch.js';
-import { FLOW_COLUMN as C } from '../../native/flow-columns.js';
+import { flowColumns, flowTexts } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, TEXT_COLUMN as T } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { isGlobalAddress } from '../../net/classify.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
@@ -116,19 +116,22 @@ export class DnsTunnelDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const touched = new Set<string>();
-    // Numeric columns first: only port 53 flows with a parsed question have their texts decoded.
+    // Numeric columns first: only port 53 flows with a parsed question have their query decoded (that one text: `f.dns`
+    // would decode the answers too, which nothing here reads).
     const { cols, n } = flowColumns(flows);
+    const texts = flowTexts(flows);
     for (let i = 0; i < n; i++) {
       const protocol = cols[C.protocol * n + i] as number;
-      if (cols[C.dstPort * n + i] !== 53 || (protocol !== 17 && protocol !== 6) || !((cols[C.dnsQtype * n + i] as number) >= 0)) continue;
+      const qtype = cols[C.dnsQtype * n + i] as number;
+      if (cols[C.dstPort * n + i] !== 53 || (protocol !== 17 && protocol !== 6) || !(qtype >= 0)) continue;
+      const query = texts.text(T.dnsQuery, i); // `f.dns.query`; null when the flow has no `dns`
+      if (query === null) continue;
       const f = flows[i] as FlowRecord;
-      const dns = f.dns;
-      if (!dns || dns.query === '') continue;
-      const g = dnsGroup(dns.query, f.dstIp);
+      const g = dnsGroup(query, f.dstIp);
       if (g === null || this.allowed(g.domain)) continue;
       const key = `${f.srcIp}|${g.domain}`;
       const group = this.group(key, f.firstSeenMs);
-      this.add(group, f, g.subdomain, dns.query, dns.qtype);
+      this.add(group, f, g.subdomain, query, qtype);
       touched.add(key);
     }
     while (this.groups.size > this.maxTracked) this.groups.delete(this.groups.keys().next().value as string);
