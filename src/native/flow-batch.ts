@@ -146,8 +146,9 @@ export interface FlowColumns {
  */
 export interface FlowTexts {
   /**
-   * Text column `c` (flow-columns.ts `TEXT_COLUMN`) of flow `i` as the encoder writes it (joined columns such as
-   * `dnsAnswers` in their joined form); null when empty.
+   * Text column `c` (flow-columns.ts `TEXT_COLUMN`) of flow `i`: the record field's value (`httpUri`: `f.http?.uri`,
+   * null when absent), joined columns such as `dnsAnswers` as the encoder joins them. A batch from the capture holds
+   * no empty text (an empty value reads as null); plain records give their fields as they are.
    */
   text(c: number, i: number): string | null;
   /** True when text column `c` of flow `i` is not empty (no string made). */
@@ -156,9 +157,14 @@ export interface FlowTexts {
   textIs(c: number, i: number, s: string): boolean;
 }
 
-/** One decoded batch: its columns, addresses and the address strings formatted so far (lazily, once each). */
+/**
+ * One decoded batch: its columns, addresses, and the address strings and texts made so far (lazily, once each: the
+ * records' fields and {@link FlowTexts} share them, so a text several consumers read is decoded once per batch).
+ */
 class BatchView implements FlowColumns, FlowTexts {
   readonly ips: Array<string | undefined>;
+  /** Texts decoded so far by text column, flow `i`'s at `i` (undefined: not yet); a column's made at its first read. */
+  readonly #texts: Array<Array<string | null | undefined> | undefined> = new Array(TEXT_COLUMNS.length);
   constructor(
     readonly cols: Float64Array,
     readonly addrs: Uint8Array,
@@ -171,10 +177,20 @@ class BatchView implements FlowColumns, FlowTexts {
   }
 
   text(c: number, i: number): string | null {
-    const k = c * this.n + i;
-    const end = this.ends[k] as number;
-    const start = k === 0 ? 0 : (this.ends[k - 1] as number);
-    return end === start ? null : this.textBlock.toString('utf8', start, end);
+    let column = this.#texts[c];
+    if (column === undefined) {
+      column = new Array<string | null | undefined>(this.n);
+      this.#texts[c] = column;
+    }
+    let t = column[i];
+    if (t === undefined) {
+      const k = c * this.n + i;
+      const end = this.ends[k] as number;
+      const start = k === 0 ? 0 : (this.ends[k - 1] as number);
+      t = end === start ? null : this.textBlock.toString('utf8', start, end);
+      column[i] = t;
+    }
+    return t;
   }
 
   hasText(c: number, i: number): boolean {
@@ -369,12 +385,12 @@ class RecordsView implements FlowColumns, FlowTexts {
   }
 
   text(c: number, i: number): string | null {
-    const v = (RECORD_TEXTS[c] as RecordText)(this.flows[i] as FlowRecord);
-    return v == null || v === '' ? null : v;
+    return (RECORD_TEXTS[c] as RecordText)(this.flows[i] as FlowRecord) ?? null;
   }
 
   hasText(c: number, i: number): boolean {
-    return this.text(c, i) !== null;
+    const t = this.text(c, i);
+    return t !== null && t !== '';
   }
 
   textIs(c: number, i: number, s: string): boolean {
@@ -382,15 +398,23 @@ class RecordsView implements FlowColumns, FlowTexts {
   }
 }
 
-/** Reads one text column's value from a plain record, joined as the encoder joins it (null or '' when absent). */
+/**
+ * Reads one text column's value from a plain record: a field's value as it is (undefined: absent), a joined column
+ * joined as the encoder joins it (undefined for none).
+ */
 type RecordText = (f: FlowRecord) => string | null | undefined;
+
+/** Records joined by 0x1e, as the encoder joins a list; undefined for none. */
+function joined(values: readonly string[] | undefined): string | undefined {
+  return values === undefined || values.length === 0 ? undefined : values.join('\x1e');
+}
 
 /** The record's text of each text column, in {@link TEXT_COLUMNS} order (the inverse of the readers below). */
 const RECORD_TEXTS: readonly RecordText[] = (() => {
   const byName: Record<(typeof TEXT_COLUMNS)[number], RecordText> = {
     serverName: (f) => f.serverName,
     dnsQuery: (f) => f.dns?.query,
-    dnsAnswers: (f) => f.dns?.answers.map((a) => `${a.type}\x1f${a.ttl}\x1f${a.value}`).join('\x1e'),
+    dnsAnswers: (f) => joined(f.dns?.answers.map((a) => `${a.type}\x1f${a.ttl}\x1f${a.value}`)),
     tlsSni: (f) => f.tls?.sni,
     tlsAlpn: (f) => f.tls?.alpn,
     tlsJa3: (f) => f.tls?.ja3,
@@ -411,20 +435,20 @@ const RECORD_TEXTS: readonly RecordText[] = (() => {
     processUser: (f) => f.process?.user,
     processUnit: (f) => f.process?.unit,
     processContainer: (f) => f.process?.container,
-    smbShares: (f) => f.smb?.shares.join('\x1e'),
+    smbShares: (f) => joined(f.smb?.shares),
     smbFiles: (f) =>
-      f.smb?.files
-        .map((x) => {
+      joined(
+        f.smb?.files.map((x) => {
           const flags =
             (x.write ? SMB_FILE_FLAGS.writeAccess : 0) |
             (x.written ? SMB_FILE_FLAGS.written : 0) |
             (x.read ? SMB_FILE_FLAGS.read : 0) |
             (x.pipe ? SMB_FILE_FLAGS.pipe : 0);
           return `${x.name}\x1f${x.share ?? ''}\x1f${flags}`;
-        })
-        .join('\x1e'),
-    dcerpcInterfaces: (f) => f.dcerpc?.interfaces.join('\x1e'),
-    dcerpcOps: (f) => f.dcerpc?.ops.map((o) => `${o.iface ?? ''}\x1f${o.opnum}\x1f${o.count}`).join('\x1e'),
+        }),
+      ),
+    dcerpcInterfaces: (f) => joined(f.dcerpc?.interfaces),
+    dcerpcOps: (f) => joined(f.dcerpc?.ops.map((o) => `${o.iface ?? ''}\x1f${o.opnum}\x1f${o.count}`)),
     tlsCertSubjectCn: (f) => f.tls?.certificate?.subject.cn,
     tlsCertSubjectO: (f) => f.tls?.certificate?.subject.o,
     tlsCertSubjectOu: (f) => f.tls?.certificate?.subject.ou,

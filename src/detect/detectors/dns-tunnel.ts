@@ -125,7 +125,7 @@ export class DnsTunnelDetector implements Detector {
       const qtype = cols[C.dnsQtype * n + i] as number;
       if (cols[C.dstPort * n + i] !== 53 || (protocol !== 17 && protocol !== 6) || !(qtype >= 0)) continue;
       const query = texts.text(T.dnsQuery, i); // `f.dns.query`; null when the flow has no `dns`
-      if (query === null) continue;
+      if (query === null || query === '') continue;
       const f = flows[i] as FlowRecord;
       const g = dnsGroup(query, f.dstIp);
       if (g === null || this.allowed(g.domain)) continue;
