@@ -8,8 +8,8 @@
  * scanners) and of Florian Roth's Log4Shell signatures (Neo23x0/signature-base `yara/expl_log4j_cve_2021_44228.yar`).
  * One finding per (client, server, port) and batch, carrying the matched rules, counts and example requests.
  */
-import { flowColumns } from '../../native/flow-batch.js';
-import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
+import { flowColumns, flowTexts } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON, TEXT_COLUMN as T } from '../../native/flow-columns.js';
 import type { FlowHttp, FlowRecord } from '../../native/flow-record.js';
 import type { Severity } from '../../domain/alert.js';
 import { severityRank } from '../../domain/alert.js';
@@ -216,13 +216,17 @@ export class WebAttackDetector implements Detector {
     const fresh = new Map<string, { count: number; flow: FlowRecord }>();
     // Numeric columns first: only flows with a parsed HTTP request have their texts decoded.
     const { cols, n } = flowColumns(flows);
+    const texts = flowTexts(flows);
     for (let i = 0; i < n; i++) {
       if (!((cols[C.httpRequests * n + i] as number) > 0) || cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
-      const f = flows[i] as FlowRecord;
-      const http = httpOf(flows, i);
-      if (!http) continue;
-      const matched = matchedRules(http.uri, http.userAgent);
+      // The rules read `http.uri` and `http.userAgent`: only those texts are decoded (once per batch, shared with the
+      // other detectors), the record's `http` only for an example. A flow with either has an `http` (the capture core
+      // reads both from a request after its method: native/app/http.cpp).
+      const uri = texts.text(T.httpUri, i);
+      const userAgent = texts.text(T.httpUserAgent, i);
+      const matched = matchedRules(uri, userAgent);
       if (matched.length === 0) continue;
+      const f = flows[i] as FlowRecord;
       const key = `${f.srcIp}|${f.dstIp}|${f.dstPort}`;
       let s = this.states.get(key);
       if (s === undefined) s = { requests: 0, rules: new Map(), examples: [], severity: 'low', firstMs: f.firstSeenMs, lastMs: f.lastSeenMs };
@@ -235,7 +239,8 @@ export class WebAttackDetector implements Detector {
         s.rules.set(r.id, (s.rules.get(r.id) ?? 0) + 1);
         if (severityRank(r.severity) > severityRank(s.severity)) s.severity = r.severity;
       }
-      if (s.examples.length < EXAMPLES && !hasExample(s.examples, http.uri, http.userAgent)) {
+      if (s.examples.length < EXAMPLES && !hasExample(s.examples, uri, userAgent)) {
+        const http = httpOf(flows, i) as FlowHttp;
         const ids = matched.map((r) => r.id);
         s.examples.push({ method: http.method, host: cut(http.host), uri: cut(http.uri), userAgent: cut(http.userAgent), rules: ids });
       }
