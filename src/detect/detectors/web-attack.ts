@@ -215,7 +215,8 @@ export class WebAttackDetector implements Detector {
   observe(flows: readonly FlowRecord[]): Finding[] {
     const fresh = new Map<string, { count: number; flow: FlowRecord }>();
     // Numeric columns first: only flows with a parsed HTTP request have their texts decoded.
-    const { cols, n } = flowColumns(flows);
+    const c = flowColumns(flows);
+    const { cols, n } = c;
     const texts = flowTexts(flows);
     for (let i = 0; i < n; i++) {
       if (!((cols[C.httpRequests * n + i] as number) > 0) || cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
@@ -226,15 +227,17 @@ export class WebAttackDetector implements Detector {
       const userAgent = texts.text(T.httpUserAgent, i);
       const matched = matchedRules(uri, userAgent);
       if (matched.length === 0) continue;
-      const f = flows[i] as FlowRecord;
-      const key = `${f.srcIp}|${f.dstIp}|${f.dstPort}`;
+      // The record's `srcIp`, `dstIp`, `dstPort` and times, from the columns (most HTTP flows of an attack match).
+      const key = `${c.ip(i)}|${c.ip(n + i)}|${cols[C.dstPort * n + i] as number}`;
+      const firstMs = c.firstSeenMs(i);
+      const lastMs = c.lastSeenMs(i);
       let s = this.states.get(key);
-      if (s === undefined) s = { requests: 0, rules: new Map(), examples: [], severity: 'low', firstMs: f.firstSeenMs, lastMs: f.lastSeenMs };
+      if (s === undefined) s = { requests: 0, rules: new Map(), examples: [], severity: 'low', firstMs, lastMs };
       else this.states.delete(key);
       this.states.set(key, s);
       s.requests++;
-      s.firstMs = Math.min(s.firstMs, f.firstSeenMs);
-      s.lastMs = Math.max(s.lastMs, f.lastSeenMs);
+      s.firstMs = Math.min(s.firstMs, firstMs);
+      s.lastMs = Math.max(s.lastMs, lastMs);
       for (const r of matched) {
         s.rules.set(r.id, (s.rules.get(r.id) ?? 0) + 1);
         if (severityRank(r.severity) > severityRank(s.severity)) s.severity = r.severity;
@@ -246,7 +249,7 @@ export class WebAttackDetector implements Detector {
       }
       const entry = fresh.get(key);
       if (entry) entry.count++;
-      else fresh.set(key, { count: 1, flow: f });
+      else fresh.set(key, { count: 1, flow: flows[i] as FlowRecord });
     }
     while (this.states.size > this.maxTracked) this.states.delete(this.states.keys().next().value as string);
     const out: Finding[] = [];
