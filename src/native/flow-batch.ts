@@ -164,7 +164,7 @@ export interface FlowTexts {
 class BatchView implements FlowColumns, FlowTexts {
   readonly ips: Array<string | undefined>;
   /** Texts decoded so far by text column, flow `i`'s at `i` (undefined: not yet); a column's made at its first read. */
-  readonly #texts: Array<Array<string | null | undefined> | undefined> = new Array(TEXT_COLUMNS.length);
+  readonly #texts: Array<Array<string | undefined> | undefined> = new Array(TEXT_COLUMNS.length);
   constructor(
     readonly cols: Float64Array,
     readonly addrs: Uint8Array,
@@ -177,17 +177,18 @@ class BatchView implements FlowColumns, FlowTexts {
   }
 
   text(c: number, i: number): string | null {
+    const k = c * this.n + i;
+    const end = this.ends[k] as number;
+    const start = k === 0 ? 0 : (this.ends[k - 1] as number);
+    if (end === start) return null; // most texts of most flows are empty: nothing to remember
     let column = this.#texts[c];
     if (column === undefined) {
-      column = new Array<string | null | undefined>(this.n);
+      column = new Array<string | undefined>(this.n);
       this.#texts[c] = column;
     }
     let t = column[i];
     if (t === undefined) {
-      const k = c * this.n + i;
-      const end = this.ends[k] as number;
-      const start = k === 0 ? 0 : (this.ends[k - 1] as number);
-      t = end === start ? null : this.textBlock.toString('utf8', start, end);
+      t = this.textBlock.toString('utf8', start, end);
       column[i] = t;
     }
     return t;
@@ -292,11 +293,23 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.ipv6OptMaxCovertBytes, v6?.maxCovertBytes ?? 0);
 }
 
-/** Seconds since the epoch as ISO 8601 (whole seconds); null for a time no Date holds. */
+/**
+ * Seconds since the epoch as ISO 8601 (whole seconds); null for a time no Date holds. Remembered per value (at most
+ * {@link CERT_TIMES_MAX}, emptied when full): a server's certificate comes with each of its connections, and formatting
+ * a date is most of what reading a certificate costs.
+ */
 function certTime(sec: number): string | null {
-  const ms = sec * 1000;
-  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : null;
+  let text = certTimes.get(sec);
+  if (text === undefined) {
+    const ms = sec * 1000;
+    text = Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : null;
+    if (certTimes.size >= CERT_TIMES_MAX) certTimes.clear();
+    certTimes.set(sec, text);
+  }
+  return text;
 }
+const certTimes = new Map<number, string | null>();
+const CERT_TIMES_MAX = 4096;
 
 /** The server certificate of flow `i` of a batch; null when none was read. */
 function certificateField(b: BatchView, i: number): FlowTlsCertificate | null {
