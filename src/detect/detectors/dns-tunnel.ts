@@ -20,8 +20,8 @@
  */
 import { parse } from 'tldts';
 import type { DnsTunnelConfig } from '../../config/detection.js';
-import { flowColumns, flowTexts } from '../../native/flow-batch.js';
-import { FLOW_COLUMN as C, TEXT_COLUMN as T } from '../../native/flow-columns.js';
+import { flowColumns, flowTexts, type FlowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON, TEXT_COLUMN as T } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { isGlobalAddress } from '../../net/classify.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
@@ -143,7 +143,9 @@ export class DnsTunnelDetector implements Detector {
     const touched = new Set<string>();
     // Numeric columns first: only port 53 flows with a parsed question have their query decoded (that one text: `f.dns`
     // would decode the answers too, which nothing here reads).
-    const { cols, n } = flowColumns(flows);
+    // The flows' fields are read from the batch's columns (the values the records' getters return).
+    const c = flowColumns(flows);
+    const { cols, n } = c;
     const texts = flowTexts(flows);
     for (let i = 0; i < n; i++) {
       const protocol = cols[C.protocol * n + i] as number;
@@ -151,12 +153,12 @@ export class DnsTunnelDetector implements Detector {
       if (cols[C.dstPort * n + i] !== 53 || (protocol !== 17 && protocol !== 6) || !(qtype >= 0)) continue;
       const query = texts.text(T.dnsQuery, i); // `f.dns.query`; null when the flow has no `dns`
       if (query === null || query === '') continue;
-      const f = flows[i] as FlowRecord;
-      const g = dnsGroup(query, f.dstIp);
+      const server = c.ip(n + i);
+      const g = dnsGroup(query, server);
       if (g === null || this.allowed(g.domain)) continue;
-      const key = `${f.srcIp}|${g.domain}`;
-      const group = this.group(key, f.firstSeenMs);
-      this.add(group, f, g.subdomain, query, qtype);
+      const key = `${c.ip(i)}|${g.domain}`;
+      const group = this.group(key, c.firstSeenMs(i));
+      this.add(group, c, i, server, g.subdomain, query, qtype);
       touched.add(key);
     }
     while (this.groups.size > this.maxTracked) this.groups.delete(this.groups.keys().next().value as string);
@@ -201,33 +203,38 @@ export class DnsTunnelDetector implements Detector {
     return g;
   }
 
-  private add(g: Group, f: FlowRecord, subdomain: string, query: string, qtype: number): void {
+  /** Adds the queries of flow `i` of a batch (to `server`, for `subdomain`) to its group. */
+  private add(g: Group, c: FlowColumns, i: number, server: string, subdomain: string, query: string, qtype: number): void {
+    const { cols, n } = c;
+    const fwdPackets = cols[C.fwdPackets * n + i] as number;
+    const fwdPayloadBytes = cols[C.fwdPayloadBytes * n + i] as number;
+    const bwdPayloadBytes = cols[C.bwdPayloadBytes * n + i] as number;
     // Queries of this record: one for a one-query flow; for a longer flow, the packets it sent since its last record.
-    let queries = Math.max(1, f.fwdPackets);
-    let queryBytes = f.fwdPayloadBytes;
-    let answerBytes = f.bwdPayloadBytes;
-    if (f.fwdPackets > 1 || f.endReason === 'snapshot') {
-      const id = `${f.id}@${f.firstSeenMs}`;
+    let queries = Math.max(1, fwdPackets);
+    let queryBytes = fwdPayloadBytes;
+    let answerBytes = bwdPayloadBytes;
+    if (fwdPackets > 1 || cols[C.endReason * n + i] === SNAPSHOT_REASON) {
+      const id = `${cols[C.id * n + i] as number}@${c.firstSeenMs(i)}`;
       const prev = g.flows.get(id);
       if (prev !== undefined) {
-        queries = Math.max(0, f.fwdPackets - prev[0]);
-        queryBytes = Math.max(0, f.fwdPayloadBytes - prev[1]);
-        answerBytes = Math.max(0, f.bwdPayloadBytes - prev[2]);
+        queries = Math.max(0, fwdPackets - prev[0]);
+        queryBytes = Math.max(0, fwdPayloadBytes - prev[1]);
+        answerBytes = Math.max(0, bwdPayloadBytes - prev[2]);
         g.flows.delete(id);
       }
-      g.flows.set(id, [f.fwdPackets, f.fwdPayloadBytes, f.bwdPayloadBytes]);
+      g.flows.set(id, [fwdPackets, fwdPayloadBytes, bwdPayloadBytes]);
       if (g.flows.size > MAX_FLOWS) g.flows.delete(g.flows.keys().next().value as string);
-      if (f.protocol === 17) g.maxQueriesPerFlow = Math.max(g.maxQueriesPerFlow, f.fwdPackets);
+      if (cols[C.protocol * n + i] === 17) g.maxQueriesPerFlow = Math.max(g.maxQueriesPerFlow, fwdPackets);
     } else g.maxQueriesPerFlow = Math.max(g.maxQueriesPerFlow, 1);
     if (queries === 0) return;
     g.queries += queries;
     g.queryBytes += queryBytes;
     g.answerBytes += answerBytes;
-    g.lastMs = Math.max(g.lastMs, f.lastSeenMs);
+    g.lastMs = Math.max(g.lastMs, c.lastSeenMs(i));
     if (isTunnelQtype(qtype)) g.tunnelQtypeQueries += queries;
     g.qtypes.set(qtype, (g.qtypes.get(qtype) ?? 0) + queries);
-    if (!g.servers.includes(f.dstIp) && g.servers.length < 4) g.servers.push(f.dstIp);
-    if (subdomain.split('.', 1)[0] === 'dnscat') g.toolTag = true;
+    if (!g.servers.includes(server) && g.servers.length < 4) g.servers.push(server);
+    if (subdomain === 'dnscat' || subdomain.startsWith('dnscat.')) g.toolTag = true; // its first label
     if (subdomain !== '' && !g.names.has(subdomain) && g.names.size < MAX_NAMES) {
       g.names.add(subdomain);
       const bare = subdomain.replaceAll('.', '');
@@ -238,6 +245,7 @@ export class DnsTunnelDetector implements Detector {
   }
 
   private judge(key: string, g: Group): Finding | null {
+    if (g.queries <= g.reported) return null; // nothing new since its last finding
     const c = this.config;
     const unique = g.names.size;
     const meanQueryBytes = g.queries > 0 ? g.queryBytes / g.queries : 0;
@@ -252,7 +260,7 @@ export class DnsTunnelDetector implements Detector {
     if (meanEntropy >= c.minEntropy) encoding.push('high_entropy');
     if (tunnelShare >= c.minTunnelQtypeShare) encoding.push('tunnel_qtypes');
     if (g.toolTag) encoding.push('tool_tag');
-    if (volume.length === 0 || encoding.length === 0 || g.queries <= g.reported) return null;
+    if (volume.length === 0 || encoding.length === 0) return null;
     const fresh = g.queries - g.reported;
     g.reported = g.queries;
     const signals = [...volume, ...encoding];
