@@ -1,8 +1,9 @@
 /**
- * Decoded text fields of a flow batch, shared by the detectors that read them. A column-backed record
- * (native/flow-batch.ts) decodes a field anew at each read, so two detectors reading `http` of the same flow decoded
- * its five texts twice; here each flow's `http` is decoded at its first read in a batch and remembered while the batch
- * lives (as flow-batch.ts `flowColumns` remembers a batch's columns).
+ * Decoded fields of a flow batch, shared by the detectors that read them. A column-backed record (native/flow-batch.ts)
+ * builds a field anew at each read (its texts are decoded once per batch, the object is not), so two detectors reading
+ * `http` of the same flow built it twice; here each flow's `http` is built at its first read in a batch and remembered
+ * while the batch lives (as flow-batch.ts `flowColumns` remembers a batch's columns). A detector that tests one or two
+ * texts reads them alone through flow-batch.ts `flowTexts`.
  */
 import type { FlowHttp, FlowRecord } from '../native/flow-record.js';
 

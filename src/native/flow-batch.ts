@@ -140,9 +140,31 @@ export interface FlowColumns {
   lastSeenMs(i: number): number;
 }
 
-/** One decoded batch: its columns, addresses and the address strings formatted so far (lazily, once each). */
-class BatchView implements FlowColumns {
+/**
+ * One batch's text columns read one value at a time ({@link flowTexts}), for consumers that test a text or two of some
+ * flows: reading a record's field (`f.dns`, `f.tls`) decodes every text of the field, these decode one or none.
+ */
+export interface FlowTexts {
+  /**
+   * Text column `c` (flow-columns.ts `TEXT_COLUMN`) of flow `i`: the record field's value (`httpUri`: `f.http?.uri`,
+   * null when absent), joined columns such as `dnsAnswers` as the encoder joins them. A batch from the capture holds
+   * no empty text (an empty value reads as null); plain records give their fields as they are.
+   */
+  text(c: number, i: number): string | null;
+  /** True when text column `c` of flow `i` is not empty (no string made). */
+  hasText(c: number, i: number): boolean;
+  /** True when text column `c` of flow `i` is exactly `s` (`text(c, i) === s`, comparing bytes: no string made). */
+  textIs(c: number, i: number, s: string): boolean;
+}
+
+/**
+ * One decoded batch: its columns, addresses, and the address strings and texts made so far (lazily, once each: the
+ * records' fields and {@link FlowTexts} share them, so a text several consumers read is decoded once per batch).
+ */
+class BatchView implements FlowColumns, FlowTexts {
   readonly ips: Array<string | undefined>;
+  /** Texts decoded so far by text column, flow `i`'s at `i` (undefined: not yet); a column's made at its first read. */
+  readonly #texts: Array<Array<string | undefined> | undefined> = new Array(TEXT_COLUMNS.length);
   constructor(
     readonly cols: Float64Array,
     readonly addrs: Uint8Array,
@@ -154,12 +176,44 @@ class BatchView implements FlowColumns {
     this.ips = new Array<string | undefined>(2 * n);
   }
 
-  /** Text column `c` of flow `i`; null when empty. */
   text(c: number, i: number): string | null {
     const k = c * this.n + i;
     const end = this.ends[k] as number;
     const start = k === 0 ? 0 : (this.ends[k - 1] as number);
-    return end === start ? null : this.textBlock.toString('utf8', start, end);
+    if (end === start) return null; // most texts of most flows are empty: nothing to remember
+    let column = this.#texts[c];
+    if (column === undefined) {
+      column = new Array<string | undefined>(this.n);
+      this.#texts[c] = column;
+    }
+    let t = column[i];
+    if (t === undefined) {
+      t = this.textBlock.toString('utf8', start, end);
+      column[i] = t;
+    }
+    return t;
+  }
+
+  hasText(c: number, i: number): boolean {
+    const k = c * this.n + i;
+    return this.ends[k] !== (k === 0 ? 0 : this.ends[k - 1]);
+  }
+
+  textIs(c: number, i: number, s: string): boolean {
+    const k = c * this.n + i;
+    const end = this.ends[k] as number;
+    const start = k === 0 ? 0 : (this.ends[k - 1] as number);
+    // An empty value reads as null, never ''. A UTF-8 text has at least as many bytes as UTF-16 units (an invalid byte
+    // decodes to one U+FFFD), so fewer bytes than `s` has units differ; up to the first non-ASCII character of `s`,
+    // bytes and characters correspond one to one.
+    if (s.length === 0 || end - start < s.length) return false;
+    const block = this.textBlock;
+    for (let j = 0; j < s.length; j++) {
+      const code = s.charCodeAt(j);
+      if (code >= 0x80) return this.text(c, i) === s;
+      if (block[start + j] !== code) return false;
+    }
+    return end - start === s.length;
   }
 
   /** A numeric column that holds -1 when absent. */
@@ -239,11 +293,23 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
   set(K.ipv6OptMaxCovertBytes, v6?.maxCovertBytes ?? 0);
 }
 
-/** Seconds since the epoch as ISO 8601 (whole seconds); null for a time no Date holds. */
+/**
+ * Seconds since the epoch as ISO 8601 (whole seconds); null for a time no Date holds. Remembered per value (at most
+ * {@link CERT_TIMES_MAX}, emptied when full): a server's certificate comes with each of its connections, and formatting
+ * a date is most of what reading a certificate costs.
+ */
 function certTime(sec: number): string | null {
-  const ms = sec * 1000;
-  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : null;
+  let text = certTimes.get(sec);
+  if (text === undefined) {
+    const ms = sec * 1000;
+    text = Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : null;
+    if (certTimes.size >= CERT_TIMES_MAX) certTimes.clear();
+    certTimes.set(sec, text);
+  }
+  return text;
 }
+const certTimes = new Map<number, string | null>();
+const CERT_TIMES_MAX = 4096;
 
 /** The server certificate of flow `i` of a batch; null when none was read. */
 function certificateField(b: BatchView, i: number): FlowTlsCertificate | null {
@@ -295,7 +361,7 @@ function heartbeatsField(cols: Float64Array, n: number, i: number): FlowTlsHeart
 }
 
 /** Columns of a batch of plain records (tests, the `flows` event): numeric fields copied, times and text kept as given. */
-class RecordsView implements FlowColumns {
+class RecordsView implements FlowColumns, FlowTexts {
   readonly n: number;
   readonly cols: Float64Array;
   readonly addrs: Uint8Array;
@@ -330,16 +396,99 @@ class RecordsView implements FlowColumns {
   lastSeenMs(i: number): number {
     return (this.flows[i] as FlowRecord).lastSeenMs;
   }
+
+  text(c: number, i: number): string | null {
+    return (RECORD_TEXTS[c] as RecordText)(this.flows[i] as FlowRecord) ?? null;
+  }
+
+  hasText(c: number, i: number): boolean {
+    const t = this.text(c, i);
+    return t !== null && t !== '';
+  }
+
+  textIs(c: number, i: number, s: string): boolean {
+    return this.text(c, i) === s;
+  }
 }
 
+/**
+ * Reads one text column's value from a plain record: a field's value as it is (undefined: absent), a joined column
+ * joined as the encoder joins it (undefined for none).
+ */
+type RecordText = (f: FlowRecord) => string | null | undefined;
+
+/** Records joined by 0x1e, as the encoder joins a list; undefined for none. */
+function joined(values: readonly string[] | undefined): string | undefined {
+  return values === undefined || values.length === 0 ? undefined : values.join('\x1e');
+}
+
+/** The record's text of each text column, in {@link TEXT_COLUMNS} order (the inverse of the readers below). */
+const RECORD_TEXTS: readonly RecordText[] = (() => {
+  const byName: Record<(typeof TEXT_COLUMNS)[number], RecordText> = {
+    serverName: (f) => f.serverName,
+    dnsQuery: (f) => f.dns?.query,
+    dnsAnswers: (f) => joined(f.dns?.answers.map((a) => `${a.type}\x1f${a.ttl}\x1f${a.value}`)),
+    tlsSni: (f) => f.tls?.sni,
+    tlsAlpn: (f) => f.tls?.alpn,
+    tlsJa3: (f) => f.tls?.ja3,
+    tlsJa4: (f) => f.tls?.ja4,
+    tlsJa4s: (f) => f.tls?.ja4s,
+    httpMethod: (f) => f.http?.method,
+    httpHost: (f) => f.http?.host,
+    httpUri: (f) => f.http?.uri,
+    httpUserAgent: (f) => f.http?.userAgent,
+    httpContentType: (f) => f.http?.contentType,
+    sshClient: (f) => f.ssh?.client,
+    sshServer: (f) => f.ssh?.server,
+    dhcpHostname: (f) => f.dhcp?.hostname,
+    dhcpMac: (f) => f.dhcp?.mac,
+    communityId: (f) => f.communityId,
+    processName: (f) => f.process?.name,
+    processExe: (f) => f.process?.exe,
+    processUser: (f) => f.process?.user,
+    processUnit: (f) => f.process?.unit,
+    processContainer: (f) => f.process?.container,
+    smbShares: (f) => joined(f.smb?.shares),
+    smbFiles: (f) =>
+      joined(
+        f.smb?.files.map((x) => {
+          const flags =
+            (x.write ? SMB_FILE_FLAGS.writeAccess : 0) |
+            (x.written ? SMB_FILE_FLAGS.written : 0) |
+            (x.read ? SMB_FILE_FLAGS.read : 0) |
+            (x.pipe ? SMB_FILE_FLAGS.pipe : 0);
+          return `${x.name}\x1f${x.share ?? ''}\x1f${flags}`;
+        }),
+      ),
+    dcerpcInterfaces: (f) => joined(f.dcerpc?.interfaces),
+    dcerpcOps: (f) => joined(f.dcerpc?.ops.map((o) => `${o.iface ?? ''}\x1f${o.opnum}\x1f${o.count}`)),
+    tlsCertSubjectCn: (f) => f.tls?.certificate?.subject.cn,
+    tlsCertSubjectO: (f) => f.tls?.certificate?.subject.o,
+    tlsCertSubjectOu: (f) => f.tls?.certificate?.subject.ou,
+    tlsCertIssuerCn: (f) => f.tls?.certificate?.issuer.cn,
+    tlsCertIssuerO: (f) => f.tls?.certificate?.issuer.o,
+    tlsCertIssuerOu: (f) => f.tls?.certificate?.issuer.ou,
+  };
+  return TEXT_COLUMNS.map((name) => byName[name]);
+})();
+
 /** Batches made by {@link columnFlowRecords}, and plain batches already converted, by their record array. */
-const columnsByBatch = new WeakMap<readonly FlowRecord[], FlowColumns>();
+const columnsByBatch = new WeakMap<readonly FlowRecord[], BatchView | RecordsView>();
 
 /**
  * The columns of a batch: free for the arrays {@link columnFlowRecords} returns (the same batch), built once (and
  * remembered while the array lives) for any other array of records. Do not change an array after asking.
  */
 export function flowColumns(flows: readonly FlowRecord[]): FlowColumns {
+  return viewOf(flows);
+}
+
+/** The text columns of a batch, as {@link flowColumns} gives its columns (the same view). */
+export function flowTexts(flows: readonly FlowRecord[]): FlowTexts {
+  return viewOf(flows);
+}
+
+function viewOf(flows: readonly FlowRecord[]): BatchView | RecordsView {
   let view = columnsByBatch.get(flows);
   if (view === undefined) {
     view = new RecordsView(flows);

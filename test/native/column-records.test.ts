@@ -7,8 +7,8 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { FeatureMatrixBuilder, CANONICAL_FEATURES } from '../../src/ml/features.js';
 import { createSensor, type CaptureTuning } from '../../src/native/capture.js';
-import { flowColumns } from '../../src/native/flow-batch.js';
-import { FLOW_COLUMN, FLOW_COLUMNS } from '../../src/native/flow-columns.js';
+import { flowColumns, flowTexts } from '../../src/native/flow-batch.js';
+import { FLOW_COLUMN, FLOW_COLUMNS, TEXT_COLUMNS } from '../../src/native/flow-columns.js';
 import type { FlowRecord } from '../../src/native/types.js';
 import { FIXTURES } from '../helpers/setup.js';
 
@@ -75,6 +75,32 @@ describe('native: column-backed flow records', () => {
       expect(Array.from(m1)).to.deep.equal(Array.from(m2));
     }
     expect(v6).to.be.above(0);
+  });
+
+  it('flowTexts(): a column batch and the same plain batch give the same texts, tests and comparisons', async () => {
+    const { plain, columns } = await both('sv_eth_ipv4_ipv6_dns_tls_http_mixed.pcap', { batchFlows: 16 });
+    const seen = new Set<string>();
+    for (let b = 0; b < plain.length; b++) {
+      const p = plain[b] as FlowRecord[];
+      const ct = flowTexts(columns[b] as FlowRecord[]);
+      const pt = flowTexts(p);
+      expect(flowTexts(columns[b] as FlowRecord[])).to.equal(flowColumns(columns[b] as FlowRecord[])); // one view per batch
+      for (let i = 0; i < p.length; i++) {
+        TEXT_COLUMNS.forEach((name, c) => {
+          const v = ct.text(c, i);
+          expect(pt.text(c, i), `${b}.${i}.${name}`).to.equal(v);
+          expect([ct.hasText(c, i), pt.hasText(c, i)], `${b}.${i}.${name}`).to.deep.equal([v !== null, v !== null]);
+          expect(ct.textIs(c, i, ''), `${b}.${i}.${name}`).to.equal(false);
+          if (v === null) return;
+          seen.add(name);
+          expect([ct.textIs(c, i, v), pt.textIs(c, i, v)], `${b}.${i}.${name}`).to.deep.equal([true, true]);
+          for (const other of [`${v}x`, v.slice(0, -1), `${v.startsWith('x') ? 'y' : 'x'}${v.slice(1)}`])
+            expect(ct.textIs(c, i, other), `${b}.${i}.${name} ${other}`).to.equal(false);
+        });
+      }
+    }
+    // The capture has names, DNS (questions and answers), TLS and HTTP texts.
+    expect([...seen]).to.include.members(['serverName', 'dnsQuery', 'dnsAnswers', 'tlsSni', 'httpUri', 'communityId']);
   });
 
   it('stay readable after their batch callback returned, also for a listener added after start()', async () => {

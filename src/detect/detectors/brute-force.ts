@@ -20,11 +20,10 @@
  * login succeeded and the session was used).
  */
 import type { BruteForceConfig } from '../../config/detection.js';
-import { flowColumns } from '../../native/flow-batch.js';
-import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
+import { flowColumns, flowTexts } from '../../native/flow-batch.js';
+import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON, TEXT_COLUMN as T } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressesOfPairKey, addressPairKey } from './address.js';
-import { httpOf } from '../batch-fields.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { KeyTable, type Keyed } from '../lru-map.js';
 
@@ -137,6 +136,7 @@ export class BruteForceDetector implements Detector {
     this.services.begin();
     const c = flowColumns(flows);
     const { cols, n } = c;
+    const texts = flowTexts(flows);
     const maxDurationUs = this.config.maxDurationSec * 1e6;
     for (let i = 0; i < n; i++) {
       if (cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
@@ -153,7 +153,7 @@ export class BruteForceDetector implements Detector {
       if ((cols[C.smbTrees * n + i] as number) > 0 && (cols[C.smbRequests * n + i] as number) >= 0) continue;
       // Cleartext HTTP: a login form is posted (CIC-IDS2017's and Patator's web brute force post every guess); runs of
       // GETs are browsing, polling or crawling.
-      if (byContent && app === HTTP_APP && httpOf(flows, i)?.method !== 'POST') continue;
+      if (byContent && app === HTTP_APP && !texts.textIs(T.httpMethod, i, 'POST')) continue; // `f.http?.method`, no text made
       let flags = app > 0 && byContent && LOGIN_APPS.has(app) ? LOGIN_APP : 0;
       // Text protocols whose servers greet and answer at length (FTP, SMTP, POP3, IMAP banners and error texts).
       const ratio = TALKATIVE_APPS.has(app) ? this.config.maxReplyRatio * TALKATIVE_FACTOR : this.config.maxReplyRatio;

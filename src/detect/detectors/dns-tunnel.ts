@@ -20,8 +20,8 @@
  */
 import { parse } from 'tldts';
 import type { DnsTunnelConfig } from '../../config/detection.js';
-import { flowColumns } from '../../native/flow-batch.js';
-import { FLOW_COLUMN as C } from '../../native/flow-columns.js';
+import { flowColumns, flowTexts, type FlowColumns } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON, TEXT_COLUMN as T } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { isGlobalAddress } from '../../net/classify.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
@@ -87,6 +87,18 @@ export function shannonEntropy(s: string): number {
  * without a domain sends them). Null for reverse lookups and names without a domain.
  */
 export function dnsGroup(name: string, server: string): { domain: string; subdomain: string } | null {
+  let known = groupsByName.get(name);
+  if (known === undefined) {
+    known = nameGroup(name);
+    if (groupsByName.size >= MAX_KNOWN_NAMES) groupsByName.clear();
+    groupsByName.set(name, known);
+  }
+  if (known === null) return null;
+  return { domain: known.domain ?? `@${server}`, subdomain: known.subdomain };
+}
+
+/** {@link dnsGroup} of `name` without its server: a null domain stands for `@<server>`. */
+function nameGroup(name: string): NameGroup | null {
   const q = name.toLowerCase().replace(/\.$/, '');
   if (q.endsWith('.in-addr.arpa') || q.endsWith('.ip6.arpa')) return null;
   const p = parse(q, { allowPrivateDomains: true });
@@ -94,8 +106,21 @@ export function dnsGroup(name: string, server: string): { domain: string; subdom
   const known = p.isIcann === true || p.isPrivate === true;
   if (known || /^[a-z]{2,10}$/.test(p.publicSuffix ?? '')) return { domain: p.domain, subdomain: p.subdomain ?? '' };
   const labels = q.split('.');
-  return { domain: `@${server}`, subdomain: labels.slice(0, -1).join('.') };
+  return { domain: null, subdomain: labels.slice(0, -1).join('.') };
 }
+
+interface NameGroup {
+  readonly domain: string | null;
+  readonly subdomain: string;
+}
+
+/**
+ * Most query names whose group {@link dnsGroup} remembers (emptied when full): clients ask for the same few names again
+ * and again (the bench input: 3,912 queries, 212 names), and the public suffix lookup is the costly part. A tunnel's
+ * names are new each time and only pass through.
+ */
+const MAX_KNOWN_NAMES = 4096;
+const groupsByName = new Map<string, NameGroup | null>();
 
 export class DnsTunnelDetector implements Detector {
   readonly name = 'dns_tunnel';
@@ -116,19 +141,24 @@ export class DnsTunnelDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     const touched = new Set<string>();
-    // Numeric columns first: only port 53 flows with a parsed question have their texts decoded.
-    const { cols, n } = flowColumns(flows);
+    // Numeric columns first: only port 53 flows with a parsed question have their query decoded (that one text: `f.dns`
+    // would decode the answers too, which nothing here reads).
+    // The flows' fields are read from the batch's columns (the values the records' getters return).
+    const c = flowColumns(flows);
+    const { cols, n } = c;
+    const texts = flowTexts(flows);
     for (let i = 0; i < n; i++) {
       const protocol = cols[C.protocol * n + i] as number;
-      if (cols[C.dstPort * n + i] !== 53 || (protocol !== 17 && protocol !== 6) || !((cols[C.dnsQtype * n + i] as number) >= 0)) continue;
-      const f = flows[i] as FlowRecord;
-      const dns = f.dns;
-      if (!dns || dns.query === '') continue;
-      const g = dnsGroup(dns.query, f.dstIp);
+      const qtype = cols[C.dnsQtype * n + i] as number;
+      if (cols[C.dstPort * n + i] !== 53 || (protocol !== 17 && protocol !== 6) || !(qtype >= 0)) continue;
+      const query = texts.text(T.dnsQuery, i); // `f.dns.query`; null when the flow has no `dns`
+      if (query === null || query === '') continue;
+      const server = c.ip(n + i);
+      const g = dnsGroup(query, server);
       if (g === null || this.allowed(g.domain)) continue;
-      const key = `${f.srcIp}|${g.domain}`;
-      const group = this.group(key, f.firstSeenMs);
-      this.add(group, f, g.subdomain, dns.query, dns.qtype);
+      const key = `${c.ip(i)}|${g.domain}`;
+      const group = this.group(key, c.firstSeenMs(i));
+      this.add(group, c, i, server, g.subdomain, query, qtype);
       touched.add(key);
     }
     while (this.groups.size > this.maxTracked) this.groups.delete(this.groups.keys().next().value as string);
@@ -173,33 +203,38 @@ export class DnsTunnelDetector implements Detector {
     return g;
   }
 
-  private add(g: Group, f: FlowRecord, subdomain: string, query: string, qtype: number): void {
+  /** Adds the queries of flow `i` of a batch (to `server`, for `subdomain`) to its group. */
+  private add(g: Group, c: FlowColumns, i: number, server: string, subdomain: string, query: string, qtype: number): void {
+    const { cols, n } = c;
+    const fwdPackets = cols[C.fwdPackets * n + i] as number;
+    const fwdPayloadBytes = cols[C.fwdPayloadBytes * n + i] as number;
+    const bwdPayloadBytes = cols[C.bwdPayloadBytes * n + i] as number;
     // Queries of this record: one for a one-query flow; for a longer flow, the packets it sent since its last record.
-    let queries = Math.max(1, f.fwdPackets);
-    let queryBytes = f.fwdPayloadBytes;
-    let answerBytes = f.bwdPayloadBytes;
-    if (f.fwdPackets > 1 || f.endReason === 'snapshot') {
-      const id = `${f.id}@${f.firstSeenMs}`;
+    let queries = Math.max(1, fwdPackets);
+    let queryBytes = fwdPayloadBytes;
+    let answerBytes = bwdPayloadBytes;
+    if (fwdPackets > 1 || cols[C.endReason * n + i] === SNAPSHOT_REASON) {
+      const id = `${cols[C.id * n + i] as number}@${c.firstSeenMs(i)}`;
       const prev = g.flows.get(id);
       if (prev !== undefined) {
-        queries = Math.max(0, f.fwdPackets - prev[0]);
-        queryBytes = Math.max(0, f.fwdPayloadBytes - prev[1]);
-        answerBytes = Math.max(0, f.bwdPayloadBytes - prev[2]);
+        queries = Math.max(0, fwdPackets - prev[0]);
+        queryBytes = Math.max(0, fwdPayloadBytes - prev[1]);
+        answerBytes = Math.max(0, bwdPayloadBytes - prev[2]);
         g.flows.delete(id);
       }
-      g.flows.set(id, [f.fwdPackets, f.fwdPayloadBytes, f.bwdPayloadBytes]);
+      g.flows.set(id, [fwdPackets, fwdPayloadBytes, bwdPayloadBytes]);
       if (g.flows.size > MAX_FLOWS) g.flows.delete(g.flows.keys().next().value as string);
-      if (f.protocol === 17) g.maxQueriesPerFlow = Math.max(g.maxQueriesPerFlow, f.fwdPackets);
+      if (cols[C.protocol * n + i] === 17) g.maxQueriesPerFlow = Math.max(g.maxQueriesPerFlow, fwdPackets);
     } else g.maxQueriesPerFlow = Math.max(g.maxQueriesPerFlow, 1);
     if (queries === 0) return;
     g.queries += queries;
     g.queryBytes += queryBytes;
     g.answerBytes += answerBytes;
-    g.lastMs = Math.max(g.lastMs, f.lastSeenMs);
+    g.lastMs = Math.max(g.lastMs, c.lastSeenMs(i));
     if (isTunnelQtype(qtype)) g.tunnelQtypeQueries += queries;
     g.qtypes.set(qtype, (g.qtypes.get(qtype) ?? 0) + queries);
-    if (!g.servers.includes(f.dstIp) && g.servers.length < 4) g.servers.push(f.dstIp);
-    if (subdomain.split('.', 1)[0] === 'dnscat') g.toolTag = true;
+    if (!g.servers.includes(server) && g.servers.length < 4) g.servers.push(server);
+    if (subdomain === 'dnscat' || subdomain.startsWith('dnscat.')) g.toolTag = true; // its first label
     if (subdomain !== '' && !g.names.has(subdomain) && g.names.size < MAX_NAMES) {
       g.names.add(subdomain);
       const bare = subdomain.replaceAll('.', '');
@@ -210,6 +245,7 @@ export class DnsTunnelDetector implements Detector {
   }
 
   private judge(key: string, g: Group): Finding | null {
+    if (g.queries <= g.reported) return null; // nothing new since its last finding
     const c = this.config;
     const unique = g.names.size;
     const meanQueryBytes = g.queries > 0 ? g.queryBytes / g.queries : 0;
@@ -224,7 +260,7 @@ export class DnsTunnelDetector implements Detector {
     if (meanEntropy >= c.minEntropy) encoding.push('high_entropy');
     if (tunnelShare >= c.minTunnelQtypeShare) encoding.push('tunnel_qtypes');
     if (g.toolTag) encoding.push('tool_tag');
-    if (volume.length === 0 || encoding.length === 0 || g.queries <= g.reported) return null;
+    if (volume.length === 0 || encoding.length === 0) return null;
     const fresh = g.queries - g.reported;
     g.reported = g.queries;
     const signals = [...volume, ...encoding];

@@ -8,8 +8,8 @@
  * scanners) and of Florian Roth's Log4Shell signatures (Neo23x0/signature-base `yara/expl_log4j_cve_2021_44228.yar`).
  * One finding per (client, server, port) and batch, carrying the matched rules, counts and example requests.
  */
-import { flowColumns } from '../../native/flow-batch.js';
-import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
+import { flowColumns, flowTexts } from '../../native/flow-batch.js';
+import { FLOW_COLUMN as C, SNAPSHOT_REASON, TEXT_COLUMN as T } from '../../native/flow-columns.js';
 import type { FlowHttp, FlowRecord } from '../../native/flow-record.js';
 import type { Severity } from '../../domain/alert.js';
 import { severityRank } from '../../domain/alert.js';
@@ -215,33 +215,41 @@ export class WebAttackDetector implements Detector {
   observe(flows: readonly FlowRecord[]): Finding[] {
     const fresh = new Map<string, { count: number; flow: FlowRecord }>();
     // Numeric columns first: only flows with a parsed HTTP request have their texts decoded.
-    const { cols, n } = flowColumns(flows);
+    const c = flowColumns(flows);
+    const { cols, n } = c;
+    const texts = flowTexts(flows);
     for (let i = 0; i < n; i++) {
       if (!((cols[C.httpRequests * n + i] as number) > 0) || cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
-      const f = flows[i] as FlowRecord;
-      const http = httpOf(flows, i);
-      if (!http) continue;
-      const matched = matchedRules(http.uri, http.userAgent);
+      // The rules read `http.uri` and `http.userAgent`: only those texts are decoded (once per batch, shared with the
+      // other detectors), the record's `http` only for an example. A flow with either has an `http` (the capture core
+      // reads both from a request after its method: native/app/http.cpp).
+      const uri = texts.text(T.httpUri, i);
+      const userAgent = texts.text(T.httpUserAgent, i);
+      const matched = matchedRules(uri, userAgent);
       if (matched.length === 0) continue;
-      const key = `${f.srcIp}|${f.dstIp}|${f.dstPort}`;
+      // The record's `srcIp`, `dstIp`, `dstPort` and times, from the columns (most HTTP flows of an attack match).
+      const key = `${c.ip(i)}|${c.ip(n + i)}|${cols[C.dstPort * n + i] as number}`;
+      const firstMs = c.firstSeenMs(i);
+      const lastMs = c.lastSeenMs(i);
       let s = this.states.get(key);
-      if (s === undefined) s = { requests: 0, rules: new Map(), examples: [], severity: 'low', firstMs: f.firstSeenMs, lastMs: f.lastSeenMs };
+      if (s === undefined) s = { requests: 0, rules: new Map(), examples: [], severity: 'low', firstMs, lastMs };
       else this.states.delete(key);
       this.states.set(key, s);
       s.requests++;
-      s.firstMs = Math.min(s.firstMs, f.firstSeenMs);
-      s.lastMs = Math.max(s.lastMs, f.lastSeenMs);
+      s.firstMs = Math.min(s.firstMs, firstMs);
+      s.lastMs = Math.max(s.lastMs, lastMs);
       for (const r of matched) {
         s.rules.set(r.id, (s.rules.get(r.id) ?? 0) + 1);
         if (severityRank(r.severity) > severityRank(s.severity)) s.severity = r.severity;
       }
-      if (s.examples.length < EXAMPLES && !hasExample(s.examples, http.uri, http.userAgent)) {
+      if (s.examples.length < EXAMPLES && !hasExample(s.examples, uri, userAgent)) {
+        const http = httpOf(flows, i) as FlowHttp;
         const ids = matched.map((r) => r.id);
         s.examples.push({ method: http.method, host: cut(http.host), uri: cut(http.uri), userAgent: cut(http.userAgent), rules: ids });
       }
       const entry = fresh.get(key);
       if (entry) entry.count++;
-      else fresh.set(key, { count: 1, flow: f });
+      else fresh.set(key, { count: 1, flow: flows[i] as FlowRecord });
     }
     while (this.states.size > this.maxTracked) this.states.delete(this.states.keys().next().value as string);
     const out: Finding[] = [];

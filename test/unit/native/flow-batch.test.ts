@@ -3,8 +3,16 @@
  * layout check against the built addon.
  */
 import { expect } from 'chai';
-import { columnFlowRecords, decodeFlowBatch, flowColumns, isoTimestamp, shiftFlowTimes } from '../../../src/native/flow-batch.js';
-import { BATCH_LAYOUT_VERSION, checkLayout, FLOW_COLUMN, FLOW_COLUMNS, TEXT_COLUMNS, type FlowColumnName } from '../../../src/native/flow-columns.js';
+import { columnFlowRecords, decodeFlowBatch, flowColumns, flowTexts, isoTimestamp, shiftFlowTimes } from '../../../src/native/flow-batch.js';
+import {
+  BATCH_LAYOUT_VERSION,
+  checkLayout,
+  FLOW_COLUMN,
+  FLOW_COLUMNS,
+  TEXT_COLUMN,
+  TEXT_COLUMNS,
+  type FlowColumnName,
+} from '../../../src/native/flow-columns.js';
 import { loadBinding } from '../../../src/native/load.js';
 
 describe('isoTimestamp()', () => {
@@ -192,7 +200,7 @@ describe('decodeFlowBatch()', () => {
       null,
     ]);
     // Column-backed records read the same values.
-    const [ca] = columnFlowRecords(
+    const columns = columnFlowRecords(
       batch(
         2,
         (c, i) => values[c]?.[i] ?? 0,
@@ -200,7 +208,22 @@ describe('decodeFlowBatch()', () => {
         (c, i) => texts[c]?.[i] ?? '',
       ),
     );
+    const [ca] = columns;
     expect(JSON.parse(JSON.stringify(ca))).to.deep.equal(JSON.parse(JSON.stringify(a)));
+    // One text at a time, from the batch and from the plain records alike: the encoder's text (joined columns joined),
+    // its presence, and byte comparisons that agree with string equality, non-ASCII texts included.
+    for (const t of [flowTexts(columns), flowTexts([a, b])]) {
+      TEXT_COLUMNS.forEach((name, c) => {
+        const v = texts[name]?.[0] ?? '';
+        expect([t.text(c, 0), t.text(c, 1), t.hasText(c, 0), t.hasText(c, 1)], name).to.deep.equal([v === '' ? null : v, null, v !== '', false]);
+        expect([t.textIs(c, 0, v), t.textIs(c, 1, ''), t.textIs(c, 0, `${v}.`)], name).to.deep.equal([v !== '', false, false]);
+      });
+      expect(t.textIs(TEXT_COLUMN.tlsCertIssuerCn, 0, 'Grüne CA')).to.equal(true);
+      expect(t.textIs(TEXT_COLUMN.tlsCertIssuerCn, 0, 'Grune CA')).to.equal(false);
+      expect(t.textIs(TEXT_COLUMN.tlsCertIssuerCn, 0, 'Grün')).to.equal(false);
+      expect(t.textIs(TEXT_COLUMN.httpUri, 0, '/a?x=1')).to.equal(false);
+      expect(t.textIs(TEXT_COLUMN.tlsCertSubjectO, 0, 'Global Securitx')).to.equal(false);
+    }
     // Plain records write the same columns back (the detectors' column view of a plain batch).
     const view = flowColumns([a, b]);
     for (const [name, v] of Object.entries(values)) {

@@ -53,6 +53,17 @@ describe('detect/detectors/dns-tunnel', () => {
       expect(dnsGroup('1.0.168.192.in-addr.arpa', '10.0.0.1')).to.equal(null);
       expect(dnsGroup('wpad', '10.0.0.1')).to.equal(null);
     });
+
+    it('answers a name asked again as the first time: the same domain, and the server of each question', () => {
+      for (let k = 0; k < 2; k++) {
+        expect(dnsGroup('a.b.www.Example.co.uk.', '10.0.0.1')).to.deep.equal({ domain: 'example.co.uk', subdomain: 'a.b.www' });
+        expect(dnsGroup('dnscat.546b03f5.19e4d098dc8c', `192.168.203.${k}`)).to.deep.equal({ domain: `@192.168.203.${k}`, subdomain: 'dnscat.546b03f5' });
+        expect(dnsGroup('1.0.168.192.in-addr.arpa', '10.0.0.1')).to.equal(null);
+      }
+      // More names than it remembers: each still gets its own group.
+      for (let k = 0; k < 5000; k++) expect(dnsGroup(`n${k}.example.org`, '10.0.0.1')?.subdomain).to.equal(`n${k}`);
+      expect(dnsGroup('x1.mine.duckdns.org', '10.0.0.1')).to.deep.equal({ domain: 'mine.duckdns.org', subdomain: 'x1' });
+    });
   });
 
   describe('DnsTunnelDetector#observe()', () => {
