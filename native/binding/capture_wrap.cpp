@@ -12,6 +12,7 @@
 
 #include "binding/batch_encoder.h"
 #include "binding/errors.h"
+#include "common/malloc_policy.h"
 
 namespace vigil {
 
@@ -120,6 +121,8 @@ struct CaptureSession : public CaptureOutput {
     if (tsfn.BlockingCall(m) != napi_ok) delete m;
   }
   void OnStats(const CaptureStats& stats) override {
+    // Once per stats tick: give the arenas' free pages back (freed batches, on both sides of the TSFN).
+    TrimMallocArenas();
     auto* m = new Message();
     m->kind = Message::kStats;
     m->stats = stats;
