@@ -567,5 +567,10 @@ export declare namespace Binding {
      * returns how many bytes the malloc arenas grew by across it, or null without glibc 2.33+.
      */
     _mallocChurn(bytes: number): number | null;
+    /**
+     * Test-only: returns the malloc arenas' free pages to the system as a capture session does at each stats tick
+     * (at most once per 10 s, and only when the policy is applied); whether it did.
+     */
+    _mallocTrim(): boolean;
   }
 }

@@ -11,8 +11,9 @@ void InitAppTlsWrap(Napi::Env env, Napi::Object exports);      // app_tls_wrap.c
 void InitAppQuicWrap(Napi::Env env, Napi::Object exports);     // app_quic_wrap.cpp: test-only _parseQuic
 void InitAppMiscWrap(Napi::Env env, Napi::Object exports);     // app_misc_wrap.cpp: test-only HTTP/SSH/ARP/Community ID
 void InitAppDnsWrap(Napi::Env env, Napi::Object exports);      // app_dns_wrap.cpp: _parseDns, _parseDhcp, _dnsCacheTest
-void InitMallocWrap(Napi::Env env, Napi::Object exports);      // malloc_wrap.cpp: policy, _mallocPolicy, _mallocChurn
-void InitProcessWrap(Napi::Env env, Napi::Object exports);     // process_wrap.cpp: _parseCgroup, _lookupProcess
+void InitMallocWrap(Napi::Env env,
+                    Napi::Object exports);  // malloc_wrap.cpp: policy, _mallocPolicy, _mallocChurn, _mallocTrim
+void InitProcessWrap(Napi::Env env, Napi::Object exports);  // process_wrap.cpp: _parseCgroup, _lookupProcess
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {

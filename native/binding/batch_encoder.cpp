@@ -469,12 +469,17 @@ void BatchEncoder::AddText(const FlowEntry& e) {
   }
 }
 
+size_t BatchEncoder::EncodedBytes() const {
+  size_t text_bytes = 0;
+  for (int c = 0; c < kStrColumnCount; ++c) text_bytes += text_[c].size();
+  return kBatchHeaderBytes + count_ * (kF64ColumnCount * sizeof(double) + 32 + kStrColumnCount * sizeof(uint32_t)) +
+         text_bytes;
+}
+
 void BatchEncoder::TakeBuffer(BatchBuffer* out) {
   const size_t n = count_;
   const size_t fixed = kBatchHeaderBytes + n * (kF64ColumnCount * sizeof(double) + 32);
-  size_t text_bytes = 0;
-  for (int c = 0; c < kStrColumnCount; ++c) text_bytes += text_[c].size();
-  const size_t total = fixed + n * kStrColumnCount * sizeof(uint32_t) + text_bytes;
+  const size_t total = EncodedBytes();
   if (out->data == nullptr || out->capacity < total) {
     // Rounded up, so that a recycled buffer fits most later batches.
     out->capacity = (total + kOutGranule - 1) / kOutGranule * kOutGranule;

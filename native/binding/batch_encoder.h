@@ -220,6 +220,8 @@ class BatchEncoder {
   }
   void Add(const FlowEntry& flow, EndReason reason);
   size_t size() const { return count_; }
+  // Bytes TakeBuffer() will write for the flows added so far (so the caller can pick a buffer that fits).
+  size_t EncodedBytes() const;
   // Writes the encoded batch into `out`, reusing its storage when it is large enough (so the caller can pass back a
   // buffer it is done with), else allocating. Clears the encoder, which keeps its staging buffer (warm in the cache,
   // its pages faulted in once).

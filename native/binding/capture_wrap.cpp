@@ -12,13 +12,18 @@
 
 #include "binding/batch_encoder.h"
 #include "binding/errors.h"
+#include "common/malloc_policy.h"
 
 namespace vigil {
 
 namespace {
 
-constexpr size_t kQueueDepth = 16;   // batches in flight to JS before live capture starts dropping
-constexpr size_t kSpareBuffers = 4;  // recycled batch buffers kept per session
+constexpr size_t kQueueDepth = 16;  // batches in flight to JS before live capture starts dropping
+// Recycled batch buffers kept per session: up to one per batch in flight, within a byte budget. Every buffer is reused
+// rather than freed while it fits the budget, since a fresh one over malloc's mmap threshold (128 KiB, see
+// common/malloc_policy.h) is a new mapping whose pages fault in one by one as the batch is written.
+constexpr size_t kSpareBuffers = kQueueDepth;
+constexpr size_t kSpareBytes = size_t{8} << 20;
 
 struct Message {
   enum Kind { kFlows, kStats, kEnd, kArp } kind = kFlows;
@@ -86,7 +91,7 @@ struct CaptureSession : public CaptureOutput {
   void OnFlow(const FlowEntry& flow, EndReason reason) override { encoder.Add(flow, reason); }
   size_t pending() const override { return encoder.size(); }
   void Discard() override {
-    BatchBuffer drop = TakeSpare();
+    BatchBuffer drop = TakeSpare(encoder.EncodedBytes());
     encoder.TakeBuffer(&drop);
     Recycle(std::move(drop));
   }
@@ -94,7 +99,7 @@ struct CaptureSession : public CaptureOutput {
     if (encoder.size() == 0) return true;
     auto* m = new Message();
     m->kind = Message::kFlows;
-    m->batch = TakeSpare();
+    m->batch = TakeSpare(encoder.EncodedBytes());
     encoder.TakeBuffer(&m->batch);
     const napi_status st = blocking ? tsfn.BlockingCall(m) : tsfn.NonBlockingCall(m);
     if (st == napi_ok) {
@@ -116,6 +121,8 @@ struct CaptureSession : public CaptureOutput {
     if (tsfn.BlockingCall(m) != napi_ok) delete m;
   }
   void OnStats(const CaptureStats& stats) override {
+    // Once per stats tick: give the arenas' free pages back (freed batches, on both sides of the TSFN).
+    TrimMallocArenas();
     auto* m = new Message();
     m->kind = Message::kStats;
     m->stats = stats;
@@ -132,17 +139,37 @@ struct CaptureSession : public CaptureOutput {
   }
 
   // Batch buffers go round trip (capture thread -> JS thread -> back) so steady state allocates nothing.
-  BatchBuffer TakeSpare() {
+  // The smallest spare that holds `bytes`, or an empty buffer (the encoder allocates) when none does: a spare too
+  // small for this batch stays for a later, smaller one.
+  BatchBuffer TakeSpare(size_t bytes) {
     std::lock_guard<std::mutex> lock(spare_mutex);
-    if (spare.empty()) return BatchBuffer();
-    BatchBuffer b = std::move(spare.back());
+    size_t best = spare.size();
+    for (size_t i = 0; i < spare.size(); ++i) {
+      if (spare[i].capacity >= bytes && (best == spare.size() || spare[i].capacity < spare[best].capacity)) best = i;
+    }
+    if (best == spare.size()) return BatchBuffer();
+    BatchBuffer b = std::move(spare[best]);
+    spare[best] = std::move(spare.back());
     spare.pop_back();
+    spare_bytes -= b.capacity;
     return b;
   }
+  // Keeps `b` for reuse; over kSpareBuffers or kSpareBytes, the smallest spares are freed first (a large one fits
+  // every batch).
   void Recycle(BatchBuffer&& b) {
     if (b.data == nullptr) return;
     std::lock_guard<std::mutex> lock(spare_mutex);
-    if (spare.size() < kSpareBuffers) spare.push_back(std::move(b));
+    spare_bytes += b.capacity;
+    spare.push_back(std::move(b));
+    while (spare.size() > kSpareBuffers || spare_bytes > kSpareBytes) {
+      size_t smallest = 0;
+      for (size_t i = 1; i < spare.size(); ++i) {
+        if (spare[i].capacity < spare[smallest].capacity) smallest = i;
+      }
+      spare_bytes -= spare[smallest].capacity;
+      spare[smallest] = std::move(spare.back());
+      spare.pop_back();
+    }
   }
 
   static void Cleanup(void* arg) {
@@ -169,6 +196,7 @@ struct CaptureSession : public CaptureOutput {
   bool detach_batches = false;  // JS thread only
   std::mutex spare_mutex;
   std::vector<BatchBuffer> spare;  // guarded by spare_mutex
+  size_t spare_bytes = 0;          // capacity of the spares, guarded by spare_mutex
 };
 
 void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Message* message) {

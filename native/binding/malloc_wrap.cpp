@@ -55,13 +55,18 @@ Napi::Value JsMallocChurn(const Napi::CallbackInfo& info) {
 #endif
 }
 
+// `_mallocTrim()`: TrimMallocArenas(), as a capture session calls it at each stats tick; whether it trimmed.
+Napi::Value JsMallocTrim(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), TrimMallocArenas()); }
+
 }  // namespace
 
-// Applies the malloc policy and registers `_mallocPolicy` and `_mallocChurn`. Called once from addon.cpp Init.
+// Applies the malloc policy and registers `_mallocPolicy`, `_mallocChurn` and `_mallocTrim`. Called once from addon.cpp
+// Init.
 void InitMallocWrap(Napi::Env env, Napi::Object exports) {
   ApplyMallocPolicy();
   exports.Set("_mallocPolicy", Napi::Function::New(env, JsMallocPolicy, "_mallocPolicy"));
   exports.Set("_mallocChurn", Napi::Function::New(env, JsMallocChurn, "_mallocChurn"));
+  exports.Set("_mallocTrim", Napi::Function::New(env, JsMallocTrim, "_mallocTrim"));
 }
 
 }  // namespace vigil

@@ -1,6 +1,8 @@
 // The process's malloc policy: see malloc_policy.h.
 #include "common/malloc_policy.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -16,6 +18,8 @@ namespace {
 
 std::once_flag g_once;
 MallocPolicy g_policy;
+std::atomic<bool> g_applied{false};      // g_policy.applied, readable from any thread
+std::atomic<int64_t> g_last_trim_ns{0};  // steady clock of the last TrimMallocArenas() that trimmed
 
 // True when the environment configures glibc's malloc: any MALLOC_*_ variable glibc reads (MALLOC_ARENA_MAX,
 // MALLOC_TRIM_THRESHOLD_, ...) or a glibc.malloc.* tunable.
@@ -40,6 +44,7 @@ MallocPolicy ApplyMallocPolicy() {
     const bool ok = mallopt(M_MMAP_THRESHOLD, static_cast<int>(kMallocMmapThresholdBytes)) == 1 &&
                     mallopt(M_TRIM_THRESHOLD, static_cast<int>(kMallocTrimThresholdBytes)) == 1;
     g_policy.applied = ok;
+    g_applied.store(ok, std::memory_order_release);
     if (!ok) g_policy.skipped = "mallopt_failed";
     if (ok) {
       g_policy.mmap_threshold_bytes = kMallocMmapThresholdBytes;
@@ -53,5 +58,21 @@ MallocPolicy ApplyMallocPolicy() {
 }
 
 MallocPolicy CurrentMallocPolicy() { return g_policy; }
+
+bool TrimMallocArenas() {
+  if (!g_applied.load(std::memory_order_acquire)) return false;
+  const int64_t now_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  int64_t last = g_last_trim_ns.load(std::memory_order_relaxed);
+  if (last != 0 && now_ns - last < kMallocTrimIntervalNs) return false;
+  // One caller per interval: the others see the new time and return.
+  if (!g_last_trim_ns.compare_exchange_strong(last, now_ns, std::memory_order_relaxed)) return false;
+#if defined(__GLIBC__)
+  malloc_trim(0);
+  return true;
+#else
+  return false;
+#endif
+}
 
 }  // namespace vigil

@@ -1,8 +1,9 @@
-// The process's malloc policy (glibc): keeps malloc's mmap and trim thresholds where glibc starts them, so memory a
+// The process's malloc policy (glibc): fixed mmap and trim thresholds and a periodic trim of the arenas, so memory a
 // thread frees goes back to the system instead of staying in that thread's arena.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace vigil {
 
@@ -21,8 +22,17 @@ struct MallocPolicy {
 // that size come from the arenas, and each arena keeps up to twice it of free memory at its top. A capture session's
 // threads (a new pair per loop of a looping replay) and V8's and libuv's helper threads each use their own arena, so a
 // server kept 60 MB of free-but-resident memory in its thread arenas. Setting the thresholds turns the raise off.
-constexpr size_t kMallocMmapThresholdBytes = size_t{128} << 10;
+// The mmap threshold sits above a flow batch (up to ~1.5 MiB at 1,024 flows, copied into a fresh ArrayBuffer on the
+// JS thread): at 128 KiB every batch over it was a new mapping faulted in page by page and unmapped at the next GC,
+// 72,000-90,000 page faults per detection pipeline run on the bench input (bench/README.md, Detection). Free memory
+// inside the arenas (not only at their top, which the trim threshold covers) goes back by TrimMallocArenas().
+constexpr size_t kMallocMmapThresholdBytes = size_t{2} << 20;
 constexpr size_t kMallocTrimThresholdBytes = size_t{128} << 10;
+// TrimMallocArenas() does its work at most this often. Each trim gives back pages that later batches fault in again:
+// at 1 s, as often as capture sessions publish stats, that undid most of the threshold's saving on the bench input
+// (40,000-60,000 more faults per 4 pipeline runs); at 10 s the in-process soak's RSS stays within ~12 MB of the
+// 128 KiB policy's (bench/README.md, Detection).
+constexpr int64_t kMallocTrimIntervalNs = int64_t{10} * 1000000000;
 
 // Sets the thresholds above with mallopt(), once per process, unless the environment sets glibc's malloc tunables
 // (MALLOC_*_ variables or glibc.malloc.* in GLIBC_TUNABLES): the operator's choice wins. Returns what it did.
@@ -30,5 +40,11 @@ MallocPolicy ApplyMallocPolicy();
 
 // What the first ApplyMallocPolicy() call did (default-constructed before any call).
 MallocPolicy CurrentMallocPolicy();
+
+// When the policy is applied and kMallocTrimIntervalNs has passed since the last trim (steady clock): returns the free
+// whole pages inside every arena to the system (glibc's malloc_trim(0), which also releases holes below an arena's
+// top). Freed batches otherwise leave the JS thread's arena holding tens of MB in holes the trim threshold cannot
+// reach. Any thread; a call inside the interval costs one atomic load. Returns whether it trimmed.
+bool TrimMallocArenas();
 
 }  // namespace vigil

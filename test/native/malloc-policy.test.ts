@@ -25,7 +25,7 @@ function inFreshProcess(env: Record<string, string>, bytes: number): { policy: B
 describe('malloc policy (native addon)', () => {
   it('pins the thresholds at load, so a thread freeing 8 MiB leaves under 1 MiB in the arenas', () => {
     const r = inFreshProcess({}, 8 * MiB);
-    expect(r.policy).to.deep.equal({ applied: true, skipped: null, mmapThresholdBytes: 128 * 1024, trimThresholdBytes: 128 * 1024 });
+    expect(r.policy).to.deep.equal({ applied: true, skipped: null, mmapThresholdBytes: 2 * MiB, trimThresholdBytes: 128 * 1024 });
     expect(r.retained).to.be.a('number');
     expect(r.retained as number).to.be.below(1 * MiB);
   });
@@ -40,6 +40,14 @@ describe('malloc policy (native addon)', () => {
   it('leaves MALLOC_* variables to glibc', () => {
     const r = inFreshProcess({ MALLOC_ARENA_MAX: '2' }, 1 * MiB);
     expect(r.policy.skipped).to.equal('environment');
+  });
+
+  it('trims the arenas at most once per interval, and only under its own policy', () => {
+    const script = `const a = require(${JSON.stringify(ADDON)}); process.stdout.write(JSON.stringify([a._mallocTrim(), a._mallocTrim()]));`;
+    const run = (env: Record<string, string>): boolean[] =>
+      JSON.parse(execFileSync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' })) as boolean[];
+    expect(run({})).to.deep.equal([true, false]);
+    expect(run({ MALLOC_ARENA_MAX: '2' })).to.deep.equal([false, false]);
   });
 
   it('refuses a size outside 1 byte to 64 MiB', () => {
