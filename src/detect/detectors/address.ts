@@ -1,6 +1,6 @@
 /** Shared address tests and keys for the detectors (they run once per flow: no allocation for IPv4 addresses). */
 import type { FlowColumns } from '../../native/flow-batch.js';
-import { formatIpv4, isMapped } from '../../net/address.js';
+import { formatIpv4, ipv4Bits, isMapped } from '../../net/address.js';
 import { isPrivate } from '../../net/classify.js';
 import type { TableKey } from '../lru-map.js';
 
@@ -70,11 +70,23 @@ export function isUnspecifiedIpv4At(c: FlowColumns, k: number): boolean {
 }
 
 /** The 32-bit value of address `k` of a batch when it is IPv4 (a dotted quad), else -1. */
-function ipv4At(c: FlowColumns, k: number): number {
+export function ipv4At(c: FlowColumns, k: number): number {
   if (!mappedAt(c, k)) return -1;
   const x = c.addrs;
   const o = k * 16 + 12;
   return (x[o] as number) * 0x1000000 + (((x[o + 1] as number) << 16) | ((x[o + 2] as number) << 8) | (x[o + 3] as number));
+}
+
+/**
+ * The 32-bit value of `ip` when it is a dotted quad as a batch's `ip()` writes one (canonical: no leading zeros),
+ * else -1: {@link ipv4At} for an address known only by its text (`ip` and a batch address with the value are the
+ * same text).
+ */
+export function ipv4OfText(ip: string): number {
+  const c = ip.charCodeAt(0);
+  if (!(c >= 48 && c <= 57) || ip.length > 15) return -1; // cheap rejection of IPv6 and other text
+  const v = ipv4Bits(ip);
+  return v >= 0 && v <= 0xffffffff && formatIpv4(v) === ip ? v : -1;
 }
 
 /**
