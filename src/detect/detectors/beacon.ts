@@ -21,9 +21,10 @@ import { flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { BoundedSet, KeyTable, type Keyed, type TableKey } from '../lru-map.js';
+import { BoundedSet, KeyTable, LruTable, type Keyed, type TableKey } from '../lru-map.js';
 import { serverNamesOf } from '../server-names.js';
-import { addressesOfPairKey, addressPairKey, isGroupAddressAt, isPrivateAt } from './address.js';
+import { formatIpv4 } from '../../net/address.js';
+import { addressesOfPairKey, addressPairKey, ipv4At, isGroupAddressAt, isPrivateAt } from './address.js';
 import { LOGIN_PORTS } from './brute-force.js';
 import { unsolicitedSynAck } from './flood.js';
 
@@ -196,9 +197,20 @@ export class BeaconDetector implements Detector {
   readonly name = 'beaconing';
   /** By (source, destination, port, protocol) key (address.ts `addressPairKey`): flows without a server name. */
   private readonly byAddress = new KeyTable<BeaconState>();
-  /** By (source, server name). */
+  /**
+   * By (source, server name): for an IPv4 source, its 32-bit value (`a`) and the name's slot in {@link names} (`b`);
+   * else the text `\u0003source\u0000name`.
+   */
   private readonly byName = new KeyTable<BeaconState>();
   private readonly nameKey: TableKey = { a: 0, b: 0, text: null };
+  /**
+   * The names of the name series of IPv4 sources, touched with them and capped alike, so that a name's slot, its
+   * number in their keys, stays its own while a series has it: a live series was touched no earlier than any name
+   * touched after it, each of which belongs to a newer (so live) series, so at most `maxTracked` names are newer than
+   * a live series' name. A number spares building and hashing a string per flow.
+   */
+  private readonly names = new LruTable<0>();
+  private readonly nameText: TableKey = { a: 0, b: 0, text: null };
   /** Flows already reported for check-ins inside them (insertion order = age; capped at `maxTracked`). */
   private readonly inFlowReported: BoundedSet;
   private readonly allowApps: ReadonlySet<number>;
@@ -253,7 +265,12 @@ export class BeaconDetector implements Detector {
       let state: BeaconState | undefined;
       if (name !== null) {
         const key = this.nameKey;
-        key.text = `\u0003${c.ip(i)}\u0000${name}`;
+        const src = ipv4At(c, i);
+        if (src >= 0) {
+          key.a = src;
+          key.b = this.nameSlot(name);
+          key.text = null;
+        } else key.text = `\u0003${c.ip(i)}\u0000${name}`;
         state = this.byName.use(key);
         if (!state) {
           state = this.byName.add(key, this.newState(t, bytes, cols[C.srcPort * n + i] as number, dstPort, protocol, name));
@@ -283,6 +300,7 @@ export class BeaconDetector implements Detector {
     }
     this.byAddress.cap(this.maxTracked);
     this.byName.cap(this.maxTracked);
+    this.names.cap(this.maxTracked);
     for (const table of [this.byAddress, this.byName]) {
       for (const state of table.live()) {
         const f = this.judge(table, state);
@@ -374,6 +392,15 @@ export class BeaconDetector implements Detector {
     };
   }
 
+  /** The slot of `name` in {@link names}, now its newest entry (added when absent). */
+  private nameSlot(name: string): number {
+    this.nameText.text = name;
+    const slot = this.names.find(this.nameText);
+    if (slot < 0) return this.names.add(this.nameText, 0);
+    this.names.use(slot);
+    return slot;
+  }
+
   /** {@link allowedName} against the allowlist, remembered per name (a few thousand names at most, then forgotten). */
   private allowedName(name: string): boolean {
     let allowed = this.allowedNames.get(name);
@@ -437,8 +464,9 @@ export class BeaconDetector implements Detector {
     let srcIp: string;
     let dstIp: string;
     if (state.name !== null) {
-      const text = table.keyOf(state).text as string;
-      srcIp = text.slice(1, text.indexOf('\u0000'));
+      const key = table.keyOf(state);
+      const text = key.text;
+      srcIp = text === null ? formatIpv4(key.a) : text.slice(1, text.indexOf('\u0000'));
       dstIp = (state.dsts as string[])[(state.dsts as string[]).length - 1] as string;
     } else [srcIp, dstIp] = addressesOfPairKey(table.keyOf(state));
     const regularSizes = stats.sizeScore >= this.config.minSizeScore;
