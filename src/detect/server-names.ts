@@ -23,7 +23,9 @@ export const MAX_INDEXED = 4096;
 /** A flow's server name as kept (lower case, no trailing dot, at most {@link MAX_NAME_LENGTH}); null when none. */
 export function normaliseName(name: string | null | undefined): string | null {
   if (!name) return null;
-  const n = name.toLowerCase().replace(/\.$/, '').slice(0, MAX_NAME_LENGTH);
+  let n = name.toLowerCase();
+  if (n.charCodeAt(n.length - 1) === 46) n = n.slice(0, -1); // one trailing '.' (as replace(/\.$/, '') drops it)
+  if (n.length > MAX_NAME_LENGTH) n = n.slice(0, MAX_NAME_LENGTH);
   return n === '' ? null : n;
 }
 
