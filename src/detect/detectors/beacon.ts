@@ -28,7 +28,7 @@ import { addressesOfPairKey, addressPairKey, ipv4At, isGroupAddressAt, isPrivate
 import { LOGIN_PORTS } from './brute-force.js';
 import { unsolicitedSynAck } from './flood.js';
 
-/** Payload bytes per burst (both ways) that a check-in carries and a keepalive does not (see `inFlow`). */
+/** Payload bytes per burst (both ways) that a check-in carries and a keepalive does not (see `checkIns`). */
 const MIN_BURST_BYTES = 256;
 
 /** Ports standing in for the allowlisted applications when the application layer is off (no label at all). */
@@ -59,6 +59,15 @@ interface BeaconState extends Keyed {
   /** Name series: the server name and the destination addresses seen (newest last, at most 4); null for address series. */
   name: string | null;
   dsts: string[] | null;
+}
+
+/** What {@link BeaconDetector}'s `checkIns` measured in one flow. */
+interface CheckIns {
+  bursts: number;
+  cv: number;
+  payload: number;
+  intervalSec: number;
+  idleMean: number;
 }
 
 const MAX_STARTS = 64;
@@ -240,8 +249,11 @@ export class BeaconDetector implements Detector {
     for (let i = 0; i < n; i++) {
       const protocol = cols[C.protocol * n + i] as number;
       if (protocol !== 6 && protocol !== 17) continue;
-      // Snapshots of long flows are judged for check-ins inside them (below), not as connection starts.
+      // Snapshots of long flows are judged for check-ins inside them (below), not as connection starts: one whose
+      // numbers show none (most) is done with here, before the tests on its addresses and name.
       const snapshot = cols[C.endReason * n + i] === SNAPSHOT_REASON;
+      const checkIns = this.checkIns(c, i);
+      if (snapshot && checkIns === null) continue;
       const dstPort = cols[C.dstPort * n + i] as number;
       const app = cols[C.app * n + i] as number;
       if (app > 0) {
@@ -259,7 +271,7 @@ export class BeaconDetector implements Detector {
       if (name !== null && this.allowedName(name)) continue;
       // Public DoH resolvers by address (only where DoH and DoT run: the address text is built for those ports only).
       if ((dstPort === 443 || dstPort === 853) && this.allowAddresses.has(c.ip(n + i))) continue;
-      const inFlow = this.inFlow(c, i, name);
+      const inFlow = checkIns === null ? null : this.inFlowFinding(c, i, name, checkIns);
       if (inFlow) out.push(inFlow);
       if (snapshot) continue;
       let state: BeaconState | undefined;
@@ -311,6 +323,7 @@ export class BeaconDetector implements Detector {
   }
 
   /**
+   * The measures of check-ins inside flow `i`, or null when it has none by its numbers (no finding then).
    * Check-ins inside one long flow (a C2 session kept open over QUIC, HTTP/2 or a WebSocket): the capture core splits
    * each flow into active periods at gaps longer than its activity timeout (5 s, CICFlowMeter's; the `active*`/`idle*`
    * columns, docs/flow-features.md), so the idle periods between bursts are what separates check-ins. A flow whose
@@ -320,7 +333,7 @@ export class BeaconDetector implements Detector {
    * and WebSocket pings, WireGuard's persistent keepalive carry 0 to ~80 bytes) is a beacon of its own. Judged on
    * snapshots of the live flow too; one finding per (source, destination, port, protocol).
    */
-  private inFlow(c: FlowColumns, i: number, name: string | null): Finding | null {
+  private checkIns(c: FlowColumns, i: number): CheckIns | null {
     const { cols, n } = c;
     const idleMean = cols[C.idleMeanUs * n + i] as number;
     if (!(idleMean > 0)) return null;
@@ -333,19 +346,15 @@ export class BeaconDetector implements Detector {
     if (payload / bursts < MIN_BURST_BYTES) return null;
     const intervalSec = Math.round((idleMean + activeMean) / 1e4) / 100;
     if (intervalSec < this.config.minIntervalSec) return null;
-    return this.inFlowFinding(c, i, name, { bursts, cv, payload, intervalSec, idleMean });
+    return { bursts, cv, payload, intervalSec, idleMean };
   }
 
   /**
-   * The finding of a flow {@link inFlow} found check-ins in (a function of its own: the closure below would make every
-   * call of `inFlow` allocate its context, and most flows are rejected there).
+   * The finding of a flow {@link checkIns} found check-ins in, once per (source, destination, port, protocol) (a
+   * function of its own: the closure below would make every call of `checkIns` allocate its context, and most flows
+   * are rejected there).
    */
-  private inFlowFinding(
-    c: FlowColumns,
-    i: number,
-    name: string | null,
-    { bursts, cv, payload, intervalSec, idleMean }: { bursts: number; cv: number; payload: number; intervalSec: number; idleMean: number },
-  ): Finding | null {
+  private inFlowFinding(c: FlowColumns, i: number, name: string | null, { bursts, cv, payload, intervalSec, idleMean }: CheckIns): Finding | null {
     const { cols, n } = c;
     const col = (k: number): number => cols[k * n + i] as number;
     const srcIp = c.ip(i);
