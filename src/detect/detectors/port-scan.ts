@@ -13,7 +13,7 @@ import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js'
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressKey, addressOfKey, addressOfRef, addressRef, type AddressRef } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { BoundedSet, KeyTable, type Keyed, type TableKey } from '../lru-map.js';
+import { BoundedSet, KeyTable, type Keyed } from '../lru-map.js';
 import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally } from './probe-window.js';
 
 /**
@@ -63,88 +63,10 @@ function stealthProbe(col: (k: number, i: number) => number, i: number): boolean
   return col(C.fwdAck, i) === 0 && col(C.fwdRst, i) === 0 && col(C.fwdPayloadBytes, i) === 0 && col(C.bwdPayloadBytes, i) === 0;
 }
 
-/**
- * The probes of one batch, in flow order (see {@link probesOf}): per probe its service, whether it got no session, its
- * time, its destination (address.ts `addressRef`) and its source's table key (address.ts `addressKey`: `keyA` its
- * number, `keyText` its text where the address is not IPv4). Arrays are reused from batch to batch (grown as needed).
- */
-const probes = {
-  count: 0,
-  service: new Float64Array(0),
-  unanswered: new Uint8Array(0),
-  time: new Float64Array(0),
-  dst: [] as AddressRef[],
-  keyA: new Float64Array(0),
-  keyText: [] as Array<string | null>,
-};
-/** The batch {@link probes} are of. */
-let probesBatch: WeakRef<readonly FlowRecord[]> | null = null;
-
-/**
- * The probes of a batch: the flows the detector counts, each under its service (see `observe`). Found once for the
- * latest batch: the slow instance, which the engine runs right after the fast one on the same batch, reads the fast
- * one's. Valid until the next call for another batch.
- */
-function probesOf(flows: readonly FlowRecord[]): Readonly<typeof probes> {
-  if (probesBatch?.deref() === flows) return probes;
-  probesBatch = new WeakRef(flows);
-  const c = flowColumns(flows);
-  const { cols, n } = c;
-  const col = (k: number, i: number): number => cols[k * n + i] as number;
-  const p = probes;
-  if (p.service.length < n) {
-    const size = Math.max(n, 2 * p.service.length);
-    p.service = new Float64Array(size);
-    p.unanswered = new Uint8Array(size);
-    p.time = new Float64Array(size);
-    p.keyA = new Float64Array(size);
-  }
-  p.count = 0;
-  p.dst.length = 0;
-  p.keyText.length = 0;
-  for (let i = 0; i < n; i++) {
-    // A probe, not a snapshot: any UDP flow; a TCP connection attempt (the initiator sent SYN); or a stealth probe
-    // (FIN, NULL and Xmas scans: the initiator sent neither SYN nor ACK nor RST, and no payload went either way; a
-    // flow first seen mid-connection always carries ACKs).
-    // Also lone ACK probes (ACK sweeps) and ICMP/ICMPv6 echo requests (ping sweeps), as Zeek's scan.zeek counts
-    // any attempt towards a host and Slips reports ICMP sweeps (modules/network_discovery/horizontal_portscan.py,
-    // icmp_scan): each under a service of its own.
-    const protocol = col(C.protocol, i);
-    if (col(C.endReason, i) === SNAPSHOT_REASON) continue;
-    let service = col(C.dstPort, i) * 256 + protocol;
-    let unanswered: boolean;
-    if (protocol === 6) {
-      if (col(C.fwdSyn, i) !== 0 || stealthProbe(col, i)) {
-        // No session: TCP without payload either way (RST or SYN-ACK only).
-        unanswered = col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0;
-      } else if (ackProbe(col, i)) {
-        service = col(C.dstPort, i) * 256 + ACK_PROBE;
-        unanswered = true;
-      } else continue;
-    } else if (protocol === 17) {
-      unanswered = col(C.bwdPackets, i) === 0; // UDP without any reply
-    } else if (ECHO_REQUEST[protocol] !== undefined && col(C.srcPort, i) === ECHO_REQUEST[protocol]) {
-      service = col(C.srcPort, i) * 256 + protocol;
-      unanswered = true; // an echo reply is no session: a sweep of live hosts is still a sweep
-    } else continue;
-    const j = p.count++;
-    p.service[j] = service;
-    p.unanswered[j] = unanswered ? 1 : 0;
-    p.time[j] = c.firstSeenMs(i);
-    p.dst.push(addressRef(c, n + i));
-    const key = addressKey(c, i);
-    p.keyA[j] = key.a;
-    p.keyText.push(key.text);
-  }
-  return p;
-}
-
 export class PortScanDetector implements Detector {
   readonly name: string;
   /** By source address key (address.ts `addressKey`). */
   private readonly sources = new KeyTable<SourceState>();
-  /** Scratch key of a probe's source (`b` is always 0: address.ts `addressKey` without a number). */
-  private readonly key: TableKey = { a: 0, b: 0, text: null };
 
   /** `source|target` of every finding made (insertion order = age; capped at `maxTracked`), for {@link reported}. */
   private readonly made: BoundedSet;
@@ -171,13 +93,37 @@ export class PortScanDetector implements Detector {
 
   observe(flows: readonly FlowRecord[]): Finding[] {
     this.sources.begin();
-    const p = probesOf(flows);
-    const key = this.key;
-    for (let j = 0; j < p.count; j++) {
-      key.a = p.keyA[j] as number;
-      key.text = p.keyText[j] as string | null;
+    const c = flowColumns(flows);
+    const { cols, n } = c;
+    const col = (k: number, i: number): number => cols[k * n + i] as number;
+    for (let i = 0; i < n; i++) {
+      // A probe, not a snapshot: any UDP flow; a TCP connection attempt (the initiator sent SYN); or a stealth probe
+      // (FIN, NULL and Xmas scans: the initiator sent neither SYN nor ACK nor RST, and no payload went either way; a
+      // flow first seen mid-connection always carries ACKs).
+      // Also lone ACK probes (ACK sweeps) and ICMP/ICMPv6 echo requests (ping sweeps), as Zeek's scan.zeek counts
+      // any attempt towards a host and Slips reports ICMP sweeps (modules/network_discovery/horizontal_portscan.py,
+      // icmp_scan): each under a service of its own.
+      const protocol = col(C.protocol, i);
+      if (col(C.endReason, i) === SNAPSHOT_REASON) continue;
+      let service = col(C.dstPort, i) * 256 + protocol;
+      let unanswered: boolean;
+      if (protocol === 6) {
+        if (col(C.fwdSyn, i) !== 0 || stealthProbe(col, i)) {
+          // No session: TCP without payload either way (RST or SYN-ACK only).
+          unanswered = col(C.fwdPayloadBytes, i) + col(C.bwdPayloadBytes, i) === 0;
+        } else if (ackProbe(col, i)) {
+          service = col(C.dstPort, i) * 256 + ACK_PROBE;
+          unanswered = true;
+        } else continue;
+      } else if (protocol === 17) {
+        unanswered = col(C.bwdPackets, i) === 0; // UDP without any reply
+      } else if (ECHO_REQUEST[protocol] !== undefined && col(C.srcPort, i) === ECHO_REQUEST[protocol]) {
+        service = col(C.srcPort, i) * 256 + protocol;
+        unanswered = true; // an echo reply is no session: a sweep of live hosts is still a sweep
+      } else continue;
+      const key = addressKey(c, i);
       const state = this.sources.use(key) ?? this.sources.add(key, new SourceState(this.config.minPorts, this.config.minHosts));
-      state.push(p.time[j] as number, p.dst[j] as AddressRef, p.service[j] as number, p.unanswered[j] === 1);
+      state.push(c.firstSeenMs(i), addressRef(c, n + i), service, unanswered);
       state.trimTo(this.maxProbesPerSource);
     }
     this.sources.cap(this.maxTracked);
