@@ -314,9 +314,17 @@ export class RecentValues<T> {
 
   add(key: string, value: T): void {
     this.key.text = key;
-    const slot = this.table.find(this.key);
+    this.addAt(this.key, value);
+  }
+
+  /**
+   * {@link add} under a table key (a numeric one spares building and hashing a string per call; see address.ts): the
+   * caller keeps each key's form the same, so that equal keys are equal table keys.
+   */
+  addAt(key: Readonly<TableKey>, value: T): void {
+    const slot = this.table.find(key);
     if (slot < 0) {
-      this.table.add(this.key, [value]);
+      this.table.add(key, [value]);
       this.table.cap(this.maxKeys);
       return;
     }
@@ -341,7 +349,12 @@ export class RecentValues<T> {
 
   get(key: string): readonly T[] {
     this.key.text = key;
-    const slot = this.table.find(this.key);
+    return this.getAt(this.key);
+  }
+
+  /** {@link get} under a table key (see {@link addAt}). */
+  getAt(key: Readonly<TableKey>): readonly T[] {
+    const slot = this.table.find(key);
     return slot < 0 ? [] : this.table.value(slot);
   }
 }

@@ -5,9 +5,11 @@
  * gives each finding the names of its address pair; the aggregator merges them into the alert and threat rows
  * (deduplicated, bounded by {@link mergeNames}).
  */
+import { flowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
+import { ipv4At, ipv4OfText } from './detectors/address.js';
 import type { Finding } from './finding.js';
-import { pairKey, RecentValues } from './lru-map.js';
+import { pairKey, RecentValues, type TableKey } from './lru-map.js';
 
 /** Names an alert keeps. */
 export const MAX_ALERT_NAMES = 5;
@@ -21,7 +23,9 @@ export const MAX_INDEXED = 4096;
 /** A flow's server name as kept (lower case, no trailing dot, at most {@link MAX_NAME_LENGTH}); null when none. */
 export function normaliseName(name: string | null | undefined): string | null {
   if (!name) return null;
-  const n = name.toLowerCase().replace(/\.$/, '').slice(0, MAX_NAME_LENGTH);
+  let n = name.toLowerCase();
+  if (n.charCodeAt(n.length - 1) === 46) n = n.slice(0, -1); // one trailing '.' (as replace(/\.$/, '') drops it)
+  if (n.length > MAX_NAME_LENGTH) n = n.slice(0, MAX_NAME_LENGTH);
   return n === '' ? null : n;
 }
 
@@ -71,8 +75,14 @@ export function parseNames(text: string | null | undefined): string[] {
  * bounded: at most {@link MAX_INDEXED} pairs and as many addresses, each with its {@link MAX_ALERT_NAMES} newest names.
  */
 export class ServerNameIndex {
+  /**
+   * Keys (lru-map.ts `TableKey`) are numeric where every address is IPv4 (a pair: the lower 32-bit value, then the
+   * higher; an address: its value), else the text of the string API (`pairKey`, the address): the same key for the
+   * same texts, without building and hashing a string per flow. Batches are read as columns for the same reason.
+   */
   private readonly pairs: RecentValues<string>;
   private readonly servers: RecentValues<string>;
+  private readonly key: TableKey = { a: 0, b: 0, text: null };
 
   constructor(maxIndexed = MAX_INDEXED) {
     this.pairs = new RecentValues<string>(maxIndexed, MAX_ALERT_NAMES, (n) => n);
@@ -87,23 +97,42 @@ export class ServerNameIndex {
   /** Learns the names of a batch's flows (the responder, `dstIp`, is the server a name names). */
   observe(flows: readonly FlowRecord[]): void {
     const names = serverNamesOf(flows);
-    for (let i = 0; i < flows.length; i++) {
+    const c = flowColumns(flows);
+    const n = c.n;
+    for (let i = 0; i < n; i++) {
       const name = names[i] as string | null;
       if (name === null) continue;
-      const f = flows[i] as FlowRecord;
-      this.pairs.add(pairKey(f.srcIp, f.dstIp), name);
-      this.servers.add(f.dstIp, name);
+      const src = ipv4At(c, i);
+      const dst = ipv4At(c, n + i);
+      this.pairs.addAt(src >= 0 && dst >= 0 ? this.numericKey(src, dst) : this.textKey(pairKey(c.ip(i), c.ip(n + i))), name);
+      this.servers.addAt(dst >= 0 ? this.numericKey(dst, 0) : this.textKey(c.ip(n + i)), name);
     }
   }
 
   /** Names seen on flows between `a` and `b` (either direction), oldest first. */
   namesOfPair(a: string, b: string): readonly string[] {
-    return this.pairs.get(pairKey(a, b));
+    const va = ipv4OfText(a);
+    const vb = ipv4OfText(b);
+    return this.pairs.getAt(va >= 0 && vb >= 0 ? this.numericKey(va, vb) : this.textKey(pairKey(a, b)));
   }
 
   /** Names `ip` was seen under as a server (by any client), oldest first. */
   namesOf(ip: string): readonly string[] {
-    return this.servers.get(ip);
+    const v = ipv4OfText(ip);
+    return this.servers.getAt(v >= 0 ? this.numericKey(v, 0) : this.textKey(ip));
+  }
+
+  /** The key of IPv4 values `x` and `y` (0 for an address alone), in either order. */
+  private numericKey(x: number, y: number): TableKey {
+    this.key.a = Math.min(x, y);
+    this.key.b = Math.max(x, y);
+    this.key.text = null;
+    return this.key;
+  }
+
+  private textKey(text: string): TableKey {
+    this.key.text = text;
+    return this.key;
   }
 
   /**

@@ -1,6 +1,6 @@
 /** Shared address tests and keys for the detectors (they run once per flow: no allocation for IPv4 addresses). */
 import type { FlowColumns } from '../../native/flow-batch.js';
-import { formatIpv4, isMapped } from '../../net/address.js';
+import { formatIpv4, ipv4Bits, isMapped } from '../../net/address.js';
 import { isPrivate } from '../../net/classify.js';
 import type { TableKey } from '../lru-map.js';
 
@@ -36,29 +36,47 @@ export function isGroupAddressAt(c: FlowColumns, k: number): boolean {
   return (c.addrs[o + 12] as number) >= 224 || c.addrs[o + 15] === 255;
 }
 
-/** {@link isPrivate}'s answers for IPv6 texts (parsing them twice per flow was a tenth of the beacon's time). */
-const privateV6 = new Map<string, boolean>();
-/** Texts {@link privateV6} holds before it starts over. */
-const PRIVATE_V6_MAX = 4096;
+/** {@link isPrivate}'s answers for the texts of addresses a batch does not carry as bytes (plain records). */
+const privateText = new Map<string, boolean>();
+/** Texts {@link privateText} holds before it starts over. */
+const PRIVATE_TEXT_MAX = 4096;
 
-/** {@link isPrivate} (net/classify.ts: RFC 1918, CGNAT, link-local, loopback, ULA) of address `k` of a batch. */
+/**
+ * {@link isPrivate} (net/classify.ts: RFC 1918, CGNAT, link-local, loopback, ULA) of address `k` of a batch. IPv6
+ * addresses are judged from their bytes, as the rule judges their text (net/address.ts `formatAddress`: lowercase hex,
+ * no leading zeros): `::1`, or a first word whose hex starts with `fc`, `fd` or `fe8`..`feb` (a text that starts with
+ * `::` or `0` never does). All-zero bytes are also what a batch of plain records carries for any address that is not
+ * a dotted quad (flow-batch.ts `FlowColumns.addrs`): those are judged on their text.
+ */
 export function isPrivateAt(c: FlowColumns, k: number): boolean {
-  if (!mappedAt(c, k)) {
-    const ip = c.ip(k);
-    let answer = privateV6.get(ip);
-    if (answer === undefined) {
-      if (privateV6.size >= PRIVATE_V6_MAX) privateV6.clear();
-      answer = isPrivate(ip);
-      privateV6.set(ip, answer);
-    }
-    return answer;
-  }
+  const x = c.addrs;
   const o = k * 16;
-  const a = c.addrs[o + 12] as number;
-  const b = c.addrs[o + 13] as number;
+  if (!mappedAt(c, k)) {
+    let zero = true;
+    for (let j = 0; j < 15 && zero; j++) zero = x[o + j] === 0;
+    if (zero && x[o + 15] === 1) return true; // ::1
+    if (zero) return privateOfText(c.ip(k));
+    const w = ((x[o] as number) << 8) | (x[o + 1] as number);
+    // The first hex digits of w: 0xfc, 0xfd as two digits; 0xfc0..0xfdf, 0xfe8..0xfeb as three; 0xfc00..0xfdff,
+    // 0xfe80..0xfebf as four.
+    return (w >= 0xfc && w <= 0xfd) || (w >= 0xfc0 && w <= 0xfdf) || (w >= 0xfe8 && w <= 0xfeb) || (w >= 0xfc00 && w <= 0xfdff) || (w >= 0xfe80 && w <= 0xfebf);
+  }
+  const a = x[o + 12] as number;
+  const b = x[o + 13] as number;
   return (
     a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127)
   );
+}
+
+/** {@link isPrivate} of `ip`, remembered (a few thousand texts, then forgotten). */
+function privateOfText(ip: string): boolean {
+  let answer = privateText.get(ip);
+  if (answer === undefined) {
+    if (privateText.size >= PRIVATE_TEXT_MAX) privateText.clear();
+    answer = isPrivate(ip);
+    privateText.set(ip, answer);
+  }
+  return answer;
 }
 
 /** True when address `k` of a batch is 0.0.0.0. */
@@ -70,11 +88,23 @@ export function isUnspecifiedIpv4At(c: FlowColumns, k: number): boolean {
 }
 
 /** The 32-bit value of address `k` of a batch when it is IPv4 (a dotted quad), else -1. */
-function ipv4At(c: FlowColumns, k: number): number {
+export function ipv4At(c: FlowColumns, k: number): number {
   if (!mappedAt(c, k)) return -1;
   const x = c.addrs;
   const o = k * 16 + 12;
   return (x[o] as number) * 0x1000000 + (((x[o + 1] as number) << 16) | ((x[o + 2] as number) << 8) | (x[o + 3] as number));
+}
+
+/**
+ * The 32-bit value of `ip` when it is a dotted quad as a batch's `ip()` writes one (canonical: no leading zeros),
+ * else -1: {@link ipv4At} for an address known only by its text (`ip` and a batch address with the value are the
+ * same text).
+ */
+export function ipv4OfText(ip: string): number {
+  const c = ip.charCodeAt(0);
+  if (!(c >= 48 && c <= 57) || ip.length > 15) return -1; // cheap rejection of IPv6 and other text
+  const v = ipv4Bits(ip);
+  return v >= 0 && v <= 0xffffffff && formatIpv4(v) === ip ? v : -1;
 }
 
 /**

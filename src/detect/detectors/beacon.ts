@@ -21,13 +21,14 @@ import { flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { BoundedSet, KeyTable, type Keyed, type TableKey } from '../lru-map.js';
+import { BoundedSet, KeyTable, LruTable, type Keyed, type TableKey } from '../lru-map.js';
 import { serverNamesOf } from '../server-names.js';
-import { addressesOfPairKey, addressPairKey, isGroupAddressAt, isPrivateAt } from './address.js';
+import { formatIpv4 } from '../../net/address.js';
+import { addressesOfPairKey, addressPairKey, ipv4At, isGroupAddressAt, isPrivateAt } from './address.js';
 import { LOGIN_PORTS } from './brute-force.js';
 import { unsolicitedSynAck } from './flood.js';
 
-/** Payload bytes per burst (both ways) that a check-in carries and a keepalive does not (see `inFlow`). */
+/** Payload bytes per burst (both ways) that a check-in carries and a keepalive does not (see `checkIns`). */
 const MIN_BURST_BYTES = 256;
 
 /** Ports standing in for the allowlisted applications when the application layer is off (no label at all). */
@@ -58,6 +59,15 @@ interface BeaconState extends Keyed {
   /** Name series: the server name and the destination addresses seen (newest last, at most 4); null for address series. */
   name: string | null;
   dsts: string[] | null;
+}
+
+/** What {@link BeaconDetector}'s `checkIns` measured in one flow. */
+interface CheckIns {
+  bursts: number;
+  cv: number;
+  payload: number;
+  intervalSec: number;
+  idleMean: number;
 }
 
 const MAX_STARTS = 64;
@@ -196,9 +206,20 @@ export class BeaconDetector implements Detector {
   readonly name = 'beaconing';
   /** By (source, destination, port, protocol) key (address.ts `addressPairKey`): flows without a server name. */
   private readonly byAddress = new KeyTable<BeaconState>();
-  /** By (source, server name). */
+  /**
+   * By (source, server name): for an IPv4 source, its 32-bit value (`a`) and the name's slot in {@link names} (`b`);
+   * else the text `\u0003source\u0000name`.
+   */
   private readonly byName = new KeyTable<BeaconState>();
   private readonly nameKey: TableKey = { a: 0, b: 0, text: null };
+  /**
+   * The names of the name series of IPv4 sources, touched with them and capped alike, so that a name's slot, its
+   * number in their keys, stays its own while a series has it: a live series was touched no earlier than any name
+   * touched after it, each of which belongs to a newer (so live) series, so at most `maxTracked` names are newer than
+   * a live series' name. A number spares building and hashing a string per flow.
+   */
+  private readonly names = new LruTable<0>();
+  private readonly nameText: TableKey = { a: 0, b: 0, text: null };
   /** Flows already reported for check-ins inside them (insertion order = age; capped at `maxTracked`). */
   private readonly inFlowReported: BoundedSet;
   private readonly allowApps: ReadonlySet<number>;
@@ -228,8 +249,11 @@ export class BeaconDetector implements Detector {
     for (let i = 0; i < n; i++) {
       const protocol = cols[C.protocol * n + i] as number;
       if (protocol !== 6 && protocol !== 17) continue;
-      // Snapshots of long flows are judged for check-ins inside them (below), not as connection starts.
+      // Snapshots of long flows are judged for check-ins inside them (below), not as connection starts: one whose
+      // numbers show none (most) is done with here, before the tests on its addresses and name.
       const snapshot = cols[C.endReason * n + i] === SNAPSHOT_REASON;
+      const checkIns = this.checkIns(c, i);
+      if (snapshot && checkIns === null) continue;
       const dstPort = cols[C.dstPort * n + i] as number;
       const app = cols[C.app * n + i] as number;
       if (app > 0) {
@@ -247,13 +271,18 @@ export class BeaconDetector implements Detector {
       if (name !== null && this.allowedName(name)) continue;
       // Public DoH resolvers by address (only where DoH and DoT run: the address text is built for those ports only).
       if ((dstPort === 443 || dstPort === 853) && this.allowAddresses.has(c.ip(n + i))) continue;
-      const inFlow = this.inFlow(c, i, name);
+      const inFlow = checkIns === null ? null : this.inFlowFinding(c, i, name, checkIns);
       if (inFlow) out.push(inFlow);
       if (snapshot) continue;
       let state: BeaconState | undefined;
       if (name !== null) {
         const key = this.nameKey;
-        key.text = `\u0003${c.ip(i)}\u0000${name}`;
+        const src = ipv4At(c, i);
+        if (src >= 0) {
+          key.a = src;
+          key.b = this.nameSlot(name);
+          key.text = null;
+        } else key.text = `\u0003${c.ip(i)}\u0000${name}`;
         state = this.byName.use(key);
         if (!state) {
           state = this.byName.add(key, this.newState(t, bytes, cols[C.srcPort * n + i] as number, dstPort, protocol, name));
@@ -283,6 +312,7 @@ export class BeaconDetector implements Detector {
     }
     this.byAddress.cap(this.maxTracked);
     this.byName.cap(this.maxTracked);
+    this.names.cap(this.maxTracked);
     for (const table of [this.byAddress, this.byName]) {
       for (const state of table.live()) {
         const f = this.judge(table, state);
@@ -293,6 +323,7 @@ export class BeaconDetector implements Detector {
   }
 
   /**
+   * The measures of check-ins inside flow `i`, or null when it has none by its numbers (no finding then).
    * Check-ins inside one long flow (a C2 session kept open over QUIC, HTTP/2 or a WebSocket): the capture core splits
    * each flow into active periods at gaps longer than its activity timeout (5 s, CICFlowMeter's; the `active*`/`idle*`
    * columns, docs/flow-features.md), so the idle periods between bursts are what separates check-ins. A flow whose
@@ -302,7 +333,7 @@ export class BeaconDetector implements Detector {
    * and WebSocket pings, WireGuard's persistent keepalive carry 0 to ~80 bytes) is a beacon of its own. Judged on
    * snapshots of the live flow too; one finding per (source, destination, port, protocol).
    */
-  private inFlow(c: FlowColumns, i: number, name: string | null): Finding | null {
+  private checkIns(c: FlowColumns, i: number): CheckIns | null {
     const { cols, n } = c;
     const idleMean = cols[C.idleMeanUs * n + i] as number;
     if (!(idleMean > 0)) return null;
@@ -315,19 +346,15 @@ export class BeaconDetector implements Detector {
     if (payload / bursts < MIN_BURST_BYTES) return null;
     const intervalSec = Math.round((idleMean + activeMean) / 1e4) / 100;
     if (intervalSec < this.config.minIntervalSec) return null;
-    return this.inFlowFinding(c, i, name, { bursts, cv, payload, intervalSec, idleMean });
+    return { bursts, cv, payload, intervalSec, idleMean };
   }
 
   /**
-   * The finding of a flow {@link inFlow} found check-ins in (a function of its own: the closure below would make every
-   * call of `inFlow` allocate its context, and most flows are rejected there).
+   * The finding of a flow {@link checkIns} found check-ins in, once per (source, destination, port, protocol) (a
+   * function of its own: the closure below would make every call of `checkIns` allocate its context, and most flows
+   * are rejected there).
    */
-  private inFlowFinding(
-    c: FlowColumns,
-    i: number,
-    name: string | null,
-    { bursts, cv, payload, intervalSec, idleMean }: { bursts: number; cv: number; payload: number; intervalSec: number; idleMean: number },
-  ): Finding | null {
+  private inFlowFinding(c: FlowColumns, i: number, name: string | null, { bursts, cv, payload, intervalSec, idleMean }: CheckIns): Finding | null {
     const { cols, n } = c;
     const col = (k: number): number => cols[k * n + i] as number;
     const srcIp = c.ip(i);
@@ -372,6 +399,15 @@ export class BeaconDetector implements Detector {
         bytesPerBurst: Math.round(payload / bursts),
       },
     };
+  }
+
+  /** The slot of `name` in {@link names}, now its newest entry (added when absent). */
+  private nameSlot(name: string): number {
+    this.nameText.text = name;
+    const slot = this.names.find(this.nameText);
+    if (slot < 0) return this.names.add(this.nameText, 0);
+    this.names.use(slot);
+    return slot;
   }
 
   /** {@link allowedName} against the allowlist, remembered per name (a few thousand names at most, then forgotten). */
@@ -437,8 +473,9 @@ export class BeaconDetector implements Detector {
     let srcIp: string;
     let dstIp: string;
     if (state.name !== null) {
-      const text = table.keyOf(state).text as string;
-      srcIp = text.slice(1, text.indexOf('\u0000'));
+      const key = table.keyOf(state);
+      const text = key.text;
+      srcIp = text === null ? formatIpv4(key.a) : text.slice(1, text.indexOf('\u0000'));
       dstIp = (state.dsts as string[])[(state.dsts as string[]).length - 1] as string;
     } else [srcIp, dstIp] = addressesOfPairKey(table.keyOf(state));
     const regularSizes = stats.sizeScore >= this.config.minSizeScore;

@@ -257,12 +257,13 @@ export class SynFloodDetector implements Detector {
       const noPayload = (cols[C.fwdPayloadBytes * n + i] as number) + (cols[C.bwdPayloadBytes * n + i] as number) === 0;
       const key = addressKey(c, n + i, cols[C.dstPort * n + i] as number);
       const src = addressRef(c, i);
+      const t = c.lastSeenMs(i);
       if (burstOn) {
         const completed = !noPayload || (cols[C.fwdAck * n + i] as number) > 0;
-        touch(this.bursts, key, c, i, true).push(c.lastSeenMs(i), d.fwdSyn, completed ? d.fwdSyn : 0, src);
+        touch(this.bursts, key, c, i, true).push(t, d.fwdSyn, completed ? d.fwdSyn : 0, src);
       }
       // The sustained rule: the initiator sent SYNs and no payload went either way.
-      if (noPayload) touch(this.services, key, c, i, true).push(c.lastSeenMs(i), d.fwdSyn, 0, src);
+      if (noPayload) touch(this.services, key, c, i, true).push(t, d.fwdSyn, 0, src);
     }
     this.services.cap(this.maxTracked);
     this.bursts.cap(this.maxTracked);

@@ -86,4 +86,26 @@ describe('detect/server-names', () => {
     expect(names).to.have.length(MAX_ALERT_NAMES);
     expect(names.at(-1)).to.equal(`n${MAX_ALERT_NAMES + 2}.example`);
   });
+
+  it('ServerNameIndex keys IPv4, IPv6 and mixed pairs apart, with one use order across them', () => {
+    const idx = new ServerNameIndex(2);
+    idx.observe([
+      makeFlow({ srcIp: '2001:db8::1', dstIp: '10.0.0.9', serverName: 'mixed.example' }),
+      makeFlow({ srcIp: '10.0.0.1', dstIp: '2001:db8::9', serverName: 'six.example' }),
+      // Not a canonical dotted quad: kept under its text, never equal to 10.0.0.9.
+      makeFlow({ srcIp: '10.0.0.1', dstIp: '010.0.0.9', serverName: 'odd.example' }),
+    ]);
+    // The first pair and address were the least recently seen: gone (IPv4 and text keys share one order).
+    expect(idx.size).to.deep.equal({ pairs: 2, servers: 2 });
+    expect(idx.namesOfPair('10.0.0.9', '2001:db8::1')).to.deep.equal([]);
+    expect(idx.namesOf('10.0.0.9')).to.deep.equal([]);
+    expect(idx.namesOfPair('2001:db8::9', '10.0.0.1')).to.deep.equal(['six.example']);
+    expect(idx.namesOf('2001:db8::9')).to.deep.equal(['six.example']);
+    expect(idx.namesOfPair('10.0.0.1', '010.0.0.9')).to.deep.equal(['odd.example']);
+    expect(idx.namesOf('010.0.0.9')).to.deep.equal(['odd.example']);
+    idx.observe([makeFlow({ srcIp: '10.0.0.9', dstIp: '10.0.0.1', serverName: 'four.example' })]);
+    expect(idx.namesOfPair('10.0.0.1', '10.0.0.9')).to.deep.equal(['four.example']);
+    expect(idx.namesOf('10.0.0.1')).to.deep.equal(['four.example']);
+    expect(idx.namesOf('10.0.0.9')).to.deep.equal([]);
+  });
 });

@@ -13,10 +13,12 @@ import {
   addressRef,
   isGroupAddress,
   isGroupAddressAt,
+  isPrivateAt,
   isUnspecifiedIpv4At,
 } from '../../../../src/detect/detectors/address.js';
 import { flowColumns, type FlowColumns } from '../../../../src/native/flow-batch.js';
 import { formatAddress } from '../../../../src/net/address.js';
+import { isPrivate } from '../../../../src/net/classify.js';
 import type { TableKey } from '../../../../src/detect/lru-map.js';
 import { makeFlow } from '../flow-factory.js';
 
@@ -72,6 +74,28 @@ describe('detect/detectors/address', () => {
       if (isGroupAddressAt(c, k)) group++;
     }
     expect(group).to.be.above(20);
+  });
+
+  it('isPrivateAt() answers as isPrivate() on the text, IPv6 from the bytes (first words at the edges of the rule)', () => {
+    const words = [0, 1, 0xf, 0xfb, 0xfc, 0xfd, 0xfe, 0xff, 0xfbf, 0xfc0, 0xfdf, 0xfe0, 0xfe7, 0xfe8, 0xfeb, 0xfec, 0xfbff, 0xfc00, 0xfdff, 0xfe00];
+    const edge = [...words, 0xfe7f, 0xfe80, 0xfebf, 0xfec0, 0xffff].flatMap((w) => [
+      [w >> 8, w & 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+      [w >> 8, w & 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      [w >> 8, w & 255, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    ]);
+    const all = [...addresses, ...edge, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1]];
+    const b = columnBatch(all.length % 2 === 0 ? all : [...all, all[0] as number[]]);
+    let yes = 0;
+    for (let k = 0; k < 2 * b.n; k++) {
+      const text = b.ip(k);
+      expect(isPrivateAt(b, k), text).to.equal(isPrivate(text));
+      if (isPrivateAt(b, k) && text.includes(':')) yes++;
+    }
+    expect(yes).to.be.above(20);
+    // Plain records: addresses that are not dotted quads are judged on their text, whatever its form.
+    const odd = ['FD00::1', 'fe80::1%eth0', '::1', '::', '::ffff:10.0.0.1', '2001:db8::1', 'not an address'];
+    const p = flowColumns(odd.map((t) => makeFlow({ srcIp: t, dstIp: '10.0.0.1' })));
+    odd.forEach((t, i) => expect(isPrivateAt(p, i), t).to.equal(isPrivate(t)));
   });
 
   it('addressKey() / addressPairKey(): equal exactly when the texts and numbers are, and give the texts back', () => {

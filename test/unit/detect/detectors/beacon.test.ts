@@ -133,6 +133,29 @@ describe('detect/detectors/beacon', () => {
       expect(browsing).to.deep.equal([]);
     });
 
+    it('keeps name series apart while other names come and go past the cap (IPv4 and IPv6 sources, one name each)', () => {
+      const d = new BeaconDetector(config(), 10);
+      const out: Finding[] = [];
+      for (let k = 0; k < 8; k++) {
+        const t = T0 + k * 60_000;
+        // Six one-off names a minute (48 in all, 10 series kept): their names are forgotten, their slots reused.
+        const churn = Array.from({ length: 6 }, (_, j) => tlsCall(t + j, { srcIp: `10.0.1.${j}`, serverName: `n${k}-${j}.example` }));
+        out.push(
+          ...d.observe([
+            tlsCall(t, { serverName: 'a.example' }),
+            ...churn,
+            tlsCall(t, { srcIp: 'fd00::5', serverName: 'a.example' }),
+            tlsCall(t, { srcIp: '10.0.0.6', serverName: 'b.example' }),
+          ]),
+        );
+      }
+      expect(out.map((f) => [f.srcIp, f.target, f.details['connections']])).to.deep.equal([
+        ['10.0.0.5', 'a.example', 8],
+        ['fd00::5', 'a.example', 8],
+        ['10.0.0.6', 'b.example', 8],
+      ]);
+    });
+
     it('keeps per-address series for flows without a name', () => {
       const d = new BeaconDetector(config(), 1000);
       const out = feed(

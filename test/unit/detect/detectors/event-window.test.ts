@@ -7,7 +7,7 @@ interface Event {
   t: number;
   sent: number;
   replies: number;
-  src: string;
+  src: string | number;
   reported: boolean;
 }
 
@@ -28,7 +28,8 @@ describe('detect/detectors/event-window: EventWindow', () => {
           const fractional = rnd(4) === 0;
           const sent = fractional ? (1 + rnd(50)) * (1 / (1 + rnd(7))) : rnd(40);
           const replies = fractional ? rnd(5) / 3 : rnd(3);
-          const src = `s${rnd(4)}`;
+          // Text (IPv6) and number (IPv4 addressRef: int32, outside the small-integer range too) sources, mixed.
+          const src = [`s${rnd(4)}`, -0x7fffff00 + rnd(3), 0x50000000 + rnd(2), rnd(3)][rnd(4)] as string | number;
           w.push(t, sent, replies, src);
           bare.push(t, sent, replies, src);
           ref.push({ t, sent, replies, src, reported: false });
@@ -42,7 +43,7 @@ describe('detect/detectors/event-window: EventWindow', () => {
         bare.evict(windowMs);
         let sent = 0;
         let replies = 0;
-        const bySource = new Map<string, number>();
+        const bySource = new Map<string | number, number>();
         for (const e of ref) {
           sent += e.sent;
           replies += e.replies;
