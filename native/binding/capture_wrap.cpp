@@ -20,8 +20,8 @@ namespace {
 
 constexpr size_t kQueueDepth = 16;  // batches in flight to JS before live capture starts dropping
 // Recycled batch buffers kept per session: up to one per batch in flight, within a byte budget. Every buffer is reused
-// rather than freed while it fits the budget, since a fresh one over malloc's mmap threshold (128 KiB, see
-// common/malloc_policy.h) is a new mapping whose pages fault in one by one as the batch is written.
+// rather than freed while it fits the budget: a fresh one has to be faulted in page by page as the batch is written
+// (a new mapping when it is over malloc's mmap threshold, see common/malloc_policy.h).
 constexpr size_t kSpareBuffers = kQueueDepth;
 constexpr size_t kSpareBytes = size_t{8} << 20;
 
