@@ -36,7 +36,7 @@ import { LateralMovementDetector } from './detectors/lateral-movement.js';
 import { ZerologonDetector } from './detectors/zerologon.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
-import { LruTable, type TableKey } from './lru-map.js';
+import { LruTable, reusableKey, type TableKey } from './lru-map.js';
 import { mlFindings } from './ml-findings.js';
 import { ProgramIndex } from './programs.js';
 import { ServerNameIndex } from './server-names.js';
@@ -232,7 +232,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
  */
 export class FlowKeys {
   private readonly seen = new LruTable<0>();
-  private readonly key: TableKey = { a: 0, b: 0, text: null };
+  private readonly key: TableKey = reusableKey();
 
   constructor(private readonly max: number) {}
 

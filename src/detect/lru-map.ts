@@ -13,6 +13,32 @@ export interface TableKey {
   text: string | null;
 }
 
+/**
+ * A table key for a caller to fill before each lookup (one per caller, reused: no allocation per lookup). Made by one
+ * constructor rather than an object literal per caller, with the fields' final kinds from the start: the numbers are
+ * 32-bit address values and fractional times, not small integers, and `text` is a string or null. Literal keys
+ * started with small-integer fields that V8 widened at the first larger value, which invalidated the optimised code
+ * of the other key users: with `node --trace-deopt`, "code dependencies" deoptimisations of server-names.ts'
+ * `observe`/`numericKey` and beacon.ts' `observe`/`nameSlot` in the first measured pipeline run, gone with this.
+ */
+class ReusableKey implements TableKey {
+  a: number;
+  b: number;
+  text: string | null;
+  constructor() {
+    // Non-integer start values give the fields their double representation at once (the values are overwritten
+    // before every use).
+    this.a = 0.5;
+    this.b = 0.5;
+    this.text = null;
+  }
+}
+
+/** A new reusable {@link TableKey} (see `ReusableKey`). */
+export function reusableKey(): TableKey {
+  return new ReusableKey();
+}
+
 /** Per-process hash seed, so that nobody outside can choose keys that all land in one bucket. */
 const SEED = (Math.random() * 2 ** 32) | 0;
 
@@ -300,7 +326,7 @@ export class BoundedSet {
  */
 export class RecentValues<T> {
   private readonly table = new LruTable<T[]>();
-  private readonly key: TableKey = { a: 0, b: 0, text: null };
+  private readonly key: TableKey = reusableKey();
 
   constructor(
     private readonly maxKeys: number,

@@ -48,6 +48,8 @@ export class MmdbFile {
   private readonly nodeBytes: number;
   private readonly dataStart: number;
   private ipv4Start = -1;
+  /** The offset after the value {@link decode} returned last. */
+  private end = 0;
 
   /** Opens `file` and reads its metadata; throws when it is not a MaxMind DB. */
   constructor(file: string) {
@@ -61,7 +63,7 @@ export class MmdbFile {
       const at = tail.lastIndexOf(METADATA_MARKER);
       if (at < 0) throw new Error(`${file} is not a MaxMind DB (no metadata marker)`);
       const metaStart = tailStart + at + METADATA_MARKER.length;
-      const [meta] = this.decode(metaStart, metaStart);
+      const meta = this.decode(metaStart, metaStart);
       const m = meta as Record<string, MmdbValue>;
       const num = (k: string): number => {
         const v = m[k];
@@ -116,7 +118,7 @@ export class MmdbFile {
     if (node === nodeCount) return null;
     if (node < nodeCount) throw new Error('MaxMind DB: search tree deeper than the address');
     const offset = this.dataStart + (node - nodeCount - DATA_SECTION_SEPARATOR);
-    return this.decode(offset, this.dataStart)[0];
+    return this.decode(offset, this.dataStart);
   }
 
   /** The node IPv4 addresses start from in an IPv6 tree (96 zero bits down from the root). */
@@ -146,8 +148,14 @@ export class MmdbFile {
     }
   }
 
-  /** The value at `offset` and the offset after it; pointers are relative to `base` (the data section's start). */
-  private decode(offset: number, base: number): [MmdbValue, number] {
+  /**
+   * The value at `offset`; pointers are relative to `base` (the data section's start). The offset after the value is
+   * left in {@link end}: a field rather than a [value, offset] pair per value, as pairs made at a dozen literal sites
+   * hold different element kinds (small integers, doubles, objects), which makes the reads of them polymorphic (with
+   * `node --trace-deopt`, a "wrong map" deoptimisation of decode in a measured pipeline run, when a record held a kind
+   * the warm-up had not met) and costs an array per value.
+   */
+  private decode(offset: number, base: number): MmdbValue {
     const ctrl = this.byte(offset++);
     let type = ctrl >> 5;
     if (type === 1) {
@@ -159,7 +167,7 @@ export class MmdbFile {
       else if (ss === 1) p = vvv * 0x10000 + this.uintBE(offset, 2) + 2048;
       else if (ss === 2) p = vvv * 0x1000000 + this.uintBE(offset, 3) + 526336;
       else p = this.uintBE(offset, 4);
-      return [this.decode(base + p, base)[0], offset + ss + 1];
+      return this.ended(this.decode(base + p, base), offset + ss + 1);
     }
     if (type === 0) type = 7 + this.byte(offset++);
     let size = ctrl & 0x1f;
@@ -173,55 +181,59 @@ export class MmdbFile {
     }
     switch (type) {
       case 2: {
-        if (size === 0) return ['', offset];
+        if (size === 0) return this.ended('', offset);
         const page = this.pageHolding(offset, size);
         const o = offset % PAGE_BYTES;
-        return [page ? page.toString('utf8', o, o + size) : this.read(offset, size).toString('utf8'), offset + size];
+        return this.ended(page ? page.toString('utf8', o, o + size) : this.read(offset, size).toString('utf8'), offset + size);
       }
       case 3: {
         const page = this.pageHolding(offset, 8);
-        return [page ? page.readDoubleBE(offset % PAGE_BYTES) : this.read(offset, 8).readDoubleBE(0), offset + 8];
+        return this.ended(page ? page.readDoubleBE(offset % PAGE_BYTES) : this.read(offset, 8).readDoubleBE(0), offset + 8);
       }
       case 4:
-        return [Buffer.from(this.read(offset, size)), offset + size];
+        return this.ended(Buffer.from(this.read(offset, size)), offset + size);
       case 5:
       case 6:
-        return [size <= 6 ? this.uintBE(offset, size) : this.read(offset, size).readUIntBE(0, size), offset + size];
+        return this.ended(size <= 6 ? this.uintBE(offset, size) : this.read(offset, size).readUIntBE(0, size), offset + size);
       case 8:
-        return [size === 0 ? 0 : this.read(offset, size).readIntBE(0, size), offset + size];
+        return this.ended(size === 0 ? 0 : this.read(offset, size).readIntBE(0, size), offset + size);
       case 9:
       case 10: {
         let v = 0n;
         const b = this.read(offset, size);
         for (const x of b) v = (v << 8n) | BigInt(x);
-        return [v, offset + size];
+        return this.ended(v, offset + size);
       }
       case 7: {
         const out: { [key: string]: MmdbValue } = {};
         for (let i = 0; i < size; i++) {
-          const [k, afterKey] = this.decode(offset, base);
-          const [v, afterValue] = this.decode(afterKey, base);
+          const k = this.decode(offset, base);
+          const v = this.decode(this.end, base);
           out[String(k)] = v;
-          offset = afterValue;
+          offset = this.end;
         }
-        return [out, offset];
+        return this.ended(out, offset);
       }
       case 11: {
         const out: MmdbValue[] = [];
         for (let i = 0; i < size; i++) {
-          const [v, after] = this.decode(offset, base);
-          out.push(v);
-          offset = after;
+          out.push(this.decode(offset, base));
+          offset = this.end;
         }
-        return [out, offset];
+        return this.ended(out, offset);
       }
       case 14:
-        return [size !== 0, offset];
+        return this.ended(size !== 0, offset);
       case 15:
-        return [this.read(offset, 4).readFloatBE(0), offset + 4];
+        return this.ended(this.read(offset, 4).readFloatBE(0), offset + 4);
       default:
         throw new Error(`MaxMind DB: unsupported data type ${type} at ${offset}`);
     }
+  }
+  /** `value`, having set {@link end} to `end` (see {@link decode}). */
+  private ended(value: MmdbValue, end: number): MmdbValue {
+    this.end = end;
+    return value;
   }
 
   /** The unsigned big-endian integer in the `length` (0 to 6) bytes at `offset`, read byte by byte (no Buffer made). */

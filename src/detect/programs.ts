@@ -6,9 +6,11 @@
  * and threat rows (deduplicated by executable, bounded by {@link mergePrograms}). Mirrors server-names.ts.
  */
 import type { ProgramRef } from '../domain/alert.js';
+import { flowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
+import { ipv4At, ipv4OfText } from './detectors/address.js';
 import type { Finding } from './finding.js';
-import { pairKey, RecentValues } from './lru-map.js';
+import { pairKey, RecentValues, reusableKey, type TableKey } from './lru-map.js';
 
 /** Programs an alert keeps. */
 export const MAX_ALERT_PROGRAMS = 5;
@@ -85,8 +87,14 @@ export function programsColumn(column: string, programs: readonly ProgramRef[] |
  * many addresses, each with its {@link MAX_ALERT_PROGRAMS} newest programs.
  */
 export class ProgramIndex {
+  /**
+   * Keys (lru-map.ts `TableKey`) as server-names.ts makes them: numeric where every address is IPv4 (a pair: the lower
+   * 32-bit value, then the higher; an address: 0, then its value), else the text of the string API (`pairKey`, the
+   * address). The same key for the same texts, without building and hashing a pair string per flow.
+   */
   private readonly pairs: RecentValues<ProgramRef>;
   private readonly addresses: RecentValues<ProgramRef>;
+  private readonly key: TableKey = reusableKey();
 
   constructor(maxIndexed = MAX_INDEXED) {
     this.pairs = new RecentValues<ProgramRef>(maxIndexed, MAX_ALERT_PROGRAMS, programKey);
@@ -99,23 +107,44 @@ export class ProgramIndex {
 
   /** Learns the programs of a batch's flows. */
   observe(flows: readonly FlowRecord[]): void {
-    for (const f of flows) {
+    const c = flowColumns(flows);
+    const n = c.n;
+    for (let i = 0; i < n; i++) {
+      const f = flows[i] as FlowRecord;
       if (!f.process) continue;
       const p = programOfFlow(f) as ProgramRef;
-      this.pairs.add(pairKey(f.srcIp, f.dstIp), p);
-      this.addresses.add(f.srcIp, p);
-      this.addresses.add(f.dstIp, p);
+      const src = ipv4At(c, i);
+      const dst = ipv4At(c, n + i);
+      this.pairs.addAt(src >= 0 && dst >= 0 ? this.numericKey(src, dst) : this.textKey(pairKey(c.ip(i), c.ip(n + i))), p);
+      this.addresses.addAt(src >= 0 ? this.numericKey(src, 0) : this.textKey(c.ip(i)), p);
+      this.addresses.addAt(dst >= 0 ? this.numericKey(dst, 0) : this.textKey(c.ip(n + i)), p);
     }
   }
 
   /** Programs seen on flows between `a` and `b` (either direction), oldest first. */
   programsOfPair(a: string, b: string): readonly ProgramRef[] {
-    return this.pairs.get(pairKey(a, b));
+    const va = ipv4OfText(a);
+    const vb = ipv4OfText(b);
+    return this.pairs.getAt(va >= 0 && vb >= 0 ? this.numericKey(va, vb) : this.textKey(pairKey(a, b)));
   }
 
   /** Programs seen talking with `ip`, oldest first. */
   programsOf(ip: string): readonly ProgramRef[] {
-    return this.addresses.get(ip);
+    const v = ipv4OfText(ip);
+    return this.addresses.getAt(v >= 0 ? this.numericKey(v, 0) : this.textKey(ip));
+  }
+
+  /** The key of IPv4 values `x` and `y` (0 for an address alone), in either order. */
+  private numericKey(x: number, y: number): TableKey {
+    this.key.a = Math.min(x, y);
+    this.key.b = Math.max(x, y);
+    this.key.text = null;
+    return this.key;
+  }
+
+  private textKey(text: string): TableKey {
+    this.key.text = text;
+    return this.key;
   }
 
   /**

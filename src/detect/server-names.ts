@@ -9,7 +9,7 @@ import { flowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import { ipv4At, ipv4OfText } from './detectors/address.js';
 import type { Finding } from './finding.js';
-import { pairKey, RecentValues, type TableKey } from './lru-map.js';
+import { pairKey, RecentValues, reusableKey, type TableKey } from './lru-map.js';
 
 /** Names an alert keeps. */
 export const MAX_ALERT_NAMES = 5;
@@ -82,7 +82,7 @@ export class ServerNameIndex {
    */
   private readonly pairs: RecentValues<string>;
   private readonly servers: RecentValues<string>;
-  private readonly key: TableKey = { a: 0, b: 0, text: null };
+  private readonly key: TableKey = reusableKey();
 
   constructor(maxIndexed = MAX_INDEXED) {
     this.pairs = new RecentValues<string>(maxIndexed, MAX_ALERT_NAMES, (n) => n);

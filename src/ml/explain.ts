@@ -66,7 +66,13 @@ export function explainRow(
   if (contributions) {
     // Ranked by attribution alone: describe only the `top` features (the percentiles are the costly part).
     const picked = topIndices(features.length, top, (i) => Math.round((contributions[i] as number) * 1e4) / 1e4);
-    if (picked) return picked.map((i) => describe(features[i] as FeatureSpec, row[i] as number, Math.round((contributions[i] as number) * 1e4) / 1e4));
+    if (picked) {
+      // Pushed rather than mapped: Array#map makes a holey array and the slice below a packed one, and callers that
+      // met both kinds deoptimised (`node --trace-deopt`: "wrong map" in ml-findings.ts at `explanation.map`).
+      const out: FeatureContribution[] = [];
+      for (const i of picked) out.push(describe(features[i] as FeatureSpec, row[i] as number, Math.round((contributions[i] as number) * 1e4) / 1e4));
+      return out;
+    }
   }
   const all: FeatureContribution[] = [];
   for (let i = 0; i < features.length; i++)

@@ -2,7 +2,7 @@
 import type { FlowColumns } from '../../native/flow-batch.js';
 import { formatIpv4, ipv4Bits, isMapped } from '../../net/address.js';
 import { isPrivate } from '../../net/classify.js';
-import type { TableKey } from '../lru-map.js';
+import { reusableKey, type TableKey } from '../lru-map.js';
 
 /**
  * True for multicast and broadcast destinations: IPv6 ff00::/8; IPv4 first octet >= 224 or a `.255` address.
@@ -130,7 +130,7 @@ export function addressOfRef(r: AddressRef): string {
  * between separators). `a`, `b` are integers 0..65535 (ports, protocol numbers), taken modulo 65536. The functions
  * return one object they reuse: read it before the next call.
  */
-const scratch: TableKey = { a: 0, b: 0, text: null };
+const scratch: TableKey = reusableKey();
 
 /** Key of (address `k`, `a`). */
 export function addressKey(c: FlowColumns, k: number, a = 0): Readonly<TableKey> {

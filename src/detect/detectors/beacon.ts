@@ -21,7 +21,7 @@ import { flowColumns, type FlowColumns } from '../../native/flow-batch.js';
 import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { BoundedSet, KeyTable, LruTable, type Keyed, type TableKey } from '../lru-map.js';
+import { BoundedSet, KeyTable, LruTable, reusableKey, type Keyed, type TableKey } from '../lru-map.js';
 import { serverNamesOf } from '../server-names.js';
 import { formatIpv4 } from '../../net/address.js';
 import { addressesOfPairKey, addressPairKey, ipv4At, isGroupAddressAt, isPrivateAt } from './address.js';
@@ -211,7 +211,7 @@ export class BeaconDetector implements Detector {
    * else the text `\u0003source\u0000name`.
    */
   private readonly byName = new KeyTable<BeaconState>();
-  private readonly nameKey: TableKey = { a: 0, b: 0, text: null };
+  private readonly nameKey: TableKey = reusableKey();
   /**
    * The names of the name series of IPv4 sources, touched with them and capped alike, so that a name's slot, its
    * number in their keys, stays its own while a series has it: a live series was touched no earlier than any name
@@ -219,7 +219,7 @@ export class BeaconDetector implements Detector {
    * a live series' name. A number spares building and hashing a string per flow.
    */
   private readonly names = new LruTable<0>();
-  private readonly nameText: TableKey = { a: 0, b: 0, text: null };
+  private readonly nameText: TableKey = reusableKey();
   /** Flows already reported for check-ins inside them (insertion order = age; capped at `maxTracked`). */
   private readonly inFlowReported: BoundedSet;
   private readonly allowApps: ReadonlySet<number>;

@@ -4,7 +4,7 @@
  */
 import type { FlowColumns } from '../../native/flow-batch.js';
 import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
-import { LruTable, type TableKey } from '../lru-map.js';
+import { LruTable, reusableKey, type TableKey } from '../lru-map.js';
 
 /** Counter increases of one record over the previous record of the same flow. */
 export interface FlowDelta {
@@ -30,7 +30,7 @@ export class SnapshotDeltas {
    * session. The value is unused: an entry's figures are in {@link counters} at its slot.
    */
   private readonly seen = new LruTable<0>();
-  private readonly key: TableKey = { a: 0, b: 0, text: null };
+  private readonly key: TableKey = reusableKey();
   /**
    * {@link FIELDS} numbers per slot of `seen` (a typed array: an object per flow, with boxed fields, lived as long as
    * the flow's entry).

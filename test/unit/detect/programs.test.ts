@@ -92,4 +92,28 @@ describe('detect/programs', () => {
     expect(programs).to.have.length(MAX_ALERT_PROGRAMS);
     expect(programs.at(-1)!.name).to.equal(`n${MAX_ALERT_PROGRAMS + 2}`);
   });
+  it('ProgramIndex keys IPv4, IPv6 and mixed pairs apart, with one use order across them', () => {
+    const idx = new ProgramIndex(2);
+    idx.observe([
+      makeFlow({ srcIp: '2001:db8::1', dstIp: '10.0.0.9', process: proc(1, 'mixed', '/bin/mixed') }),
+      makeFlow({ srcIp: '10.0.0.1', dstIp: '2001:db8::9', process: proc(2, 'six', '/bin/six') }),
+      // Not a canonical dotted quad: kept under its text, never equal to 10.0.0.9.
+      makeFlow({ srcIp: '10.0.0.1', dstIp: '010.0.0.9', process: proc(3, 'odd', '/bin/odd') }),
+    ]);
+    // The first pair was the least recently seen: gone (IPv4 and text keys share one use order).
+    expect(idx.size).to.deep.equal({ pairs: 2, addresses: 2 });
+    expect(idx.programsOfPair('10.0.0.9', '2001:db8::1')).to.deep.equal([]);
+    expect(idx.programsOf('10.0.0.9')).to.deep.equal([]);
+    expect(idx.programsOfPair('2001:db8::9', '10.0.0.1').map((p) => p.name)).to.deep.equal(['six']);
+    expect(idx.programsOf('10.0.0.1').map((p) => p.name)).to.deep.equal(['six', 'odd']);
+    expect(idx.programsOfPair('10.0.0.1', '010.0.0.9').map((p) => p.name)).to.deep.equal(['odd']);
+    expect(idx.programsOf('010.0.0.9').map((p) => p.name)).to.deep.equal(['odd']);
+    expect(idx.programsOf('2001:db8::9')).to.deep.equal([]);
+    idx.observe([makeFlow({ srcIp: '10.0.0.9', dstIp: '10.0.0.1', process: proc(4, 'four', '/bin/four') })]);
+    expect(idx.programsOfPair('10.0.0.1', '10.0.0.9').map((p) => p.name)).to.deep.equal(['four']);
+    expect(idx.programsOf('10.0.0.9').map((p) => p.name)).to.deep.equal(['four']);
+    // 10.0.0.9 went in first and pushed out 10.0.0.1, whose programs start again.
+    expect(idx.programsOf('10.0.0.1').map((p) => p.name)).to.deep.equal(['four']);
+    expect(idx.programsOf('010.0.0.9')).to.deep.equal([]);
+  });
 });
