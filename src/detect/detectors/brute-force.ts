@@ -165,7 +165,7 @@ export class BruteForceDetector implements Detector {
       const banner = app === SSH_APP ? ((flows[i] as FlowRecord).ssh?.client ?? null) : null;
       if (banner !== null && matchesAny(ATTACK_TOOL_SSH_CLIENTS, banner)) flags |= TOOL;
       let state = this.services.use(key);
-      // Exact-size arrays for the first two attempts (as event-window.ts `appended` does).
+      // Exact-size arrays for the first two attempts (as event-window.ts `push` makes them).
       if (!state) state = this.services.add(key, { slot: -1, batch: 0, attempts: [t, end, fwd + bwd, flags], reported: 0, port, banners: null });
       else if (state.attempts.length === STRIDE) {
         const a = state.attempts;

@@ -9,17 +9,6 @@
  */
 import type { AddressRef } from './address.js';
 
-/**
- * `a` with `v` appended: the array itself, or a new exact-size literal while it holds fewer than two elements (a
- * push() onto an array of 0 or 1 elements reserves 17 slots, and most detector keys see one or two events).
- */
-export function appended<T>(a: T[], v: T): T[] {
-  if (a.length === 0) return [v];
-  if (a.length === 1) return [a[0] as T, v];
-  a.push(v);
-  return a;
-}
-
 /** The arrays of a window without events (shared, never written: a window gets its own on its first event). */
 const NO_EVENTS: readonly number[] = [];
 const NO_TEXTS: readonly string[] = [];
@@ -75,7 +64,8 @@ export class EventWindow {
   push(t: number, sent: number, replies: number, src: AddressRef): void {
     let ev = this.ev;
     if (this.stride === 3) {
-      // Exact-size literals for the first two events (see `appended`).
+      // Exact-size literals for the first two events: a push() onto an array of 0 or 1 elements reserves 17 slots, and
+      // most detector keys see one or two events.
       if (ev.length === 0) ev = this.ev = [-Infinity, Infinity, 0, 0, t, sent, replies];
       else if (ev.length === EVENTS + 3) {
         ev = this.ev = [

@@ -164,7 +164,7 @@ export class PortScanDetector implements Detector {
     const hostOrder: Array<Candidate<AddressRef>> = [];
     const serviceOrder: Array<Candidate<number>> = [];
     for (let i = 0; i < w.length; i++) {
-      const h = hosts?.get(w.dst[i] as AddressRef);
+      const h = hosts?.get(w.dst(i));
       if (h) gather(w, i, h, REPORTED_VERTICAL, hostOrder);
       const s = services?.get(w.service(i));
       if (s) gather(w, i, s, REPORTED_HORIZONTAL, serviceOrder);

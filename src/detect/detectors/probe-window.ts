@@ -1,11 +1,10 @@
 /**
- * The probes of one port-scan source within its sliding window: one array of numbers (three per probe) and one of
- * destinations, in arrival order (no object per probe), and, once the source has enough probes to matter,
+ * The probes of one port-scan source within its sliding window: one Float64Array (four numbers per probe, destination
+ * included) in arrival order (no object per probe), and, once the source has enough probes to matter,
  * per-destination and per-service tallies kept up to date as probes arrive and leave, so the detector can tell
  * without a pass over the window that no host or service can make a finding.
  */
 import type { AddressRef } from './address.js';
-import { appended } from './event-window.js';
 
 /** Probe flags. */
 export const UNANSWERED = 1;
@@ -29,19 +28,32 @@ interface HostTally extends Tally {
 const SERVICES = 0x1000000;
 
 /** The arrays of a window without probes (shared, never written: a window gets its own on its first probe). */
-const NO_NUMBERS: readonly number[] = [];
-const NO_ADDRESSES: readonly AddressRef[] = [];
+const NO_NUMBERS = new Float64Array(0);
+const NO_TEXTS: readonly string[] = [];
+
+/**
+ * Positions in a window's numbers: the newest and the oldest probe time (numbers in an array are not boxed: two number
+ * fields were two heap objects per source), then per probe its first-seen time, service, flags and destination.
+ */
+const NEWEST = 0;
+const OLDEST = 1;
+const PROBES = 2;
+const STRIDE = 4;
 
 export class ProbeWindow {
   /**
-   * Per probe, in arrival order, three numbers: first-seen time (epoch ms), service (`port * 256 + protocol`) and
-   * flags. One array instead of three: most sources send one or two probes.
+   * The newest and oldest probe time (see {@link PROBES}), then per probe, in arrival order, four numbers: first-seen
+   * time (epoch ms), service (`port * 256 + protocol`), flags, and the destination (address.ts `addressRef`) when it
+   * is a number, else NaN. One array instead of one per field: most sources send one or two probes; and an IPv4
+   * destination outside the small-integer range (64.0.0.0 to 191.255.255.255) was a heap object per probe in an array
+   * of destinations. A typed array, grown by doubling (see {@link push}): a busy source's probes stay outside the JS
+   * heap. Empty before the first probe.
    */
-  private ev = NO_NUMBERS as number[];
-  /** Destination address of each probe (address.ts `addressRef`). Grows through `appended` (event-window.ts). */
-  dst = NO_ADDRESSES as AddressRef[];
-  private newest = -Infinity;
-  private oldest = Infinity;
+  private ev = NO_NUMBERS;
+  /** Numbers of `ev` in use (0 before the first probe); the rest is room for the next probes. */
+  private used = 0;
+  /** Destinations that are text (IPv6 addresses), by probe, where `ev` has NaN (empty until one arrives; holes elsewhere). */
+  private texts = NO_TEXTS as string[];
   /** Null until {@link tallies} is first asked for. */
   private byHost: Map<AddressRef, HostTally> | null = null;
   private byService: Map<number, Tally> | null = null;
@@ -72,82 +84,116 @@ export class ProbeWindow {
   }
 
   get length(): number {
-    return this.dst.length;
+    return this.used === 0 ? 0 : (this.used - PROBES) / STRIDE;
   }
 
   /** First-seen time of probe `i`. */
   time(i: number): number {
-    return this.ev[3 * i] as number;
+    return this.ev[PROBES + STRIDE * i] as number;
   }
 
   /** `port * 256 + protocol` of probe `i`. */
   service(i: number): number {
-    return this.ev[3 * i + 1] as number;
+    return this.ev[PROBES + STRIDE * i + 1] as number;
   }
 
   /** Flags of probe `i`. */
   flags(i: number): number {
-    return this.ev[3 * i + 2] as number;
+    return this.ev[PROBES + STRIDE * i + 2] as number;
+  }
+
+  /** Destination of probe `i` (address.ts `addressRef`). */
+  dst(i: number): AddressRef {
+    const d = this.ev[PROBES + STRIDE * i + 3] as number;
+    return d === d ? d : (this.texts[i] as string);
   }
 
   /** Sets `flag` on probe `i`. */
   mark(i: number, flag: number): void {
-    this.ev[3 * i + 2] = (this.ev[3 * i + 2] as number) | flag;
+    const at = PROBES + STRIDE * i + 2;
+    this.ev[at] = (this.ev[at] as number) | flag;
   }
 
   push(t: number, dst: AddressRef, service: number, unanswered: boolean): void {
     const flags = unanswered ? UNANSWERED : 0;
-    // Exact-size literals for the first two probes (see event-window.ts `appended`).
-    const ev = this.ev;
-    if (ev.length === 0) this.ev = [t, service, flags];
-    else if (ev.length === 3) this.ev = [ev[0] as number, ev[1] as number, ev[2] as number, t, service, flags];
-    else ev.push(t, service, flags);
-    this.dst = appended(this.dst, dst);
-    if (t > this.newest) this.newest = t;
-    if (t < this.oldest) this.oldest = t;
-    if (this.byHost) this.count(this.dst.length - 1, 1);
+    const d = typeof dst === 'number' ? dst : Number.NaN;
+    if (typeof dst !== 'number') {
+      if (this.texts === NO_TEXTS) this.texts = [];
+      this.texts[this.length] = dst;
+    }
+    let ev = this.ev;
+    let at = this.used;
+    if (at === 0) {
+      ev = this.ev = new Float64Array(PROBES + STRIDE);
+      ev[NEWEST] = -Infinity;
+      ev[OLDEST] = Infinity;
+      at = PROBES;
+    } else if (at === ev.length) {
+      // Full: room for twice the probes (the numbers live outside the JS heap once past 64 bytes, so the collector
+      // neither copies nor scans them; growing a plain array by half each time allocated three times its final size
+      // on the heap). Sizes stay `PROBES` plus whole probes, so a window is full exactly when `used` is its length.
+      const grown = new Float64Array(PROBES + 2 * (at - PROBES));
+      grown.set(ev);
+      ev = this.ev = grown;
+    }
+    ev[at] = t;
+    ev[at + 1] = service;
+    ev[at + 2] = flags;
+    ev[at + 3] = d;
+    this.used = at + STRIDE;
+    if (t > (ev[NEWEST] as number)) ev[NEWEST] = t;
+    if (t < (ev[OLDEST] as number)) ev[OLDEST] = t;
+    if (this.byHost) this.count(this.length - 1, 1);
   }
 
   /** Keeps the `max` latest arrivals. */
   trimTo(max: number): void {
-    const drop = this.dst.length - max;
+    const drop = this.length - max;
     if (drop <= 0) return;
     if (this.byHost) for (let i = 0; i < drop; i++) this.count(i, -1);
-    this.ev.splice(0, 3 * drop);
-    this.dst.splice(0, drop);
-    this.newest = -Infinity;
-    this.oldest = Infinity;
-    for (let i = 0; i < this.ev.length; i += 3) {
-      const ti = this.ev[i] as number;
-      if (ti > this.newest) this.newest = ti;
-      if (ti < this.oldest) this.oldest = ti;
+    const ev = this.ev;
+    ev.copyWithin(PROBES, PROBES + STRIDE * drop, this.used);
+    this.used -= STRIDE * drop;
+    if (this.texts !== NO_TEXTS) this.texts.splice(0, drop);
+    let newest = -Infinity;
+    let oldest = Infinity;
+    for (let at = PROBES; at < this.used; at += STRIDE) {
+      const ti = ev[at] as number;
+      if (ti > newest) newest = ti;
+      if (ti < oldest) oldest = ti;
     }
+    ev[NEWEST] = newest;
+    ev[OLDEST] = oldest;
   }
 
   /** Drops the probes older than the newest one minus `windowMs` (order kept). */
   evict(windowMs: number): void {
-    const cutoff = this.newest - windowMs;
-    if (!(this.oldest < cutoff)) return;
-    const { ev, dst } = this;
-    const n = dst.length;
+    const { ev, texts } = this;
+    if (this.used === 0) return;
+    const cutoff = (ev[NEWEST] as number) - windowMs;
+    if (!((ev[OLDEST] as number) < cutoff)) return;
+    const n = this.length;
     let kept = 0;
     for (let i = 0; i < n; i++) {
-      if ((ev[3 * i] as number) < cutoff) {
+      const at = PROBES + STRIDE * i;
+      if ((ev[at] as number) < cutoff) {
         if (this.byHost) this.count(i, -1);
         continue;
       }
       if (kept !== i) {
-        ev[3 * kept] = ev[3 * i] as number;
-        ev[3 * kept + 1] = ev[3 * i + 1] as number;
-        ev[3 * kept + 2] = ev[3 * i + 2] as number;
-        dst[kept] = dst[i] as AddressRef;
+        const to = PROBES + STRIDE * kept;
+        for (let f = 0; f < STRIDE; f++) ev[to + f] = ev[at + f] as number;
+        if (texts !== NO_TEXTS) texts[kept] = texts[i] as string;
       }
       kept++;
     }
-    ev.length = 3 * kept;
-    dst.length = kept;
-    this.oldest = Infinity;
-    for (let i = 0; i < ev.length; i += 3) if ((ev[i] as number) < this.oldest) this.oldest = ev[i] as number;
+    this.used = PROBES + STRIDE * kept;
+    if (texts !== NO_TEXTS && texts.length > kept) texts.length = kept;
+    let oldest = Infinity;
+    for (let at = PROBES; at < this.used; at += STRIDE) if ((ev[at] as number) < oldest) oldest = ev[at] as number;
+    ev[OLDEST] = oldest;
+    // Room for four times the probes left: give it back (a burst has left the window).
+    if (ev.length > 4 * this.used && ev.length > 64) this.ev = ev.slice(0, PROBES + 2 * (this.used - PROBES));
   }
 
   /** Per-destination and per-service tallies of the probes in the window (built on first use, then kept). */
@@ -157,7 +203,7 @@ export class ProbeWindow {
       this.byService = new Map();
       this.pairs = new Map();
       this.freeIds = [];
-      for (let i = 0; i < this.dst.length; i++) this.count(i, 1);
+      for (let i = 0; i < this.length; i++) this.count(i, 1);
     }
     return { byHost: this.byHost, byService: this.byService };
   }
@@ -168,9 +214,9 @@ export class ProbeWindow {
     const byService = this.byService as Map<number, Tally>;
     const pairs = this.pairs as Map<number | string, number>;
     const freeIds = this.freeIds as number[];
-    const dst = this.dst[i] as AddressRef;
-    const svc = this.ev[3 * i + 1] as number;
-    const unanswered = (this.ev[3 * i + 2] as number) & UNANSWERED ? by : 0;
+    const dst = this.dst(i);
+    const svc = this.service(i);
+    const unanswered = this.flags(i) & UNANSWERED ? by : 0;
     let h = byHost.get(dst);
     if (!h) byHost.set(dst, (h = { probes: 0, unanswered: 0, distinct: 0, id: freeIds.pop() ?? this.nextId++ }));
     let s = byService.get(svc);

@@ -47,7 +47,7 @@ describe('detect/detectors/probe-window: ProbeWindow', () => {
         ref = ref.filter((p) => p.t >= latest - windowMs);
         w.evict(windowMs);
         expect(
-          Array.from({ length: w.length }, (_, i) => ({ t: w.time(i), dst: w.dst[i], service: w.service(i), unanswered: (w.flags(i) & UNANSWERED) !== 0 })),
+          Array.from({ length: w.length }, (_, i) => ({ t: w.time(i), dst: w.dst(i), service: w.service(i), unanswered: (w.flags(i) & UNANSWERED) !== 0 })),
           `run ${run} batch ${batch}`,
         ).to.deep.equal(ref);
         const { byHost, byService } = w.tallies();
