@@ -25,7 +25,7 @@ function inFreshProcess(env: Record<string, string>, bytes: number): { policy: B
 describe('malloc policy (native addon)', () => {
   it('pins the thresholds at load, so a thread freeing 8 MiB leaves under 1 MiB in the arenas', () => {
     const r = inFreshProcess({}, 8 * MiB);
-    expect(r.policy).to.deep.equal({ applied: true, skipped: null, mmapThresholdBytes: 2 * MiB, trimThresholdBytes: 128 * 1024 });
+    expect(r.policy).to.deep.equal({ applied: true, skipped: null, mmapThresholdBytes: 128 * 1024, trimThresholdBytes: 128 * 1024 });
     expect(r.retained).to.be.a('number');
     expect(r.retained as number).to.be.below(1 * MiB);
   });
