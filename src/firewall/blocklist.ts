@@ -185,7 +185,8 @@ export function createBlocklist(ctx: FirewallContext, protectedAddresses: Protec
       const parsed = lookupAddress(ip);
       if (!parsed) return false;
       if (isLive(state.blocks.get(parsed.key), ctx)) return true;
-      for (const [key, p] of state.blockedPrefixes) {
+      for (const key of state.blockedPrefixes.keys()) {
+        const p = state.blockedPrefixes.get(key) as ParsedAddress; // (no [key, value] pair per entry)
         if (p.family === parsed.family && p.first <= parsed.first && parsed.last <= p.last && isLive(state.blocks.get(key), ctx)) return true;
       }
       return false;
