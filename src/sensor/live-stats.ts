@@ -158,6 +158,21 @@ function portKey(protocol: 6 | 17, port: number): string {
   return k;
 }
 
+/** `app|by` keys already built, by label then by how it was found; cleared past 1,024 labels. */
+const appKeys = new Map<string, Map<string, string>>();
+
+/** The application map's key `app|by`: one shared string per pair instead of a concatenation per flow. */
+function appKey(app: string, by: string): string {
+  let byKey = appKeys.get(app);
+  if (byKey === undefined) {
+    if (appKeys.size >= 1024) appKeys.clear();
+    appKeys.set(app, (byKey = new Map()));
+  }
+  let k = byKey.get(by);
+  if (k === undefined) byKey.set(by, (k = `${app}|${by}`));
+  return k;
+}
+
 /** A flow's server name as a domain key (lower case, no trailing dot, capped), or null when it has none. */
 export function domainOf(f: Pick<FlowRecord, 'serverName'>): string | null {
   const name = f.serverName;
@@ -275,7 +290,7 @@ export class LiveStats {
       d.bwdBytes = f.bwdBytes - (prev?.bwdBytes ?? 0);
       d.flows = prev === undefined ? 1 : 0;
       const domain = domainOf(f);
-      const app = f.app ? `${f.app}|${f.appBy ?? 'port'}` : null;
+      const app = f.app ? appKey(f.app, f.appBy ?? 'port') : null;
       const program = programOf(f);
       if (key !== null && snapshot) {
         this.snapshotted.set(key, {

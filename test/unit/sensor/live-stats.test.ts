@@ -77,7 +77,7 @@ describe('sensor/LiveStats', () => {
     expect(live.topPorts(10).map((p) => `${p.protocol}/${p.port}`)).to.have.members(['tcp/22', 'udp/53']);
   });
 
-  it('recordFlows() allocates at most 64 bytes per finished flow of known hosts and ports', async () => {
+  it('recordFlows() allocates at most 140 bytes per finished flow of known hosts, ports and applications', async () => {
     const stats = new LiveStats({ store, monitoring: { totals: () => totals }, clock: { now: () => now } }); // the default classifier
     const batch = Array.from({ length: 1000 }, (_, i) =>
       flow({
@@ -87,6 +87,7 @@ describe('sensor/LiveStats', () => {
         srcPort: 40000 + i,
         dstPort: [443, 53, 80][i % 3],
         protocol: i % 3 === 1 ? 17 : 6,
+        app: i % 3 === 1 ? 'dns' : 'tls',
       }),
     );
     stats.recordFlows(batch); // hosts and ports seen once
@@ -95,7 +96,10 @@ describe('sensor/LiveStats', () => {
     });
     expect(stats.directionCounts().outbound.flows).to.equal(101_000);
     expect(stats.topPorts(10).map((p) => `${p.protocol}/${p.port}`)).to.have.members(['tcp/443', 'udp/53', 'tcp/80']);
-    expect(bytes / 100_000).to.be.below(64); // 23 measured; 1.1 KB with a key, closures and arrays per flow, 1.9 KB with a split per address
+    expect(stats.topApplications(10).byFlows.map((a) => `${a.app}|${a.by}|${a.flows}`)).to.have.members(['tls|port|67367', 'dns|port|33633']);
+    // 114 measured; 164 with an `app|by` concatenation per flow, 1.1 KB with a key, closures and arrays per flow, 1.9 KB
+    // with a split per address as well.
+    expect(bytes / 100_000).to.be.below(140);
   });
 
   it('tick(): per-second deltas go to both timelines and the store; a restart reloads them', async () => {

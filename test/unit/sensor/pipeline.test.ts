@@ -184,6 +184,7 @@ describe('SensorPipeline (src/sensor/pipeline.ts)', function () {
     const p = new SensorPipeline({
       sensor: { on: () => undefined as never, off: () => undefined as never },
       store,
+      detection: null,
       now: () => 1_800_000_000_000,
       retention: { maxAgeMs: 3_600_000, maxRows: 100_000 },
     });
