@@ -10,7 +10,7 @@ import { deleteBlockedIp, upsertBlockedIp } from '../store/repos/blocked-ip.repo
 import type { BlockedIpRow } from '../store/tables/blocked-ip.table.js';
 import { publishChange, recordAudit } from './audit.js';
 import { forgetBlock, loadBlocks, dropOsListing, osFailure, rememberBlock, toAdapterEntry, type FirewallContext } from './context.js';
-import { overlaps, parseAddress, tryParseAddress, type ParsedAddress } from '../net/cidr.js';
+import { lookupAddress, overlaps, parseAddress, type ParsedAddress } from '../net/cidr.js';
 import { assertBlockable, type ProtectedAddressProvider } from './rules.js';
 import type { BlockedEntry, FirewallService } from './types.js';
 
@@ -25,6 +25,11 @@ export const MAX_DURATION_SECONDS = 10 * 365 * 24 * 3600;
 
 /** The blocklist operations of {@link FirewallService}. */
 export type Blocklist = Pick<FirewallService, 'block' | 'unblock' | 'list' | 'isBlocked'>;
+
+/** True when `r` is a block that has not expired at `ctx.now()` (read only when `r` has an expiry). */
+function isLive(r: BlockedIpRow | undefined, ctx: FirewallContext): boolean {
+  return r !== undefined && (r.expires_at === null || r.expires_at > ctx.now().toISOString());
+}
 
 function validateReason(reason: unknown): string | null {
   if (reason === undefined || reason === null) return null;
@@ -173,14 +178,16 @@ export function createBlocklist(ctx: FirewallContext, protectedAddresses: Protec
       return { blocked, total: blocked.length };
     },
 
+    // Called twice per flow by detection: with nothing blocked it answers before parsing anything, a repeated address
+    // is parsed once (`lookupAddress`), and the clock is read only when a stored block matches.
     isBlocked(ip) {
-      const parsed = tryParseAddress(ip);
+      if (state.blocks.size === 0) return false;
+      const parsed = lookupAddress(ip);
       if (!parsed) return false;
-      const t = ctx.now().toISOString();
-      const live = (r: BlockedIpRow | undefined): boolean => r !== undefined && (r.expires_at === null || r.expires_at > t);
-      if (live(state.blocks.get(parsed.key))) return true;
-      for (const [key, p] of state.blockedPrefixes) {
-        if (p.family === parsed.family && p.first <= parsed.first && parsed.last <= p.last && live(state.blocks.get(key))) return true;
+      if (isLive(state.blocks.get(parsed.key), ctx)) return true;
+      for (const key of state.blockedPrefixes.keys()) {
+        const p = state.blockedPrefixes.get(key) as ParsedAddress; // (no [key, value] pair per entry)
+        if (p.family === parsed.family && p.first <= parsed.first && parsed.last <= p.last && isLive(state.blocks.get(key), ctx)) return true;
       }
       return false;
     },

@@ -142,6 +142,36 @@ export function ipv4Bits(ip: string): number {
 }
 
 /**
+ * The 32 bits (unsigned) of `s` when it is a dotted quad as node:net's `isIPv4` accepts it (four decimal octets
+ * 0..255, no leading zeros), else -1. Allocates nothing (`isIPv4` runs a regex exec, whose match array is garbage):
+ * for checks that run per flow address.
+ */
+export function dottedQuadBits(s: string): number {
+  const len = s.length;
+  if (len < 7 || len > 15) return -1;
+  let bits = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      bits = bits * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && octet === 0) return -1; // a leading zero
+      octet = octet * 10 + (c - 48);
+      digits++;
+      if (octet > 255) return -1;
+    } else return -1;
+  }
+  return dots === 3 && digits > 0 ? bits * 256 + octet : -1;
+}
+
+/**
  * Writes a canonical dotted quad (no leading zeros, octets <= 255) as an IPv4-mapped address at `addrs[off]`; leaves
  * the 16 bytes untouched for anything else.
  */

@@ -126,6 +126,29 @@ export function tryParseAddress(input: unknown, options: { minPrefix?: { 4: numb
   }
 }
 
+/**
+ * Inputs already parsed by {@link lookupAddress}: the result, or null for invalid input. Cleared when it grows past
+ * {@link LOOKUP_MAX} entries.
+ */
+const lookups = new Map<string, Readonly<ParsedAddress> | null>();
+const LOOKUP_MAX = 4096;
+
+/**
+ * {@link tryParseAddress} with the default options, remembering the answer for the last few thousand distinct inputs:
+ * for callers that ask about the same flow addresses over and over (the firewall's `isBlocked`, twice per flow), so a
+ * repeated address costs one Map lookup instead of a regex test, BigInt arithmetic, formatting and (for invalid input
+ * or the unspecified address) a thrown ValidationError. The result is shared: callers must not change it.
+ */
+export function lookupAddress(input: string): Readonly<ParsedAddress> | null {
+  let parsed = lookups.get(input);
+  if (parsed === undefined) {
+    parsed = tryParseAddress(input);
+    if (lookups.size >= LOOKUP_MAX) lookups.clear();
+    lookups.set(input, parsed);
+  }
+  return parsed;
+}
+
 /** True when the two ranges (same family) share at least one address. */
 export function overlaps(a: ParsedAddress, b: ParsedAddress): boolean {
   return a.family === b.family && a.first <= b.last && b.first <= a.last;

@@ -5,7 +5,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
-import { ipv4Bits, normaliseIp, unmapIpv4 } from './address.js';
+import { dottedQuadBits, ipv4Bits, normaliseIp, unmapIpv4 } from './address.js';
 
 /** True for 127.0.0.0/8 and ::1 (after {@link normaliseIp}). */
 export function isLoopback(ip: string): boolean {
@@ -18,15 +18,23 @@ export function isLoopback(ip: string): boolean {
  * "inside" side of the inbound/outbound split.
  */
 export function isPrivate(ip: string): boolean {
+  // The live statistics ask twice per flow: a plain dotted quad (normalised already) is read without allocating.
+  const quad = dottedQuadBits(ip);
+  if (quad >= 0) return isPrivateV4(quad);
   const n = normaliseIp(ip);
-  if (isIP(n) === 4) {
-    const [a, b] = n.split('.').map(Number);
-    return (
-      a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127)
-    );
-  }
-  if (isIP(n) === 6) return n === '::1' || /^f[cd]/.test(n) || /^fe[89ab]/.test(n);
+  const family = isIP(n);
+  if (family === 4) return isPrivateV4(ipv4Bits(n));
+  if (family === 6) return n === '::1' || /^f[cd]/.test(n) || /^fe[89ab]/.test(n);
   return false;
+}
+
+/** RFC 1918, loopback, link-local or CGNAT, by the address's 32 bits. */
+function isPrivateV4(bits: number): boolean {
+  const a = Math.floor(bits / 0x1000000);
+  const b = Math.floor(bits / 0x10000) % 256;
+  return (
+    a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127)
+  );
 }
 
 /** This machine's interface addresses, as os.networkInterfaces() gives them (IPv6 link-local ones may carry no zone). */

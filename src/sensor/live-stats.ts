@@ -137,6 +137,42 @@ function trimNames<T extends TrafficCounts>(map: Map<string, T>): void {
   for (const [k, v] of keep) map.set(k, v);
 }
 
+function addCounts(bucket: TrafficCounts, bytes: number, packets: number, flows: number): void {
+  bucket.bytes += bytes;
+  bucket.packets += packets;
+  bucket.flows += flows;
+}
+
+/** `tcp/PORT` and `udp/PORT` keys already built, by protocol * 65536 + port; cleared past 4,096. */
+const portKeys = new Map<number, string>();
+
+/** The port map's key of a TCP (6) or UDP (17) responder port: `tcp/443`, one shared string per port. */
+function portKey(protocol: 6 | 17, port: number): string {
+  const n = protocol * 65536 + port;
+  let k = portKeys.get(n);
+  if (k === undefined) {
+    k = `${protocol === 6 ? 'tcp' : 'udp'}/${port}`;
+    if (portKeys.size >= 4096) portKeys.clear();
+    portKeys.set(n, k);
+  }
+  return k;
+}
+
+/** `app|by` keys already built, by label then by how it was found; cleared past 1,024 labels. */
+const appKeys = new Map<string, Map<string, string>>();
+
+/** The application map's key `app|by`: one shared string per pair instead of a concatenation per flow. */
+function appKey(app: string, by: string): string {
+  let byKey = appKeys.get(app);
+  if (byKey === undefined) {
+    if (appKeys.size >= 1024) appKeys.clear();
+    appKeys.set(app, (byKey = new Map()));
+  }
+  let k = byKey.get(by);
+  if (k === undefined) byKey.set(by, (k = `${app}|${by}`));
+  return k;
+}
+
 /** A flow's server name as a domain key (lower case, no trailing dot, capped), or null when it has none. */
 export function domainOf(f: Pick<FlowRecord, 'serverName'>): string | null {
   const name = f.serverName;
@@ -185,6 +221,8 @@ export class LiveStats {
   private readonly directions: DirectionCounts = { inbound: zero(), outbound: zero(), internal: zero(), external: zero() };
   /** Counters already attributed for flows reported as snapshots (key: flow identity). */
   private readonly snapshotted = new Map<string, Attributed>();
+  /** The delta of the flow being attributed (reused: nothing keeps it past {@link recordFlows}). */
+  private readonly delta: FlowDelta = { packets: 0, bytes: 0, fwdBytes: 0, bwdBytes: 0, flows: 0 };
   private lastTotals: TrafficCounts | null = null;
   private last: TimelineBucket = { startMs: 0, ...zero() };
   private timer: NodeJS.Timeout | null = null;
@@ -239,20 +277,22 @@ export class LiveStats {
    * without one and a later record with one move the whole flow (its bytes so far, one flow) there.
    */
   recordFlows(flows: readonly FlowRecord[]): void {
+    // Runs for every flow: one scratch delta, no closures, and the identity key is built only when it can matter.
+    const d = this.delta;
     for (const f of flows) {
-      const key = `${f.id}|${f.firstSeenMs}|${f.srcIp}|${f.srcPort}`;
-      const prev = this.snapshotted.get(key);
-      const d: FlowDelta = {
-        packets: f.packets - (prev?.packets ?? 0),
-        bytes: f.bytes - (prev?.bytes ?? 0),
-        fwdBytes: f.fwdBytes - (prev?.fwdBytes ?? 0),
-        bwdBytes: f.bwdBytes - (prev?.bwdBytes ?? 0),
-        flows: prev === undefined ? 1 : 0,
-      };
+      const snapshot = f.endReason === 'snapshot';
+      // Only snapshots are remembered by key: with none remembered, a record that is no snapshot needs no key.
+      const key = snapshot || this.snapshotted.size > 0 ? `${f.id}|${f.firstSeenMs}|${f.srcIp}|${f.srcPort}` : null;
+      const prev = key === null ? undefined : this.snapshotted.get(key);
+      d.packets = f.packets - (prev?.packets ?? 0);
+      d.bytes = f.bytes - (prev?.bytes ?? 0);
+      d.fwdBytes = f.fwdBytes - (prev?.fwdBytes ?? 0);
+      d.bwdBytes = f.bwdBytes - (prev?.bwdBytes ?? 0);
+      d.flows = prev === undefined ? 1 : 0;
       const domain = domainOf(f);
-      const app = f.app ? `${f.app}|${f.appBy ?? 'port'}` : null;
+      const app = f.app ? appKey(f.app, f.appBy ?? 'port') : null;
       const program = programOf(f);
-      if (f.endReason === 'snapshot') {
+      if (key !== null && snapshot) {
         this.snapshotted.set(key, {
           packets: f.packets,
           bytes: f.bytes,
@@ -263,20 +303,23 @@ export class LiveStats {
           program: program?.key ?? prev?.program ?? null,
         });
         if (this.snapshotted.size > MAX_KEYS) this.snapshotted.delete(this.snapshotted.keys().next().value as string);
-      } else if (prev !== undefined) {
+      } else if (key !== null && prev !== undefined) {
         this.snapshotted.delete(key);
       }
       this.attribute(f, d);
       if (domain !== null) {
-        const c = this.named(this.domains, domain, () => ({ name: domain, packets: 0, bytes: 0, flows: 0 }));
+        let c = this.domains.get(domain);
+        if (c === undefined) this.domains.set(domain, (c = { name: domain, packets: 0, bytes: 0, flows: 0 }));
         this.addNamed(c, f, d, prev !== undefined && prev.domain === domain);
       }
       if (app !== null) {
-        const c = this.named(this.apps, app, () => ({ app: f.app as string, by: f.appBy ?? 'port', packets: 0, bytes: 0, flows: 0 }));
+        let c = this.apps.get(app);
+        if (c === undefined) this.apps.set(app, (c = { app: f.app as string, by: f.appBy ?? 'port', packets: 0, bytes: 0, flows: 0 }));
         this.addNamed(c, f, d, prev !== undefined && prev.app === app);
       }
       if (program !== null) {
-        const c = this.named(this.programs, program.key, () => ({ name: program.name, exe: program.exe, packets: 0, bytes: 0, flows: 0 }));
+        let c = this.programs.get(program.key);
+        if (c === undefined) this.programs.set(program.key, (c = { name: program.name, exe: program.exe, packets: 0, bytes: 0, flows: 0 }));
         this.addNamed(c, f, d, prev !== undefined && prev.program === program.key);
       }
     }
@@ -287,15 +330,6 @@ export class LiveStats {
     trimNames(this.programs);
   }
 
-  private named<T extends TrafficCounts>(map: Map<string, T>, key: string, make: () => T): T {
-    let c = map.get(key);
-    if (c === undefined) {
-      c = make();
-      map.set(key, c);
-    }
-    return c;
-  }
-
   /** Adds flow `f` to `c`: its delta when earlier records were counted there too, else the whole flow so far. */
   private addNamed(c: TrafficCounts, f: FlowRecord, d: FlowDelta, countedBefore: boolean): void {
     c.packets += countedBefore ? d.packets : f.packets;
@@ -303,44 +337,45 @@ export class LiveStats {
     c.flows += countedBefore ? 0 : 1;
   }
 
-  private attribute(f: FlowRecord, d: FlowDelta): void {
-    const talk = (ip: string, sent: number, received: number): void => {
-      const t = this.talkers.get(ip) ?? { packets: 0, bytes: 0, flows: 0, sentBytes: 0, receivedBytes: 0 };
-      t.packets += d.packets;
-      t.bytes += sent + received;
-      t.flows += d.flows;
-      t.sentBytes += sent;
-      t.receivedBytes += received;
+  private talk(ip: string, d: FlowDelta, sent: number, received: number): void {
+    let t = this.talkers.get(ip);
+    if (t === undefined) {
+      t = { packets: 0, bytes: 0, flows: 0, sentBytes: 0, receivedBytes: 0 };
       this.talkers.set(ip, t);
-    };
-    talk(f.srcIp, d.fwdBytes, d.bwdBytes);
-    talk(f.dstIp, d.bwdBytes, d.fwdBytes);
+    }
+    t.packets += d.packets;
+    t.bytes += sent + received;
+    t.flows += d.flows;
+    t.sentBytes += sent;
+    t.receivedBytes += received;
+  }
+
+  private attribute(f: FlowRecord, d: FlowDelta): void {
+    this.talk(f.srcIp, d, d.fwdBytes, d.bwdBytes);
+    this.talk(f.dstIp, d, d.bwdBytes, d.fwdBytes);
 
     if (f.protocol === 6 || f.protocol === 17) {
-      const protocol = f.protocol === 6 ? 'tcp' : 'udp';
-      const k = `${protocol}/${f.dstPort}`;
-      const p = this.ports.get(k) ?? { port: f.dstPort, protocol, packets: 0, bytes: 0, flows: 0 };
+      const k = portKey(f.protocol, f.dstPort);
+      let p = this.ports.get(k);
+      if (p === undefined) {
+        p = { port: f.dstPort, protocol: f.protocol === 6 ? 'tcp' : 'udp', packets: 0, bytes: 0, flows: 0 };
+        this.ports.set(k, p);
+      }
       p.packets += d.packets;
       p.bytes += d.bytes;
       p.flows += d.flows;
-      this.ports.set(k, p);
     }
 
     const srcLocal = this.isLocal(f.srcIp);
     const dstLocal = this.isLocal(f.dstIp);
-    const add = (bucket: TrafficCounts, bytes: number, packets: number, flows: number): void => {
-      bucket.bytes += bytes;
-      bucket.packets += packets;
-      bucket.flows += flows;
-    };
     const fwdShare = d.bytes > 0 ? d.fwdBytes / Math.max(1, d.fwdBytes + d.bwdBytes) : 0.5;
     const fwdPackets = Math.round(d.packets * fwdShare);
-    if (srcLocal && dstLocal) add(this.directions.internal, d.bytes, d.packets, d.flows);
-    else if (!srcLocal && !dstLocal) add(this.directions.external, d.bytes, d.packets, d.flows);
+    const dir = this.directions;
+    if (srcLocal && dstLocal) addCounts(dir.internal, d.bytes, d.packets, d.flows);
+    else if (!srcLocal && !dstLocal) addCounts(dir.external, d.bytes, d.packets, d.flows);
     else {
-      const [sentBy, receivedBy] = srcLocal ? [this.directions.outbound, this.directions.inbound] : [this.directions.inbound, this.directions.outbound];
-      add(sentBy, d.fwdBytes, fwdPackets, d.flows);
-      add(receivedBy, d.bwdBytes, d.packets - fwdPackets, 0);
+      addCounts(srcLocal ? dir.outbound : dir.inbound, d.fwdBytes, fwdPackets, d.flows);
+      addCounts(srcLocal ? dir.inbound : dir.outbound, d.bwdBytes, d.packets - fwdPackets, 0);
     }
   }
 

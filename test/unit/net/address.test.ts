@@ -1,6 +1,8 @@
 /** src/net/address.ts: 16-byte addresses and 128-bit numbers as text. */
 import { expect } from 'chai';
-import { formatAddress, formatIpv4, formatIpv6, ipv4Bits, normaliseIp, unmapIpv4, writeMappedIpv4 } from '../../../src/net/address.js';
+import { isIPv4 } from 'node:net';
+import { dottedQuadBits, formatAddress, formatIpv4, formatIpv6, ipv4Bits, normaliseIp, unmapIpv4, writeMappedIpv4 } from '../../../src/net/address.js';
+import { seededRandom } from '../../helpers/random.js';
 
 function addr(bytes: number[]): Uint8Array {
   return Uint8Array.from(bytes);
@@ -126,5 +128,52 @@ describe('normaliseIp() / unmapIpv4()', () => {
     expect(unmapIpv4('::FFFF:8.8.8.8')).to.equal('8.8.8.8');
     expect(unmapIpv4('FE80::1%eth0')).to.equal('FE80::1%eth0');
     expect(unmapIpv4('::ffff:8.8.8.8%eth0')).to.equal('::ffff:8.8.8.8%eth0');
+  });
+});
+
+describe('dottedQuadBits()', () => {
+  it("accepts exactly what node:net's isIPv4 accepts, giving ipv4Bits, else -1", () => {
+    const cases = [
+      '0.0.0.0',
+      '255.255.255.255',
+      '1.2.3.4',
+      '10.0.0.1',
+      '192.168.100.200',
+      '01.2.3.4',
+      '1.2.3.04',
+      '1.2.3.256',
+      '1.2.3',
+      '1.2.3.4.5',
+      '1..2.3',
+      '.1.2.3',
+      '1.2.3.',
+      '',
+      '1.2.3.4 ',
+      ' 1.2.3.4',
+      '1.2.3.-4',
+      '1.2.3.a',
+      '::ffff:1.2.3.4',
+      '1000.2.3.4',
+      '00.0.0.0',
+      '0.0.0.00',
+      '999.999.999.999',
+      '1.2.3.4/24',
+      '１.2.3.4',
+    ];
+    const rnd = seededRandom(7);
+    const alphabet = '0123456789..a ';
+    for (let i = 0; i < 20_000; i++) {
+      let s = '';
+      for (let n = rnd(16); n > 0; n--) s += alphabet[rnd(alphabet.length)];
+      cases.push(s);
+    }
+    for (let i = 0; i < 5_000; i++) cases.push(`${rnd(300)}.${rnd(300)}.${rnd(300)}.${rnd(300)}`);
+    let valid = 0;
+    for (const s of cases) {
+      const expected = isIPv4(s) ? ipv4Bits(s) : -1;
+      if (expected >= 0) valid++;
+      expect(dottedQuadBits(s), JSON.stringify(s)).to.equal(expected);
+    }
+    expect(valid).to.be.above(2_000); // both answers well exercised
   });
 });

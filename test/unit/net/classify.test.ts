@@ -1,6 +1,7 @@
 /** src/net/classify.ts: threats (hosts), global, loopback, private and local addresses. */
 import { BlockList, isIP } from 'node:net';
 import { expect } from 'chai';
+import { sampledAllocation } from '../../helpers/allocation.js';
 import { isGlobalAddress, isLoopback, isPrivate, isThreatAddress, localAddressClassifier, machineAddresses } from '../../../src/net/classify.js';
 
 describe('net/classify: isThreatAddress()', () => {
@@ -153,6 +154,30 @@ describe('net/classify: isLoopback() / isPrivate() / localAddressClassifier()', 
       expect(isPrivate(ip), ip).to.equal(true);
     }
     for (const ip of ['8.8.8.8', '172.15.0.1', '172.32.0.1', '100.128.0.1', '2001:db8::1', 'fec0::1', 'not-an-ip']) expect(isPrivate(ip), ip).to.equal(false);
+  });
+
+  it('isPrivate(): every IPv4 /16, plain and IPv4-mapped, as the ranges say', () => {
+    const inRanges = (a: number, b: number): boolean =>
+      a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+    for (let a = 0; a < 256; a++) {
+      for (let b = 0; b < 256; b++) {
+        const ip = `${a}.${b}.${(a * 7) % 256}.${b % 251}`;
+        if (isPrivate(ip) !== inRanges(a, b) || isPrivate(`::ffff:${ip}`) !== inRanges(a, b)) expect.fail(`isPrivate(${ip})`);
+      }
+    }
+  });
+
+  it('isPrivate() and localAddressClassifier() allocate at most 8 bytes per dotted quad (a split per address: ~100)', async () => {
+    const local = localAddressClassifier(['203.0.113.7']);
+    const ips = Array.from({ length: 200 }, (_, i) => `${(i * 53) % 256}.${i}.${(i * 7) % 256}.1`);
+    let privates = 0;
+    const ask = (): void => {
+      for (let n = 0; n < 500; n++) for (const ip of ips) if (local(ip)) privates++;
+    };
+    ask();
+    const bytes = await sampledAllocation(ask);
+    expect(privates).to.be.above(0);
+    expect(bytes / 100_000).to.be.below(8);
   });
 
   it("localAddressClassifier(): this machine's addresses (normalised) and private ones", () => {

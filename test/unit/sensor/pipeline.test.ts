@@ -180,6 +180,34 @@ describe('SensorPipeline (src/sensor/pipeline.ts)', function () {
     expect((await listRecentFlows(store, 1))[0].flow_id).to.equal(249);
   });
 
+  it('stores each batch exactly as toFlowRow maps it, reusing row objects without carrying a value over', async () => {
+    const p = new SensorPipeline({
+      sensor: { on: () => undefined as never, off: () => undefined as never },
+      store,
+      detection: null,
+      now: () => 1_800_000_000_000,
+      retention: { maxAgeMs: 3_600_000, maxRows: 100_000 },
+    });
+    const named = (i: number): FlowRecord =>
+      makeFlow({
+        id: i,
+        app: 'tls',
+        serverName: `h${i}.example`,
+        communityId: `1:${i}`,
+        process: { pid: 40 + i, uid: 1000, name: 'curl', exe: '/usr/bin/curl', user: 'ann', unit: 'x.service', container: 'c1' },
+      });
+    // A batch of named flows, then a larger one whose first rows reuse their objects with nothing named.
+    const batches = [Array.from({ length: 3 }, (_, i) => named(i)), Array.from({ length: 5 }, (_, i) => makeFlow({ id: 10 + i }))];
+    for (const b of batches) p.accept(b);
+    await p.idle();
+    const stored = (await listRecentFlows(store, 10)).reverse().map(({ id: _id, ...r }) => r);
+    const expected = batches.flat().map((f) => toFlowRow(f, 1_800_000_000_000));
+    expect(stored).to.have.length(8);
+    expect(stored).to.deep.equal(expected.map((r) => ({ ...r })));
+    expect(stored[3]).to.include({ flow_id: 10, app: null, server_name: null, process_pid: null, process_exe: null, process_container: null });
+    expect(stored[0]).to.include({ flow_id: 0, app: 'tls', process_pid: 40, process_unit: 'x.service' });
+  });
+
   it("toFlowRow(): the flow's application label, server name and Community ID, capped at 255 characters, null when absent", () => {
     const long = `${'a'.repeat(300)}.example`;
     const row = toFlowRow(makeFlow({ app: 'http', serverName: long, communityId: '1:abc=' }), 5);
