@@ -385,5 +385,19 @@ export class RecentValues<T> {
   }
 }
 
+/** Sets `key` (a {@link reusableKey}) to the IPv4 values `x` and `y` (0 for an address alone), in either order. */
+export function setIpv4PairKey(key: TableKey, x: number, y: number): TableKey {
+  key.a = Math.min(x, y);
+  key.b = Math.max(x, y);
+  key.text = null;
+  return key;
+}
+
+/** Sets `key` (a {@link reusableKey}) to the text `text`. */
+export function setTextKey(key: TableKey, text: string): TableKey {
+  key.text = text;
+  return key;
+}
+
 /** Key of an unordered address pair. */
 export const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);

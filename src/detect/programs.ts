@@ -10,7 +10,7 @@ import { flowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import { ipv4At, ipv4OfText } from './detectors/address.js';
 import type { Finding } from './finding.js';
-import { pairKey, RecentValues, reusableKey, type TableKey } from './lru-map.js';
+import { pairKey, RecentValues, reusableKey, setIpv4PairKey, setTextKey, type TableKey } from './lru-map.js';
 
 /** Programs an alert keeps. */
 export const MAX_ALERT_PROGRAMS = 5;
@@ -115,9 +115,9 @@ export class ProgramIndex {
       const p = programOfFlow(f) as ProgramRef;
       const src = ipv4At(c, i);
       const dst = ipv4At(c, n + i);
-      this.pairs.addAt(src >= 0 && dst >= 0 ? this.numericKey(src, dst) : this.textKey(pairKey(c.ip(i), c.ip(n + i))), p);
-      this.addresses.addAt(src >= 0 ? this.numericKey(src, 0) : this.textKey(c.ip(i)), p);
-      this.addresses.addAt(dst >= 0 ? this.numericKey(dst, 0) : this.textKey(c.ip(n + i)), p);
+      this.pairs.addAt(src >= 0 && dst >= 0 ? setIpv4PairKey(this.key, src, dst) : setTextKey(this.key, pairKey(c.ip(i), c.ip(n + i))), p);
+      this.addresses.addAt(src >= 0 ? setIpv4PairKey(this.key, src, 0) : setTextKey(this.key, c.ip(i)), p);
+      this.addresses.addAt(dst >= 0 ? setIpv4PairKey(this.key, dst, 0) : setTextKey(this.key, c.ip(n + i)), p);
     }
   }
 
@@ -125,26 +125,13 @@ export class ProgramIndex {
   programsOfPair(a: string, b: string): readonly ProgramRef[] {
     const va = ipv4OfText(a);
     const vb = ipv4OfText(b);
-    return this.pairs.getAt(va >= 0 && vb >= 0 ? this.numericKey(va, vb) : this.textKey(pairKey(a, b)));
+    return this.pairs.getAt(va >= 0 && vb >= 0 ? setIpv4PairKey(this.key, va, vb) : setTextKey(this.key, pairKey(a, b)));
   }
 
   /** Programs seen talking with `ip`, oldest first. */
   programsOf(ip: string): readonly ProgramRef[] {
     const v = ipv4OfText(ip);
-    return this.addresses.getAt(v >= 0 ? this.numericKey(v, 0) : this.textKey(ip));
-  }
-
-  /** The key of IPv4 values `x` and `y` (0 for an address alone), in either order. */
-  private numericKey(x: number, y: number): TableKey {
-    this.key.a = Math.min(x, y);
-    this.key.b = Math.max(x, y);
-    this.key.text = null;
-    return this.key;
-  }
-
-  private textKey(text: string): TableKey {
-    this.key.text = text;
-    return this.key;
+    return this.addresses.getAt(v >= 0 ? setIpv4PairKey(this.key, v, 0) : setTextKey(this.key, ip));
   }
 
   /**

@@ -9,7 +9,7 @@ import { flowColumns } from '../native/flow-batch.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import { ipv4At, ipv4OfText } from './detectors/address.js';
 import type { Finding } from './finding.js';
-import { pairKey, RecentValues, reusableKey, type TableKey } from './lru-map.js';
+import { pairKey, RecentValues, reusableKey, setIpv4PairKey, setTextKey, type TableKey } from './lru-map.js';
 
 /** Names an alert keeps. */
 export const MAX_ALERT_NAMES = 5;
@@ -104,8 +104,8 @@ export class ServerNameIndex {
       if (name === null) continue;
       const src = ipv4At(c, i);
       const dst = ipv4At(c, n + i);
-      this.pairs.addAt(src >= 0 && dst >= 0 ? this.numericKey(src, dst) : this.textKey(pairKey(c.ip(i), c.ip(n + i))), name);
-      this.servers.addAt(dst >= 0 ? this.numericKey(dst, 0) : this.textKey(c.ip(n + i)), name);
+      this.pairs.addAt(src >= 0 && dst >= 0 ? setIpv4PairKey(this.key, src, dst) : setTextKey(this.key, pairKey(c.ip(i), c.ip(n + i))), name);
+      this.servers.addAt(dst >= 0 ? setIpv4PairKey(this.key, dst, 0) : setTextKey(this.key, c.ip(n + i)), name);
     }
   }
 
@@ -113,26 +113,13 @@ export class ServerNameIndex {
   namesOfPair(a: string, b: string): readonly string[] {
     const va = ipv4OfText(a);
     const vb = ipv4OfText(b);
-    return this.pairs.getAt(va >= 0 && vb >= 0 ? this.numericKey(va, vb) : this.textKey(pairKey(a, b)));
+    return this.pairs.getAt(va >= 0 && vb >= 0 ? setIpv4PairKey(this.key, va, vb) : setTextKey(this.key, pairKey(a, b)));
   }
 
   /** Names `ip` was seen under as a server (by any client), oldest first. */
   namesOf(ip: string): readonly string[] {
     const v = ipv4OfText(ip);
-    return this.servers.getAt(v >= 0 ? this.numericKey(v, 0) : this.textKey(ip));
-  }
-
-  /** The key of IPv4 values `x` and `y` (0 for an address alone), in either order. */
-  private numericKey(x: number, y: number): TableKey {
-    this.key.a = Math.min(x, y);
-    this.key.b = Math.max(x, y);
-    this.key.text = null;
-    return this.key;
-  }
-
-  private textKey(text: string): TableKey {
-    this.key.text = text;
-    return this.key;
+    return this.servers.getAt(v >= 0 ? setIpv4PairKey(this.key, v, 0) : setTextKey(this.key, ip));
   }
 
   /**

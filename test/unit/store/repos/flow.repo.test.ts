@@ -1,12 +1,12 @@
 import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
-import { Session } from 'node:inspector/promises';
 import { Kysely, SqliteDialect } from 'kysely';
 import { countFlows, FLOW_COLUMNS, flowValues, insertFlowBatch, listRecentFlows, pruneFlows } from '../../../../src/store/repos/flow.repo.js';
 import { addToBuckets, listBuckets, pruneBuckets } from '../../../../src/store/repos/traffic.repo.js';
 import { getMeta, setMeta } from '../../../../src/store/repos/meta.repo.js';
 import { closeStore, migrateToLatest, openStore, type Database, type Store } from '../../../../src/store/database.js';
 import type { NewFlow } from '../../../../src/store/tables/flow.table.js';
+import { sampledAllocation } from '../../../helpers/allocation.js';
 
 function flow(i: number, storedAtMs: number): NewFlow {
   return {
@@ -94,28 +94,10 @@ describe('store/repos/flow.repo + traffic.repo + meta.repo', () => {
       process_container: null,
     }));
     await insertFlowBatch(db, rows.slice(0, 10)); // the prepared statement and its transaction, made once
-    const session = new Session();
-    session.connect();
-    try {
-      // Every allocation, including what a scavenge or a full GC collects, sampled every 256 bytes on average.
-      await session.post('HeapProfiler.startSampling', {
-        samplingInterval: 256,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
-      } as object);
-      await insertFlowBatch(db, rows.slice(10));
-      const { profile } = await session.post('HeapProfiler.stopSampling');
-      let bytes = 0;
-      const walk = (node: typeof profile.head): void => {
-        bytes += node.selfSize;
-        node.children.forEach(walk);
-      };
-      walk(profile.head);
-      expect(await countFlows(db)).to.equal(4000);
-      expect(bytes / 3990).to.be.below(256);
-    } finally {
-      session.disconnect();
-    }
+    // Every allocation, including what a scavenge or a full GC collects, sampled every 256 bytes on average.
+    const bytes = await sampledAllocation(() => insertFlowBatch(db, rows.slice(10)).then(() => undefined));
+    expect(await countFlows(db)).to.equal(4000);
+    expect(bytes / 3990).to.be.below(256);
   });
 
   it('insertFlowBatch() through plain Kysely (the path other dialects take) stores the same rows', async () => {
