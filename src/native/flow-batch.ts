@@ -43,6 +43,7 @@ import type {
   Ipv6Anomaly,
 } from './flow-record.js';
 import type { FlowTimeSpan } from './types.js';
+import { boundedMemo } from '../net/memo.js';
 
 /** ISO 8601 UTC with `digits` (6 or 9) fractional digits from whole seconds + nanoseconds. */
 export function isoTimestamp(sec: number, nsec: number, digits: number): string {
@@ -295,21 +296,13 @@ function writeAppColumns(cols: Float64Array, n: number, i: number, f: FlowRecord
 
 /**
  * Seconds since the epoch as ISO 8601 (whole seconds); null for a time no Date holds. Remembered per value (at most
- * {@link CERT_TIMES_MAX}, emptied when full): a server's certificate comes with each of its connections, and formatting
+ * 4,096, emptied when full): a server's certificate comes with each of its connections, and formatting
  * a date is most of what reading a certificate costs.
  */
-function certTime(sec: number): string | null {
-  let text = certTimes.get(sec);
-  if (text === undefined) {
-    const ms = sec * 1000;
-    text = Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : null;
-    if (certTimes.size >= CERT_TIMES_MAX) certTimes.clear();
-    certTimes.set(sec, text);
-  }
-  return text;
-}
-const certTimes = new Map<number, string | null>();
-const CERT_TIMES_MAX = 4096;
+const certTime = boundedMemo((sec: number): string | null => {
+  const ms = sec * 1000;
+  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : null;
+}, 4096);
 
 /** The server certificate of flow `i` of a batch; null when none was read. */
 function certificateField(b: BatchView, i: number): FlowTlsCertificate | null {

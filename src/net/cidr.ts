@@ -6,6 +6,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { ValidationError } from '../errors.js';
 import { formatIpv4, formatIpv6, ipv4Bits } from './address.js';
+import { boundedMemo } from './memo.js';
 
 /** A validated, normalised address or prefix. */
 export interface ParsedAddress {
@@ -130,8 +131,6 @@ export function tryParseAddress(input: unknown, options: { minPrefix?: { 4: numb
  * Inputs already parsed by {@link lookupAddress}: the result, or null for invalid input. Cleared when it grows past
  * {@link LOOKUP_MAX} entries.
  */
-const lookups = new Map<string, Readonly<ParsedAddress> | null>();
-const LOOKUP_MAX = 4096;
 
 /**
  * {@link tryParseAddress} with the default options, remembering the answer for the last few thousand distinct inputs:
@@ -139,15 +138,7 @@ const LOOKUP_MAX = 4096;
  * repeated address costs one Map lookup instead of a regex test, BigInt arithmetic, formatting and (for invalid input
  * or the unspecified address) a thrown ValidationError. The result is shared: callers must not change it.
  */
-export function lookupAddress(input: string): Readonly<ParsedAddress> | null {
-  let parsed = lookups.get(input);
-  if (parsed === undefined) {
-    parsed = tryParseAddress(input);
-    if (lookups.size >= LOOKUP_MAX) lookups.clear();
-    lookups.set(input, parsed);
-  }
-  return parsed;
-}
+export const lookupAddress: (input: string) => Readonly<ParsedAddress> | null = boundedMemo((input: string) => tryParseAddress(input), 4096);
 
 /** True when the two ranges (same family) share at least one address. */
 export function overlaps(a: ParsedAddress, b: ParsedAddress): boolean {

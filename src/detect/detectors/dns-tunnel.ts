@@ -25,6 +25,7 @@ import { FLOW_COLUMN as C, SNAPSHOT_REASON, TEXT_COLUMN as T } from '../../nativ
 import type { FlowRecord } from '../../native/flow-record.js';
 import { isGlobalAddress } from '../../net/classify.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
+import { boundedMemo } from '../../net/memo.js';
 
 /** Query types that carry data in tunnels: CNAME 5, NULL 10, MX 15, TXT 16, and the private-use range (RFC 6895). */
 function isTunnelQtype(qtype: number): boolean {
@@ -87,12 +88,7 @@ export function shannonEntropy(s: string): number {
  * without a domain sends them). Null for reverse lookups and names without a domain.
  */
 export function dnsGroup(name: string, server: string): { domain: string; subdomain: string } | null {
-  let known = groupsByName.get(name);
-  if (known === undefined) {
-    known = nameGroup(name);
-    if (groupsByName.size >= MAX_KNOWN_NAMES) groupsByName.clear();
-    groupsByName.set(name, known);
-  }
+  const known = groupOfName(name);
   if (known === null) return null;
   return { domain: known.domain ?? `@${server}`, subdomain: known.subdomain };
 }
@@ -120,7 +116,8 @@ interface NameGroup {
  * names are new each time and only pass through.
  */
 const MAX_KNOWN_NAMES = 4096;
-const groupsByName = new Map<string, NameGroup | null>();
+/** {@link nameGroup}, remembered per distinct name. */
+const groupOfName = boundedMemo(nameGroup, MAX_KNOWN_NAMES);
 
 export class DnsTunnelDetector implements Detector {
   readonly name = 'dns_tunnel';
