@@ -54,13 +54,19 @@ describe('firewall: isBlocked()', () => {
     const ask = (): void => {
       for (let n = 0; n < 500; n++) for (const ip of ips) service.isBlocked(ip);
     };
+    // Five rounds (500,000 calls) per measurement, so what other suites' timers allocate around the sampled window
+    // (the profiler starts and stops asynchronously) weighs little per call.
+    const measure = (): Promise<number> =>
+      sampledAllocation(() => {
+        for (let r = 0; r < 5; r++) ask();
+      });
     ask(); // warm
-    const empty = await sampledAllocation(ask);
+    const empty = await measure();
     await service.block({ ip: '203.0.113.0/24', actor: 'cli' });
     await service.block({ ip: '198.51.100.9', durationSeconds: 600, actor: 'autoblock' });
     ask();
-    const withBlocks = await sampledAllocation(ask);
-    expect(empty / 100_000).to.be.below(8); // 0.3 measured
-    expect(withBlocks / 100_000).to.be.below(32); // 8 measured; 64 with a [key, value] pair per prefix
+    const withBlocks = await measure();
+    expect(empty / 500_000).to.be.below(8); // 0.3 measured
+    expect(withBlocks / 500_000).to.be.below(32); // 8 measured; 64 with a [key, value] pair per prefix
   });
 });
