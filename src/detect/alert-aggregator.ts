@@ -23,6 +23,7 @@ import type { AlertRow } from '../store/tables/alert.table.js';
 import type { Finding } from './finding.js';
 import type { GeoLocation, GeoLocator } from './geo.js';
 import { isThreatAddress } from '../net/classify.js';
+import { isoFromMs } from './iso-time.js';
 import { maxScore, nextThreatRow, type ThreatUpdate } from './threats.js';
 import { parseDetails, toAlertView } from './alert-view.js';
 import { MAX_ALERT_PROGRAMS, MAX_THREAT_PROGRAMS, mergePrograms, programsColumn } from './programs.js';
@@ -34,7 +35,8 @@ export function aggregationKey(f: Pick<Finding, 'srcIp' | 'category' | 'target'>
   return `${f.srcIp}|${f.category}|${f.target}`;
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+/** `new Date(ms).toISOString()`, faster (iso-time.ts): three capture times a finding. */
+const iso = isoFromMs;
 
 /** Dependencies of {@link AlertAggregator}. */
 export interface AlertAggregatorDeps {
