@@ -14,7 +14,7 @@ import type { FlowRecord } from '../../native/flow-record.js';
 import { addressKey, addressOfKey, addressOfRef, addressRef, type AddressRef } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { BoundedSet, KeyTable, type Keyed } from '../lru-map.js';
-import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally } from './probe-window.js';
+import { ProbeStore, ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally } from './probe-window.js';
 
 /**
  * A destination (vertical) or service (horizontal) that passes the thresholds, and what one pass over the window
@@ -67,6 +67,13 @@ export class PortScanDetector implements Detector {
   readonly name: string;
   /** By source address key (address.ts `addressKey`). */
   private readonly sources = new KeyTable<SourceState>();
+  /** The blocks of the sources' small windows (see probe-window.ts). */
+  private readonly store = new ProbeStore();
+  /** A forgotten source: out of the table, its block back to the store. */
+  private readonly forget = (state: SourceState): void => {
+    state.slot = -1;
+    state.release();
+  };
 
   /** `source|target` of every finding made (insertion order = age; capped at `maxTracked`), for {@link reported}. */
   private readonly made: BoundedSet;
@@ -122,11 +129,11 @@ export class PortScanDetector implements Detector {
         unanswered = true; // an echo reply is no session: a sweep of live hosts is still a sweep
       } else continue;
       const key = addressKey(c, i);
-      const state = this.sources.use(key) ?? this.sources.add(key, new SourceState(this.config.minPorts, this.config.minHosts));
+      const state = this.sources.use(key) ?? this.sources.add(key, new SourceState(this.config.minPorts, this.config.minHosts, this.store));
       state.push(c.firstSeenMs(i), addressRef(c, n + i), service, unanswered);
       state.trimTo(this.maxProbesPerSource);
     }
-    this.sources.cap(this.maxTracked);
+    this.sources.table.cap(this.maxTracked, this.forget);
     const findings: Finding[] = [];
     // Fewer probes than either threshold cannot make a finding; their window is trimmed at a later evaluation (the
     // same probes remain: trimming is monotone in the newest probe time).
