@@ -5,6 +5,7 @@
  * without a pass over the window that no host or service can make a finding.
  */
 import type { AddressRef } from './address.js';
+import { BLOCK_CLASSES, BlockStore } from './block-store.js';
 
 /** Probe flags. */
 export const UNANSWERED = 1;
@@ -39,56 +40,10 @@ const OLDEST = 1;
 const PROBES = 2;
 const STRIDE = 4;
 
-/** Size classes of the blocks a {@link ProbeStore} hands out: room for 1, 2, 4 and 8 probes. */
-const CLASSES = 4;
-/** Numbers per chunk of a {@link ProbeStore} (32 KB): a block never spans two. */
-const CHUNK = 4096;
-
-/**
- * The blocks of numbers of a detector's small windows (up to 8 probes: most sources send one or two), cut from shared
- * chunks and handed back to a free list per size when a window grows out of one or its source is forgotten. A typed
- * array per window cost an allocation per source and per growth (a Float64Array past 64 bytes is a backing store
- * outside the heap: `calloc`, an ArrayBuffer extension and a sweep on a V8 helper thread each; 0.3-0.5 µs apiece), and a
- * scavenge copied the small ones; a block costs neither. Memory stays bounded by the detector's sources: at most one
- * block per source is in use, and a freed block serves the next window of its size.
- */
-export class ProbeStore {
-  private chunk: Float64Array = new Float64Array(0);
-  private top = 0;
-  private readonly freeChunks: Float64Array[][] = [];
-  private readonly freeOffsets: number[][] = [];
-  /** The chunk of the block {@link alloc} returned last. */
-  allocated: Float64Array = this.chunk;
-
+/** The blocks of a detector's small probe windows (see block-store.ts). */
+export class ProbeStore extends BlockStore {
   constructor() {
-    for (let c = 0; c < CLASSES; c++) {
-      this.freeChunks.push([]);
-      this.freeOffsets.push([]);
-    }
-  }
-
-  /** A block of class `c` (room for `2 ** c` probes): returns its offset; its chunk is then {@link allocated}. */
-  alloc(c: number): number {
-    const offsets = this.freeOffsets[c] as number[];
-    if (offsets.length > 0) {
-      this.allocated = (this.freeChunks[c] as Float64Array[]).pop() as Float64Array;
-      return offsets.pop() as number;
-    }
-    const size = PROBES + STRIDE * 2 ** c;
-    if (this.top + size > this.chunk.length) {
-      this.chunk = new Float64Array(CHUNK);
-      this.top = 0;
-    }
-    const off = this.top;
-    this.top += size;
-    this.allocated = this.chunk;
-    return off;
-  }
-
-  /** Hands back the block of class `c` at `off` in `chunk`. */
-  free(c: number, chunk: Float64Array, off: number): void {
-    (this.freeChunks[c] as Float64Array[]).push(chunk);
-    (this.freeOffsets[c] as number[]).push(off);
+    super(PROBES, STRIDE);
   }
 }
 
@@ -191,7 +146,7 @@ export class ProbeWindow {
       ev[off + NEWEST] = -Infinity;
       ev[off + OLDEST] = Infinity;
       at = PROBES;
-    } else if (this.cls >= 0 ? at === PROBES + STRIDE * 2 ** this.cls : at === ev.length) this.grow();
+    } else if (this.cls >= 0 ? at === this.store.size(this.cls) : at === ev.length) this.grow();
     ev = this.ev;
     off = this.off;
     const to = off + at;
@@ -215,7 +170,7 @@ export class ProbeWindow {
     const from = this.ev;
     const start = this.off;
     const used = this.used;
-    const next = this.cls >= 0 && this.cls + 1 < CLASSES ? this.cls + 1 : -1;
+    const next = this.cls >= 0 && this.cls + 1 < BLOCK_CLASSES ? this.cls + 1 : -1;
     let to: Float64Array;
     let off = 0;
     if (next >= 0) {
