@@ -1,7 +1,7 @@
 /**
  * Blocks of numbers for a detector's small per-key windows (probe-window.ts, event-window.ts): most keys see one or two
  * events, and an array per key, re-allocated as it grew, was most of what the detectors allocated. A block has room
- * for `head` numbers and `2 ** c` records of `stride` numbers (size class `c`, 0 to 3: 1 to 8 records); blocks are
+ * for `head` numbers and `2 ** c` records of `stride` numbers (size class `c`, 0 to 5: 1 to 32 records); blocks are
  * cut from chunks of 32 KB and handed back to a free list per class when a window grows out of one or its key is
  * forgotten. A window that outgrows the largest class takes a typed array of its own.
  *

@@ -37,7 +37,7 @@ export class EventWindow {
   /**
    * The window's numbers from `off` on: the running figures (see {@link EVENTS}), then per event, in arrival order,
    * {@link stride} numbers: capture time (epoch ms), packets sent, replies and, when sources are kept, the source
-   * (address.ts `addressRef`) when it is a number, else NaN. Up to 8 events, a block of a chunk of the store (`cls`
+   * (address.ts `addressRef`) when it is a number, else NaN. Up to 32 events, a block of a chunk of the store (`cls`
    * its size class); past that, a typed array of the window's own (`cls` -1, `off` 0), grown by doubling. Empty
    * before the first event. An IPv4 `addressRef` outside the small-integer range (64.0.0.0 to 191.255.255.255) is a
    * heap object in an array of sources, not here; and a plain array per window, re-allocated as it grew, was most of

@@ -53,7 +53,7 @@ export class ProbeWindow {
    * arrival order, four numbers: first-seen time (epoch ms), service (`port * 256 + protocol`), flags, and the
    * destination (address.ts `addressRef`) when it is a number, else NaN. One array instead of one per field: most
    * sources send one or two probes; and an IPv4 destination outside the small-integer range (64.0.0.0 to
-   * 191.255.255.255) was a heap object per probe in an array of destinations. Up to 8 probes, a block of a chunk of
+   * 191.255.255.255) was a heap object per probe in an array of destinations. Up to 32 probes, a block of a chunk of
    * the {@link ProbeStore} (`cls` its size class); past that, a typed array of the window's own (`cls` -1, `off` 0),
    * grown by doubling (see {@link push}): a busy source's probes stay outside the JS heap. Empty before the first
    * probe.
