@@ -15,7 +15,8 @@ import { FLOW_COLUMN as C } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { ruleScore, type Detector, type Finding, type FlowIdentity } from '../finding.js';
 import { KeyTable, type Keyed, type TableKey } from '../lru-map.js';
-import { EventWindow } from './event-window.js';
+import type { BlockStore } from './block-store.js';
+import { EventWindow, eventStore } from './event-window.js';
 import { SnapshotDeltas } from './snapshot-deltas.js';
 import {
   addressesOfPairKey,
@@ -37,24 +38,44 @@ class KeyState extends EventWindow implements Keyed {
   slot = -1;
   batch = 0;
   constructor(
-    keepSources: boolean,
+    store: BlockStore,
     readonly srcPort: number,
     readonly dstPort: number,
     readonly protocol: number,
   ) {
-    super(keepSources);
+    super(store.stride === 4, store);
   }
 }
 
 /**
- * The state of `key` in `keys`, created for flow `i` of batch `c` when absent (keeping event sources when `bySource`
- * is wanted); now the newest and touched.
+ * A detector's keys and the blocks of their windows (event-window.ts; the windows keep their sources when `bySource`
+ * is wanted).
  */
-function touch(keys: KeyTable<KeyState>, key: Readonly<TableKey>, c: FlowColumns, i: number, bySource: boolean): KeyState {
+class Keys extends KeyTable<KeyState> {
+  readonly store: BlockStore;
+  /** A forgotten key: out of the table, its block back to the store. */
+  private readonly forget = (state: KeyState): void => {
+    state.slot = -1;
+    state.release();
+  };
+
+  constructor(bySource: boolean) {
+    super();
+    this.store = eventStore(bySource);
+  }
+
+  /** Evicts the least recently used keys beyond `max`, handing their blocks back. */
+  override cap(max: number): void {
+    this.table.cap(max, this.forget);
+  }
+}
+
+/** The state of `key` in `keys`, created for flow `i` of batch `c` when absent; now the newest and touched. */
+function touch(keys: Keys, key: Readonly<TableKey>, c: FlowColumns, i: number): KeyState {
   const { cols, n } = c;
   return (
     keys.use(key) ??
-    keys.add(key, new KeyState(bySource, cols[C.srcPort * n + i] as number, cols[C.dstPort * n + i] as number, cols[C.protocol * n + i] as number))
+    keys.add(key, new KeyState(keys.store, cols[C.srcPort * n + i] as number, cols[C.dstPort * n + i] as number, cols[C.protocol * n + i] as number))
   );
 }
 
@@ -84,8 +105,8 @@ function topSource(bySource: ReadonlyMap<AddressRef, number>): [AddressRef, numb
 /** See the module comment. */
 export class PacketFloodDetector implements Detector {
   readonly name = 'flood';
-  private readonly pairs = new KeyTable<KeyState>();
-  private readonly victims = new KeyTable<KeyState>();
+  private readonly pairs = new Keys(false);
+  private readonly victims = new Keys(true);
   private readonly deltas: SnapshotDeltas;
 
   constructor(
@@ -111,9 +132,9 @@ export class PacketFloodDetector implements Detector {
       const replies = d.bwdPackets * scale;
       const t = c.lastSeenMs(i);
       const src = addressRef(c, i);
-      touch(this.pairs, addressPairKey(c, i, n + i, protocol), c, i, false).push(t, sent, replies, src);
+      touch(this.pairs, addressPairKey(c, i, n + i, protocol), c, i).push(t, sent, replies, src);
       if (!isGroupAddressAt(c, n + i) && !isUnspecifiedIpv4At(c, n + i)) {
-        touch(this.victims, addressKey(c, n + i, protocol), c, i, true).push(t, sent, replies, src);
+        touch(this.victims, addressKey(c, n + i, protocol), c, i).push(t, sent, replies, src);
       }
     }
     this.pairs.cap(this.maxTracked);
@@ -164,7 +185,7 @@ export class PacketFloodDetector implements Detector {
 }
 
 /** Many senders, one unicast receiver: the distributed case of the packet flood. */
-function distributedFindings(config: FloodConfig, victims: KeyTable<KeyState>): Finding[] {
+function distributedFindings(config: FloodConfig, victims: Keys): Finding[] {
   const out: Finding[] = [];
   for (const state of victims.live()) {
     state.evict(config.windowSec * 1000);
@@ -230,9 +251,9 @@ function distributedFindings(config: FloodConfig, victims: KeyTable<KeyState>): 
  */
 export class SynFloodDetector implements Detector {
   readonly name = 'syn_flood';
-  private readonly services = new KeyTable<KeyState>();
+  private readonly services = new Keys(true);
   /** Burst rule: per host:port, SYNs sent and (as replies) SYNs of attempts whose handshake completed. */
-  private readonly bursts = new KeyTable<KeyState>();
+  private readonly bursts = new Keys(true);
   private readonly deltas: SnapshotDeltas;
 
   constructor(
@@ -260,10 +281,10 @@ export class SynFloodDetector implements Detector {
       const t = c.lastSeenMs(i);
       if (burstOn) {
         const completed = !noPayload || (cols[C.fwdAck * n + i] as number) > 0;
-        touch(this.bursts, key, c, i, true).push(t, d.fwdSyn, completed ? d.fwdSyn : 0, src);
+        touch(this.bursts, key, c, i).push(t, d.fwdSyn, completed ? d.fwdSyn : 0, src);
       }
       // The sustained rule: the initiator sent SYNs and no payload went either way.
-      if (noPayload) touch(this.services, key, c, i, true).push(t, d.fwdSyn, 0, src);
+      if (noPayload) touch(this.services, key, c, i).push(t, d.fwdSyn, 0, src);
     }
     this.services.cap(this.maxTracked);
     this.bursts.cap(this.maxTracked);
@@ -408,7 +429,7 @@ export const AMPLIFIER_PORTS: ReadonlySet<number> = new Set([53, 123, 161, 389, 
  */
 export class ReflectionDetector implements Detector {
   readonly name = 'reflection';
-  private readonly victims = new KeyTable<KeyState>();
+  private readonly victims = new Keys(true);
   private readonly deltas: SnapshotDeltas;
 
   constructor(
@@ -437,7 +458,7 @@ export class ReflectionDetector implements Detector {
       const d = this.deltas.delta(c, i);
       if (d.fwdPackets === 0) continue;
       // One table per receiver and kind: the key's "port" is the kind.
-      touch(this.victims, addressKey(c, n + i, kind), c, i, true).push(c.lastSeenMs(i), d.fwdPackets, 0, addressRef(c, i));
+      touch(this.victims, addressKey(c, n + i, kind), c, i).push(c.lastSeenMs(i), d.fwdPackets, 0, addressRef(c, i));
     }
     this.victims.cap(this.maxTracked);
     const out: Finding[] = [];

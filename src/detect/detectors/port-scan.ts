@@ -13,8 +13,8 @@ import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js'
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressKey, addressOfKey, addressOfRef, addressRef, type AddressRef } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
-import { BoundedSet, KeyTable, type Keyed } from '../lru-map.js';
-import { ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally } from './probe-window.js';
+import { BoundedSet, KeyTable, reusableKey, type Keyed, type TableKey } from '../lru-map.js';
+import { ProbeStore, ProbeWindow, REPORTED_HORIZONTAL, REPORTED_VERTICAL, type Tally } from './probe-window.js';
 
 /**
  * A destination (vertical) or service (horizontal) that passes the thresholds, and what one pass over the window
@@ -63,39 +63,35 @@ function stealthProbe(col: (k: number, i: number) => number, i: number): boolean
   return col(C.fwdAck, i) === 0 && col(C.fwdRst, i) === 0 && col(C.fwdPayloadBytes, i) === 0 && col(C.bwdPayloadBytes, i) === 0;
 }
 
-export class PortScanDetector implements Detector {
-  readonly name: string;
-  /** By source address key (address.ts `addressKey`). */
-  private readonly sources = new KeyTable<SourceState>();
+/**
+ * The probes of one batch, in flow order, and what both instances (fast and slow) need of each: its time, destination,
+ * service, whether it went unanswered, and its source's table key. Which flows are probes, and those figures, depend
+ * on the batch alone: the slow instance reads the fast one's (see `probesOf`) instead of classifying the flows and
+ * building the keys again (for an IPv6 source or destination, formatting its text).
+ */
+class BatchProbes {
+  /** The batch (null before the first). */
+  flows: readonly FlowRecord[] | null = null;
+  count = 0;
+  /** Per probe: first-seen time (epoch ms), service (`port * 256 + protocol`), 1 when unanswered. */
+  time = new Float64Array(0);
+  service = new Float64Array(0);
+  unanswered = new Uint8Array(0);
+  /** Destination (address.ts `addressRef`) when a number, else NaN and the text in `dstTexts`. */
+  dst = new Float64Array(0);
+  dstTexts: string[] = [];
+  /** The source's table key (address.ts `addressKey`): `keyTexts` null, else the text. */
+  keyA = new Float64Array(0);
+  keyB = new Float64Array(0);
+  keyTexts: Array<string | null> = [];
 
-  /** `source|target` of every finding made (insertion order = age; capped at `maxTracked`), for {@link reported}. */
-  private readonly made: BoundedSet;
-
-  constructor(
-    private readonly config: PortScanConfig,
-    private readonly maxTracked: number,
-    /** Most probes remembered per source (older ones are dropped first). */
-    private readonly maxProbesPerSource = 100_000,
-    /**
-     * Set for the slow-scan instance: its findings say `slow`, and a (source, target) the fast instance (`defer`)
-     * already reported is left to it, so one scan is not reported twice.
-     */
-    private readonly slow: { defer: PortScanDetector } | null = null,
-  ) {
-    this.name = slow ? 'slow_port_scan' : 'port_scan';
-    this.made = new BoundedSet(maxTracked);
-  }
-
-  /** Whether this detector has reported `target` (a finding's `target`) from `source`. */
-  reported(source: string, target: string): boolean {
-    return this.made.has(`${source}|${target}`);
-  }
-
-  observe(flows: readonly FlowRecord[]): Finding[] {
-    this.sources.begin();
+  /** The probes of `flows` (see the module comment), now this object's. */
+  of(flows: readonly FlowRecord[]): this {
     const c = flowColumns(flows);
     const { cols, n } = c;
+    if (this.time.length < n) this.grow(n);
     const col = (k: number, i: number): number => cols[k * n + i] as number;
+    let count = 0;
     for (let i = 0; i < n; i++) {
       // A probe, not a snapshot: any UDP flow; a TCP connection attempt (the initiator sent SYN); or a stealth probe
       // (FIN, NULL and Xmas scans: the initiator sent neither SYN nor ACK nor RST, and no payload went either way; a
@@ -122,11 +118,96 @@ export class PortScanDetector implements Detector {
         unanswered = true; // an echo reply is no session: a sweep of live hosts is still a sweep
       } else continue;
       const key = addressKey(c, i);
-      const state = this.sources.use(key) ?? this.sources.add(key, new SourceState(this.config.minPorts, this.config.minHosts));
-      state.push(c.firstSeenMs(i), addressRef(c, n + i), service, unanswered);
+      this.keyA[count] = key.a;
+      this.keyB[count] = key.b;
+      this.keyTexts[count] = key.text;
+      const dst = addressRef(c, n + i);
+      if (typeof dst === 'number') this.dst[count] = dst;
+      else {
+        this.dst[count] = Number.NaN;
+        this.dstTexts[count] = dst;
+      }
+      this.time[count] = c.firstSeenMs(i);
+      this.service[count] = service;
+      this.unanswered[count] = unanswered ? 1 : 0;
+      count++;
+    }
+    this.count = count;
+    this.flows = flows;
+    return this;
+  }
+
+  /** Room for `n` probes (at least twice the present room). */
+  private grow(n: number): void {
+    const size = Math.max(n, 2 * this.time.length);
+    this.time = new Float64Array(size);
+    this.service = new Float64Array(size);
+    this.unanswered = new Uint8Array(size);
+    this.dst = new Float64Array(size);
+    this.keyA = new Float64Array(size);
+    this.keyB = new Float64Array(size);
+  }
+}
+
+export class PortScanDetector implements Detector {
+  readonly name: string;
+  /** By source address key (address.ts `addressKey`). */
+  private readonly sources = new KeyTable<SourceState>();
+  /** The blocks of the sources' small windows (see probe-window.ts). */
+  private readonly store = new ProbeStore();
+  /** A forgotten source: out of the table, its block back to the store. */
+  private readonly forget = (state: SourceState): void => {
+    state.slot = -1;
+    state.release();
+  };
+
+  /** The probes of the batch observed last (see {@link probesOf}). */
+  private readonly probes = new BatchProbes();
+  private readonly key: TableKey = reusableKey();
+
+  /** `source|target` of every finding made (insertion order = age; capped at `maxTracked`), for {@link reported}. */
+  private readonly made: BoundedSet;
+
+  constructor(
+    private readonly config: PortScanConfig,
+    private readonly maxTracked: number,
+    /** Most probes remembered per source (older ones are dropped first). */
+    private readonly maxProbesPerSource = 100_000,
+    /**
+     * Set for the slow-scan instance: its findings say `slow`, and a (source, target) the fast instance (`defer`)
+     * already reported is left to it, so one scan is not reported twice.
+     */
+    private readonly slow: { defer: PortScanDetector } | null = null,
+  ) {
+    this.name = slow ? 'slow_port_scan' : 'port_scan';
+    this.made = new BoundedSet(maxTracked);
+  }
+
+  /** Whether this detector has reported `target` (a finding's `target`) from `source`. */
+  reported(source: string, target: string): boolean {
+    return this.made.has(`${source}|${target}`);
+  }
+
+  /** This instance's probes of `flows` when `flows` is the batch it observed last, else null. */
+  probesOf(flows: readonly FlowRecord[]): BatchProbes | null {
+    return this.probes.flows === flows ? this.probes : null;
+  }
+
+  observe(flows: readonly FlowRecord[]): Finding[] {
+    this.sources.begin();
+    // The slow instance observes each batch after the fast one: it reads the fast one's probes of it.
+    const p = this.slow?.defer.probesOf(flows) ?? this.probes.of(flows);
+    const key = this.key;
+    for (let k = 0; k < p.count; k++) {
+      key.a = p.keyA[k] as number;
+      key.b = p.keyB[k] as number;
+      key.text = p.keyTexts[k] as string | null;
+      const state = this.sources.use(key) ?? this.sources.add(key, new SourceState(this.config.minPorts, this.config.minHosts, this.store));
+      const dst = p.dst[k] as number;
+      state.push(p.time[k] as number, dst === dst ? dst : (p.dstTexts[k] as string), p.service[k] as number, p.unanswered[k] === 1);
       state.trimTo(this.maxProbesPerSource);
     }
-    this.sources.cap(this.maxTracked);
+    this.sources.table.cap(this.maxTracked, this.forget);
     const findings: Finding[] = [];
     // Fewer probes than either threshold cannot make a finding; their window is trimmed at a later evaluation (the
     // same probes remain: trimming is monotone in the newest probe time).

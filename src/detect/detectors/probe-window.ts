@@ -5,6 +5,7 @@
  * without a pass over the window that no host or service can make a finding.
  */
 import type { AddressRef } from './address.js';
+import { BLOCK_CLASSES, BlockStore } from './block-store.js';
 
 /** Probe flags. */
 export const UNANSWERED = 1;
@@ -27,12 +28,11 @@ interface HostTally extends Tally {
 /** Service numbers (`port * 256 + protocol`) are integers below this; a (destination, service) key is a number. */
 const SERVICES = 0x1000000;
 
-/** The arrays of a window without probes (shared, never written: a window gets its own on its first probe). */
-const NO_NUMBERS = new Float64Array(0);
+/** The texts of a window without IPv6 destinations (shared, never written: a window gets its own on its first one). */
 const NO_TEXTS: readonly string[] = [];
 
 /**
- * Positions in a window's numbers: the newest and the oldest probe time (numbers in an array are not boxed: two number
+ * Positions in a window's block: the newest and the oldest probe time (numbers in an array are not boxed: two number
  * fields were two heap objects per source), then per probe its first-seen time, service, flags and destination.
  */
 const NEWEST = 0;
@@ -40,17 +40,29 @@ const OLDEST = 1;
 const PROBES = 2;
 const STRIDE = 4;
 
+/** The blocks of a detector's small probe windows (see block-store.ts). */
+export class ProbeStore extends BlockStore {
+  constructor() {
+    super(PROBES, STRIDE);
+  }
+}
+
 export class ProbeWindow {
   /**
-   * The newest and oldest probe time (see {@link PROBES}), then per probe, in arrival order, four numbers: first-seen
-   * time (epoch ms), service (`port * 256 + protocol`), flags, and the destination (address.ts `addressRef`) when it
-   * is a number, else NaN. One array instead of one per field: most sources send one or two probes; and an IPv4
-   * destination outside the small-integer range (64.0.0.0 to 191.255.255.255) was a heap object per probe in an array
-   * of destinations. A typed array, grown by doubling (see {@link push}): a busy source's probes stay outside the JS
-   * heap. Empty before the first probe.
+   * The numbers of the window from `off` on: the newest and oldest probe time (see {@link PROBES}), then per probe, in
+   * arrival order, four numbers: first-seen time (epoch ms), service (`port * 256 + protocol`), flags, and the
+   * destination (address.ts `addressRef`) when it is a number, else NaN. One array instead of one per field: most
+   * sources send one or two probes; and an IPv4 destination outside the small-integer range (64.0.0.0 to
+   * 191.255.255.255) was a heap object per probe in an array of destinations. Up to 32 probes, a block of a chunk of
+   * the {@link ProbeStore} (`cls` its size class); past that, a typed array of the window's own (`cls` -1, `off` 0),
+   * grown by doubling (see {@link push}): a busy source's probes stay outside the JS heap. Empty before the first
+   * probe.
    */
-  private ev = NO_NUMBERS;
-  /** Numbers of `ev` in use (0 before the first probe); the rest is room for the next probes. */
+  private ev: Float64Array;
+  private off = 0;
+  /** Size class of the window's block in the store (room for `2 ** cls` probes); -1 when `ev` is its own. */
+  private cls = -1;
+  /** Numbers of the window in use (0 before the first probe); the rest of its block is room for the next probes. */
   private used = 0;
   /** Destinations that are text (IPv6 addresses), by probe, where `ev` has NaN (empty until one arrives; holes elsewhere). */
   private texts = NO_TEXTS as string[];
@@ -68,12 +80,16 @@ export class ProbeWindow {
 
   /**
    * `minServices` and `minHosts`: the distinct counts a destination or a service needs to matter (the detector's
-   * thresholds), counted as probes come and go so that {@link mayMatch} needs no pass over the tallies.
+   * thresholds), counted as probes come and go so that {@link mayMatch} needs no pass over the tallies. `store`: where
+   * the blocks of small windows come from (one per detector; see {@link release}).
    */
   constructor(
     private readonly minServices = 0,
     private readonly minHosts = 0,
-  ) {}
+    private readonly store = new ProbeStore(),
+  ) {
+    this.ev = store.allocated;
+  }
 
   /**
    * False when no destination has `minServices` distinct services and no service `minHosts` destinations in the
@@ -89,28 +105,28 @@ export class ProbeWindow {
 
   /** First-seen time of probe `i`. */
   time(i: number): number {
-    return this.ev[PROBES + STRIDE * i] as number;
+    return this.ev[this.off + PROBES + STRIDE * i] as number;
   }
 
   /** `port * 256 + protocol` of probe `i`. */
   service(i: number): number {
-    return this.ev[PROBES + STRIDE * i + 1] as number;
+    return this.ev[this.off + PROBES + STRIDE * i + 1] as number;
   }
 
   /** Flags of probe `i`. */
   flags(i: number): number {
-    return this.ev[PROBES + STRIDE * i + 2] as number;
+    return this.ev[this.off + PROBES + STRIDE * i + 2] as number;
   }
 
   /** Destination of probe `i` (address.ts `addressRef`). */
   dst(i: number): AddressRef {
-    const d = this.ev[PROBES + STRIDE * i + 3] as number;
+    const d = this.ev[this.off + PROBES + STRIDE * i + 3] as number;
     return d === d ? d : (this.texts[i] as string);
   }
 
   /** Sets `flag` on probe `i`. */
   mark(i: number, flag: number): void {
-    const at = PROBES + STRIDE * i + 2;
+    const at = this.off + PROBES + STRIDE * i + 2;
     this.ev[at] = (this.ev[at] as number) | flag;
   }
 
@@ -122,28 +138,57 @@ export class ProbeWindow {
       this.texts[this.length] = dst;
     }
     let ev = this.ev;
+    let off = this.off;
     let at = this.used;
     if (at === 0) {
-      ev = this.ev = new Float64Array(PROBES + STRIDE);
-      ev[NEWEST] = -Infinity;
-      ev[OLDEST] = Infinity;
+      off = this.off = this.store.alloc((this.cls = 0));
+      ev = this.ev = this.store.allocated;
+      ev[off + NEWEST] = -Infinity;
+      ev[off + OLDEST] = Infinity;
       at = PROBES;
-    } else if (at === ev.length) {
-      // Full: room for twice the probes (the numbers live outside the JS heap once past 64 bytes, so the collector
-      // neither copies nor scans them; growing a plain array by half each time allocated three times its final size
-      // on the heap). Sizes stay `PROBES` plus whole probes, so a window is full exactly when `used` is its length.
-      const grown = new Float64Array(PROBES + 2 * (at - PROBES));
-      grown.set(ev);
-      ev = this.ev = grown;
-    }
-    ev[at] = t;
-    ev[at + 1] = service;
-    ev[at + 2] = flags;
-    ev[at + 3] = d;
+    } else if (this.cls >= 0 ? at === this.store.size(this.cls) : at === ev.length) this.grow();
+    ev = this.ev;
+    off = this.off;
+    const to = off + at;
+    ev[to] = t;
+    ev[to + 1] = service;
+    ev[to + 2] = flags;
+    ev[to + 3] = d;
     this.used = at + STRIDE;
-    if (t > (ev[NEWEST] as number)) ev[NEWEST] = t;
-    if (t < (ev[OLDEST] as number)) ev[OLDEST] = t;
+    if (t > (ev[off + NEWEST] as number)) ev[off + NEWEST] = t;
+    if (t < (ev[off + OLDEST] as number)) ev[off + OLDEST] = t;
     if (this.byHost) this.count(this.length - 1, 1);
+  }
+
+  /**
+   * Room for twice the probes: the store's block of the next size, or past the largest one a typed array of the
+   * window's own (its numbers live outside the JS heap, so the collector neither copies nor scans them; growing a plain
+   * array by half each time allocated three times its final size on the heap). Sizes stay `PROBES` plus whole
+   * probes, so a window is full exactly when `used` is its size.
+   */
+  private grow(): void {
+    const from = this.ev;
+    const start = this.off;
+    const used = this.used;
+    const next = this.cls >= 0 && this.cls + 1 < BLOCK_CLASSES ? this.cls + 1 : -1;
+    let to: Float64Array;
+    let off = 0;
+    if (next >= 0) {
+      off = this.store.alloc(next);
+      to = this.store.allocated;
+    } else to = new Float64Array(PROBES + 2 * (used - PROBES));
+    for (let k = 0; k < used; k++) to[off + k] = from[start + k] as number;
+    this.release();
+    this.cls = next;
+    this.ev = to;
+    this.off = off;
+    this.used = used;
+  }
+
+  /** Hands the window's block back to the store (its source is forgotten: the window is not used again). */
+  release(): void {
+    if (this.cls >= 0) this.store.free(this.cls, this.ev, this.off);
+    this.cls = -1;
   }
 
   /** Keeps the `max` latest arrivals. */
@@ -152,36 +197,37 @@ export class ProbeWindow {
     if (drop <= 0) return;
     if (this.byHost) for (let i = 0; i < drop; i++) this.count(i, -1);
     const ev = this.ev;
-    ev.copyWithin(PROBES, PROBES + STRIDE * drop, this.used);
+    const off = this.off;
+    ev.copyWithin(off + PROBES, off + PROBES + STRIDE * drop, off + this.used);
     this.used -= STRIDE * drop;
     if (this.texts !== NO_TEXTS) this.texts.splice(0, drop);
     let newest = -Infinity;
     let oldest = Infinity;
-    for (let at = PROBES; at < this.used; at += STRIDE) {
+    for (let at = off + PROBES; at < off + this.used; at += STRIDE) {
       const ti = ev[at] as number;
       if (ti > newest) newest = ti;
       if (ti < oldest) oldest = ti;
     }
-    ev[NEWEST] = newest;
-    ev[OLDEST] = oldest;
+    ev[off + NEWEST] = newest;
+    ev[off + OLDEST] = oldest;
   }
 
   /** Drops the probes older than the newest one minus `windowMs` (order kept). */
   evict(windowMs: number): void {
-    const { ev, texts } = this;
+    const { ev, off, texts } = this;
     if (this.used === 0) return;
-    const cutoff = (ev[NEWEST] as number) - windowMs;
-    if (!((ev[OLDEST] as number) < cutoff)) return;
+    const cutoff = (ev[off + NEWEST] as number) - windowMs;
+    if (!((ev[off + OLDEST] as number) < cutoff)) return;
     const n = this.length;
     let kept = 0;
     for (let i = 0; i < n; i++) {
-      const at = PROBES + STRIDE * i;
+      const at = off + PROBES + STRIDE * i;
       if ((ev[at] as number) < cutoff) {
         if (this.byHost) this.count(i, -1);
         continue;
       }
       if (kept !== i) {
-        const to = PROBES + STRIDE * kept;
+        const to = off + PROBES + STRIDE * kept;
         for (let f = 0; f < STRIDE; f++) ev[to + f] = ev[at + f] as number;
         if (texts !== NO_TEXTS) texts[kept] = texts[i] as string;
       }
@@ -190,10 +236,10 @@ export class ProbeWindow {
     this.used = PROBES + STRIDE * kept;
     if (texts !== NO_TEXTS && texts.length > kept) texts.length = kept;
     let oldest = Infinity;
-    for (let at = PROBES; at < this.used; at += STRIDE) if ((ev[at] as number) < oldest) oldest = ev[at] as number;
-    ev[OLDEST] = oldest;
-    // Room for four times the probes left: give it back (a burst has left the window).
-    if (ev.length > 4 * this.used && ev.length > 64) this.ev = ev.slice(0, PROBES + 2 * (this.used - PROBES));
+    for (let at = off + PROBES; at < off + this.used; at += STRIDE) if ((ev[at] as number) < oldest) oldest = ev[at] as number;
+    ev[off + OLDEST] = oldest;
+    // Room for four times the probes left in an array of its own: give it back (a burst has left the window).
+    if (this.cls < 0 && ev.length > 4 * this.used && ev.length > 64) this.ev = ev.slice(0, PROBES + 2 * (this.used - PROBES));
   }
 
   /** Per-destination and per-service tallies of the probes in the window (built on first use, then kept). */

@@ -65,6 +65,44 @@ describe('detect/detectors', () => {
       expect(slow2.observe(burst)).to.deep.equal([]);
     });
 
+    it("the slow instance reads the fast one's probes of a batch both observed: the findings of classifying it again", () => {
+      const slowConfig = {
+        ...config.portScan,
+        windowSec: config.portScan.slowWindowSec,
+        minPorts: config.portScan.slowMinDistinct,
+        minHosts: config.portScan.slowMinDistinct,
+      };
+      // Paced over 35 minutes, in batches of three: an IPv4 source probing 70 ports of one host, an IPv6 source pinging
+      // 70 hosts, UDP probes to 70 hosts on one port.
+      const batches = Array.from({ length: 70 }, (_, i) => [
+        synProbe('10.0.0.66', '10.0.0.9', 2000 + i, T0 + i * 30_000),
+        ping(`fd00::${i + 1}`, T0 + i * 30_000 + 1, false, true),
+        makeFlow({
+          srcIp: '10.0.0.67',
+          dstIp: `10.0.3.${i + 1}`,
+          protocol: 17,
+          srcPort: 5000,
+          dstPort: 161,
+          firstSeenMs: T0 + i * 30_000 + 2,
+          fwdPackets: 1,
+          bwdPackets: 0,
+          endReason: 'idle',
+        }),
+      ]);
+      const fastA = new PortScanDetector(config.portScan, 1000);
+      const slowA = new PortScanDetector(slowConfig, 1000, 20_000, { defer: fastA });
+      const fastB = new PortScanDetector(config.portScan, 1000);
+      const slowB = new PortScanDetector(slowConfig, 1000, 20_000, { defer: fastB });
+      const shared = batches.flatMap((b) => [...fastA.observe(b), ...slowA.observe(b)]);
+      // The same flows in another array: not the batch the fast instance observed, classified again.
+      const own = batches.flatMap((b) => [...fastB.observe(b), ...slowB.observe([...b])]);
+      expect(fastA.probesOf(batches[69]!)).to.not.equal(null);
+      expect(fastB.probesOf([...batches[69]!])).to.equal(null);
+      expect(shared.map((f) => f.target)).to.include.members(['10.0.0.9', '*:echo/58', '*:161/17']);
+      expect(shared.every((f) => f.details.slow === true)).to.equal(true);
+      expect(shared).to.deep.equal(own);
+    });
+
     it('reports a ping sweep (ICMP and ICMPv6 echo to many hosts, answered or not) as kind icmp_sweep', () => {
       const d = new PortScanDetector(config.portScan, 1000);
       const [f, ...rest] = d.observe(Array.from({ length: 30 }, (_, i) => ping(`10.0.1.${i + 1}`, T0 + i * 50, i % 2 === 0)));

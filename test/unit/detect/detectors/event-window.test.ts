@@ -1,7 +1,7 @@
 /** src/detect/detectors/event-window.ts against the array-of-events code it replaces (filter, sum, mark reported). */
 import { expect } from 'chai';
 import { seededRandom } from '../../../helpers/random.js';
-import { EventWindow } from '../../../../src/detect/detectors/event-window.js';
+import { EventWindow, eventStore } from '../../../../src/detect/detectors/event-window.js';
 
 interface Event {
   t: number;
@@ -16,8 +16,12 @@ describe('detect/detectors/event-window: EventWindow', () => {
     const rnd = seededRandom(4242);
     for (let run = 0; run < 40; run++) {
       const windowMs = 1000 * (1 + rnd(10));
-      const w = new EventWindow();
-      const bare = new EventWindow(false); // the same window without its sources
+      // Each window's block comes from a store it shares with a neighbour that takes events too and is now and then
+      // released (its key forgotten) and replaced, so blocks are handed back and reused while the windows grow.
+      const stores = { sources: eventStore(true), bare: eventStore(false) };
+      const w = new EventWindow(true, stores.sources);
+      const bare = new EventWindow(false, stores.bare); // the same window without its sources
+      let neighbours = [new EventWindow(true, stores.sources), new EventWindow(false, stores.bare)];
       let ref: Event[] = [];
       let now = 1_700_000_000_000;
       let reports = 0;
@@ -32,6 +36,11 @@ describe('detect/detectors/event-window: EventWindow', () => {
           const src = [`s${rnd(4)}`, -0x7fffff00 + rnd(3), 0x50000000 + rnd(2), rnd(3)][rnd(4)] as string | number;
           w.push(t, sent, replies, src);
           bare.push(t, sent, replies, src);
+          for (const n of neighbours) n.push(t + 1, -sent, -replies, 7);
+          if (rnd(20) === 0) {
+            for (const n of neighbours) n.release();
+            neighbours = [new EventWindow(true, stores.sources), new EventWindow(false, stores.bare)];
+          }
           ref.push({ t, sent, replies, src, reported: false });
         }
         if (ref.length === 0) continue;

@@ -4,6 +4,7 @@ import { SnapshotDeltas } from '../../../../src/detect/detectors/snapshot-deltas
 import { flowColumns } from '../../../../src/native/flow-batch.js';
 import type { FlowRecord } from '../../../../src/native/flow-record.js';
 import { makeFlow } from '../flow-factory.js';
+import { seededRandom } from '../../../helpers/random.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -44,5 +45,35 @@ describe('detect/detectors/snapshot-deltas: SnapshotDeltas', () => {
     expect(delta(d, record(3, 60, T0 + 600))).to.deep.equal({ fwdPackets: 20, bwdPackets: 10, fwdSyn: 2, spanUs: 2e5 });
     expect(delta(d, record(1, 70, T0 + 700, 'fin'))).to.deep.equal({ fwdPackets: 70, bwdPackets: 35, fwdSyn: 7, spanUs: 7e5 });
     expect(delta(d, record(2, 80, T0 + 800, 'fin'))).to.deep.equal({ fwdPackets: 30, bwdPackets: 15, fwdSyn: 3, spanUs: 3e5 });
+  });
+
+  it('gives what a Map of the kept snapshots gives, for ids that share its buckets (id, id + 4096, ...) and evictions', () => {
+    const rnd = seededRandom(99);
+    for (let run = 0; run < 20; run++) {
+      const max = 1 + rnd(6);
+      const d = new SnapshotDeltas(max);
+      // The old bookkeeping: the last snapshot's figures per (id, start), least recently updated first.
+      const kept = new Map<string, { packets: number; lastSeenMs: number }>();
+      let now = T0;
+      for (let k = 0; k < 300; k++) {
+        const id = [1, 2, 3][rnd(3)]! + 4096 * rnd(3);
+        const first = T0 + 1000 * rnd(2);
+        const packets = 10 * rnd(20);
+        now += rnd(50);
+        const snapshot = rnd(3) > 0;
+        const key = `${id}|${first}`;
+        const prev = kept.get(key);
+        const want = prev
+          ? { fwdPackets: Math.max(0, packets - prev.packets), spanUs: Math.max(0, (now - prev.lastSeenMs) * 1000) }
+          : { fwdPackets: packets, spanUs: (now - first) * 1000 };
+        const got = delta(d, record(id, packets, now, snapshot ? 'snapshot' : 'fin', first));
+        expect({ fwdPackets: got.fwdPackets, spanUs: got.spanUs }, `run ${run} record ${k}`).to.deep.equal(want);
+        kept.delete(key);
+        if (snapshot) {
+          kept.set(key, { packets, lastSeenMs: now });
+          while (kept.size > max) kept.delete(kept.keys().next().value as string);
+        }
+      }
+    }
   });
 });
