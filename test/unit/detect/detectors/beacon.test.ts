@@ -167,6 +167,36 @@ describe('detect/detectors/beacon', () => {
       expect(out[0]!.details).to.include({ series: 'address', serverName: null, medianIntervalSec: 15, jitter: 0 });
     });
 
+    it("keeps a series' first connection until its second (start, bytes, port, address), none of an evicted one", () => {
+      const d = new BeaconDetector(config(), 2);
+      const plain = { serverName: null, serverNameSource: null } as const;
+      // A first connection a minute early (it would break the rhythm), forgotten when two other series open after it.
+      const stale = tlsCall(T0 - 60_000, { ...plain, dstPort: 8443, bytes: 99 });
+      const others = [1, 2].map((k) => tlsCall(T0 - 50_000, { ...plain, dstIp: `198.51.100.${k}` }));
+      expect(d.observe([stale, ...others])).to.deep.equal([]);
+      // One batch: the series of port 8443 opens, the one of port 8080 runs, then the first goes on. Series are judged
+      // in the order of their first touch in the batch.
+      const at = (k: number): number => T0 + k * 15_000;
+      const out = d.observe([
+        tlsCall(at(0), { ...plain, dstPort: 8443, bytes: 4200 }),
+        ...[0, 1, 2, 3, 4, 5, 6, 7].map((k) => tlsCall(at(k) + 1000, { ...plain, dstPort: 8080 })),
+        ...[1, 2, 3, 4, 5, 6, 7].map((k) => tlsCall(at(k), { ...plain, dstPort: 8443, bytes: 4200 + k })),
+      ]);
+      expect(out.map((f) => [f.target, f.details['connections'], f.count, f.firstSeenMs])).to.deep.equal([
+        ['203.0.113.7:8443/6', 8, 8, at(0)],
+        ['203.0.113.7:8080/6', 8, 8, at(0) + 1000],
+      ]);
+      expect(out[0]!.details).to.include({ medianIntervalSec: 15, jitter: 0, medianBytes: 4203.5 });
+      // A name series: its port and address from its first flow, the others' addresses after it.
+      const named = feed(new BeaconDetector(config(), 2), [
+        tlsCall(at(0), { dstPort: 8443 }),
+        ...[1, 2, 3, 4, 5, 6, 7].map((k) => tlsCall(at(k), { dstIp: '198.51.100.7' })),
+      ]);
+      expect(named).to.have.length(1);
+      expect(named[0]).to.deep.include({ target: 'c2.example.net', dstPort: 8443, dstIp: '198.51.100.7', count: 8 });
+      expect(named[0]!.details['addresses']).to.deep.equal(['203.0.113.7', '198.51.100.7']);
+    });
+
     it('irregular sizes lower the severity to low (timing alone)', () => {
       const r = uniform(3);
       const out = feed(
