@@ -345,6 +345,13 @@ export class BeaconDetector implements Detector {
    */
   private readonly names = new LruTable<0>();
   private readonly nameText: TableKey = reusableKey();
+  /**
+   * The last name looked up in this batch, its slot in {@link names} (-1: absent) and whether the allowlist has it
+   * (slots stay their names' within a batch: `names` is capped after it).
+   */
+  private lastName: string | null = null;
+  private lastNameAt = -1;
+  private lastNameAllowed = false;
   /** Flows already reported for check-ins inside them (insertion order = age; capped at `maxTracked`). */
   private readonly inFlowReported: BoundedSet;
   private readonly allowApps: ReadonlySet<number>;
@@ -368,6 +375,7 @@ export class BeaconDetector implements Detector {
   observe(flows: readonly FlowRecord[]): Finding[] {
     this.byAddress.begin();
     this.byName.begin();
+    this.lastName = null;
     const c = flowColumns(flows);
     const { cols, n } = c;
     const out: Finding[] = [];
@@ -393,12 +401,18 @@ export class BeaconDetector implements Detector {
       const t = c.firstSeenMs(i);
       const bytes = cols[C.bytes * n + i] as number;
       const name = (cols[C.serverNameSource * n + i] as number) > 0 ? (serverNamesOf(flows)[i] as string | null) : null;
-      // A name in `names` passed the allowlist test when it was added: one lookup of the name for most flows.
+      // A name in `names` passed the allowlist test when it was added: one lookup of the name, and only at the first
+      // flow of a run of flows with the same name (on the bench input, 64% of named flows follow one with their name).
       let nameAt = -1;
       if (name !== null) {
-        this.nameText.text = name;
-        nameAt = this.names.find(this.nameText);
-        if (nameAt < 0 && this.allowedName(name)) continue;
+        if (name !== this.lastName) {
+          this.nameText.text = name;
+          this.lastNameAt = this.names.find(this.nameText);
+          this.lastNameAllowed = this.lastNameAt < 0 && this.allowedName(name);
+          this.lastName = name;
+        }
+        if (this.lastNameAllowed) continue;
+        nameAt = this.lastNameAt;
       }
       // Public DoH resolvers by address (only where DoH and DoT run: the address text is built for those ports only).
       if ((dstPort === 443 || dstPort === 853) && this.allowAddresses.has(c.ip(n + i))) continue;
@@ -412,7 +426,7 @@ export class BeaconDetector implements Detector {
         key = this.nameKey;
         if (src >= 0) {
           this.nameKey.a = src;
-          this.nameKey.b = this.nameSlot(name, nameAt);
+          this.nameKey.b = this.lastNameAt = this.nameSlot(name, nameAt);
           this.nameKey.text = null;
         } else this.nameKey.text = `\u0003${c.ip(i)}\u0000${name}`;
       } else key = addressPairKey(c, i, n + i, dstPort, protocol);
