@@ -156,6 +156,25 @@ describe('detect/detectors/beacon', () => {
       ]);
     });
 
+    it('looks a name up afresh in each batch: one forgotten after the last batch looked it up is not mistaken for kept', () => {
+      const d = new BeaconDetector(config(), 2);
+      const named = (t: number, srcIp: string, serverName: string): FlowRecord => tlsCall(t, { srcIp, serverName });
+      const out: Finding[] = [];
+      out.push(...d.observe([named(T0 - 120_000, '10.0.0.5', 'n.example')]));
+      // n.example is the last name of this batch, from a source that keeps no name slot; the cap then forgets it.
+      out.push(
+        ...d.observe([named(T0 - 60_000, '10.0.0.6', 'p.example'), named(T0 - 60_000, '10.0.0.7', 'q.example'), named(T0 - 60_000, 'fd00::1', 'n.example')]),
+      );
+      for (let k = 0; k < 9; k++)
+        out.push(...d.observe([named(T0 + k * 60_000, '10.0.0.5', 'n.example'), named(T0 + k * 60_000 + 20_000, '10.0.0.5', 'm.example')]));
+      expect(out.map((f) => [f.target, f.details['connections']])).to.deep.equal([
+        ['n.example', 8],
+        ['m.example', 8],
+        ['n.example', 9],
+        ['m.example', 9],
+      ]);
+    });
+
     it('keeps per-address series for flows without a name', () => {
       const d = new BeaconDetector(config(), 1000);
       const out = feed(
