@@ -128,6 +128,11 @@ export class LruTable<V> {
     return this.values[slot] as V;
   }
 
+  /** Replaces the value in `slot` (the order does not change). */
+  set(slot: number, value: V): void {
+    this.values[slot] = value;
+  }
+
   /** The key of `slot` (a new object). */
   keyAt(slot: number): TableKey {
     return { a: this.keyA[slot] as number, b: this.keyB[slot] as number, text: this.texts[slot] ?? null };
@@ -164,13 +169,13 @@ export class LruTable<V> {
     this.count--;
   }
 
-  /** Removes the oldest entries until at most `max` remain, telling `onEvict` about each (oldest first). */
-  cap(max: number, onEvict?: (value: V) => void): void {
+  /** Removes the oldest entries until at most `max` remain, telling `onEvict` about each (oldest first) and its former slot. */
+  cap(max: number, onEvict?: (value: V, slot: number) => void): void {
     while (this.count > max) {
       const s = this.oldest;
       const v = this.values[s] as V;
       this.remove(s);
-      onEvict?.(v);
+      onEvict?.(v, s);
     }
   }
 

@@ -5,7 +5,8 @@
  * gives each finding the names of its address pair; the aggregator merges them into the alert and threat rows
  * (deduplicated, bounded by {@link mergeNames}).
  */
-import { flowColumns } from '../native/flow-batch.js';
+import { flowColumns, flowTexts } from '../native/flow-batch.js';
+import { TEXT_COLUMN as T } from '../native/flow-columns.js';
 import type { FlowRecord } from '../native/flow-record.js';
 import { ipv4At, ipv4OfText } from './detectors/address.js';
 import type { Finding } from './finding.js';
@@ -40,8 +41,10 @@ const namesByBatch = new WeakMap<readonly FlowRecord[], ReadonlyArray<string | n
 export function serverNamesOf(flows: readonly FlowRecord[]): ReadonlyArray<string | null> {
   let names = namesByBatch.get(flows);
   if (names === undefined) {
+    // The text column, not the records' getters: most flows have no name, and their texts are not read at all.
+    const texts = flowTexts(flows);
     const out = new Array<string | null>(flows.length);
-    for (let i = 0; i < flows.length; i++) out[i] = normaliseName((flows[i] as FlowRecord).serverName);
+    for (let i = 0; i < flows.length; i++) out[i] = texts.hasText(T.serverName, i) ? normaliseName(texts.text(T.serverName, i)) : null;
     names = out;
     namesByBatch.set(flows, names);
   }

@@ -26,8 +26,21 @@ export function isGroupAddress(ip: string): boolean {
   return first >= 224 || ip.endsWith('.255');
 }
 
+/**
+ * True where 32-bit words hold their bytes lowest first (x86, ARM): then the batch's address words (flow-batch.ts
+ * `FlowColumns.addrWords`) are read, four loads where the bytes take sixteen; elsewhere the bytes.
+ */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Bytes 8..11 of an IPv4-mapped address (00 00 ff ff) as a little-endian word. */
+const MAPPED_WORD = 0xffff0000;
+
 /** True when address `k` of the batch is IPv4-mapped (its text is a dotted quad). */
-const mappedAt = (c: FlowColumns, k: number): boolean => isMapped(c.addrs, k * 16);
+function mappedAt(c: FlowColumns, k: number): boolean {
+  if (!LITTLE_ENDIAN) return isMapped(c.addrs, k * 16);
+  const w = c.addrWords;
+  const o = 4 * k;
+  return w[o + 2] === MAPPED_WORD && ((w[o] as number) | (w[o + 1] as number)) === 0;
+}
 
 /** {@link isGroupAddress} of address `k` of a batch (`c.ip(k)`), read from its bytes when it is IPv4. */
 export function isGroupAddressAt(c: FlowColumns, k: number): boolean {
@@ -82,6 +95,7 @@ function privateOfText(ip: string): boolean {
 /** True when address `k` of a batch is 0.0.0.0. */
 export function isUnspecifiedIpv4At(c: FlowColumns, k: number): boolean {
   if (!mappedAt(c, k)) return false;
+  if (LITTLE_ENDIAN) return c.addrWords[4 * k + 3] === 0;
   const a = c.addrs;
   const o = k * 16;
   return (a[o + 12] | a[o + 13] | a[o + 14] | a[o + 15]) === 0;
@@ -90,6 +104,10 @@ export function isUnspecifiedIpv4At(c: FlowColumns, k: number): boolean {
 /** The 32-bit value of address `k` of a batch when it is IPv4 (a dotted quad), else -1. */
 export function ipv4At(c: FlowColumns, k: number): number {
   if (!mappedAt(c, k)) return -1;
+  if (LITTLE_ENDIAN) {
+    const w = c.addrWords[4 * k + 3] as number; // bytes 12..15, the first lowest
+    return (w & 0xff) * 0x1000000 + (((w >>> 8) & 0xff) << 16) + (((w >>> 16) & 0xff) << 8) + (w >>> 24);
+  }
   const x = c.addrs;
   const o = k * 16 + 12;
   return (x[o] as number) * 0x1000000 + (((x[o + 1] as number) << 16) | ((x[o + 2] as number) << 8) | (x[o + 3] as number));

@@ -65,17 +65,37 @@ const counts = new Int32Array(256);
 
 /** Shannon entropy (bits per character) of `s`; characters above 255 share one bucket. */
 export function shannonEntropy(s: string): number {
-  if (s.length === 0) return 0;
-  counts.fill(0);
+  return entropyWithout(s, -1);
+}
+
+/**
+ * {@link shannonEntropy} of `s` without its characters of code `skip`: `shannonEntropy(s.replaceAll('.', ''))` for
+ * 46, without the copy. Only the buckets between the lowest and highest character are cleared and summed (names use a
+ * few dozen), in the same order as all 256, so the sum is the same number.
+ */
+function entropyWithout(s: string, skip: number): number {
+  let length = 0;
+  let lo = 255;
+  let hi = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    counts[c < 256 ? c : 255]++;
+    const code = s.charCodeAt(i);
+    if (code === skip) continue;
+    const c = code < 256 ? code : 255;
+    if (c < lo) lo = c;
+    if (c > hi) hi = c;
+    length++;
+  }
+  if (length === 0) return 0;
+  counts.fill(0, lo, hi + 1);
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    if (code !== skip) counts[code < 256 ? code : 255]++;
   }
   let h = 0;
-  for (let i = 0; i < 256; i++) {
+  for (let i = lo; i <= hi; i++) {
     const n = counts[i] as number;
     if (n === 0) continue;
-    const p = n / s.length;
+    const p = n / length;
     h -= p * Math.log2(p);
   }
   return h;
@@ -124,16 +144,22 @@ export class DnsTunnelDetector implements Detector {
   /** By `client|domain`, least recently used first. */
   private readonly groups = new Map<string, Group>();
   private readonly allow: readonly string[];
+  /** `.` and each of {@link allow} (made once, not per query). */
+  private readonly allowSuffixes: readonly string[];
 
   constructor(
     private readonly config: DnsTunnelConfig,
     private readonly maxTracked: number,
   ) {
     this.allow = config.allow.map((d) => d.toLowerCase().replace(/^\.+|\.+$/g, ''));
+    this.allowSuffixes = this.allow.map((a) => `.${a}`);
   }
 
   private allowed(domain: string): boolean {
-    return this.allow.some((a) => domain === a || domain.endsWith(`.${a}`));
+    for (let k = 0; k < this.allow.length; k++) {
+      if (domain === this.allow[k] || domain.endsWith(this.allowSuffixes[k] as string)) return true;
+    }
+    return false;
   }
 
   observe(flows: readonly FlowRecord[]): Finding[] {
@@ -151,9 +177,11 @@ export class DnsTunnelDetector implements Detector {
       const query = texts.text(T.dnsQuery, i); // `f.dns.query`; null when the flow has no `dns`
       if (query === null || query === '') continue;
       const server = c.ip(n + i);
-      const g = dnsGroup(query, server);
-      if (g === null || this.allowed(g.domain)) continue;
-      const key = `${c.ip(i)}|${g.domain}`;
+      const g = groupOfName(query); // dnsGroup() without its object
+      if (g === null) continue;
+      const domain = g.domain ?? `@${server}`;
+      if (this.allowed(domain)) continue;
+      const key = `${c.ip(i)}|${domain}`;
       const group = this.group(key, c.firstSeenMs(i));
       this.add(group, c, i, server, g.subdomain, query, qtype);
       touched.add(key);
@@ -234,9 +262,10 @@ export class DnsTunnelDetector implements Detector {
     if (subdomain === 'dnscat' || subdomain.startsWith('dnscat.')) g.toolTag = true; // its first label
     if (subdomain !== '' && !g.names.has(subdomain) && g.names.size < MAX_NAMES) {
       g.names.add(subdomain);
-      const bare = subdomain.replaceAll('.', '');
-      g.nameLength += bare.length;
-      g.entropy += shannonEntropy(bare);
+      let dots = 0;
+      for (let at = subdomain.indexOf('.'); at >= 0; at = subdomain.indexOf('.', at + 1)) dots++;
+      g.nameLength += subdomain.length - dots; // without its dots
+      g.entropy += entropyWithout(subdomain, 46);
       if (g.examples.length < EXAMPLES) g.examples.push(query.slice(0, 120));
     }
   }

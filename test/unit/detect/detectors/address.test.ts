@@ -13,6 +13,8 @@ import {
   addressRef,
   isGroupAddress,
   isGroupAddressAt,
+  ipv4At,
+  ipv4OfText,
   isPrivateAt,
   isUnspecifiedIpv4At,
 } from '../../../../src/detect/detectors/address.js';
@@ -58,7 +60,8 @@ const identity = (k: Readonly<TableKey>): string => (k.text !== null ? `text ${k
 function columnBatch(addresses: number[][]): FlowColumns {
   const n = addresses.length / 2;
   const addrs = Uint8Array.from(addresses.flat());
-  return { n, cols: new Float64Array(0), addrs, ip: (k) => formatAddress(addrs, k * 16), firstSeenMs: () => 0, lastSeenMs: () => 0 };
+  const addrWords = new Uint32Array(addrs.buffer);
+  return { n, cols: new Float64Array(0), addrs, addrWords, ip: (k) => formatAddress(addrs, k * 16), firstSeenMs: () => 0, lastSeenMs: () => 0 };
 }
 
 describe('detect/detectors/address', () => {
@@ -74,6 +77,15 @@ describe('detect/detectors/address', () => {
       if (isGroupAddressAt(c, k)) group++;
     }
     expect(group).to.be.above(20);
+  });
+
+  it('ipv4At() is the value of a dotted quad (ipv4OfText() of the text), -1 for any other address', () => {
+    let v4 = 0;
+    for (let k = 0; k < 2 * c.n; k++) {
+      expect(ipv4At(c, k), texts[k]).to.equal(ipv4OfText(texts[k] as string));
+      if (ipv4At(c, k) >= 0) v4++;
+    }
+    expect(v4).to.be.within(50, 2 * c.n - 50);
   });
 
   it('isPrivateAt() answers as isPrivate() on the text, IPv6 from the bytes (first words at the edges of the rule)', () => {

@@ -156,6 +156,25 @@ describe('detect/detectors/beacon', () => {
       ]);
     });
 
+    it('looks a name up afresh in each batch: one forgotten after the last batch looked it up is not mistaken for kept', () => {
+      const d = new BeaconDetector(config(), 2);
+      const named = (t: number, srcIp: string, serverName: string): FlowRecord => tlsCall(t, { srcIp, serverName });
+      const out: Finding[] = [];
+      out.push(...d.observe([named(T0 - 120_000, '10.0.0.5', 'n.example')]));
+      // n.example is the last name of this batch, from a source that keeps no name slot; the cap then forgets it.
+      out.push(
+        ...d.observe([named(T0 - 60_000, '10.0.0.6', 'p.example'), named(T0 - 60_000, '10.0.0.7', 'q.example'), named(T0 - 60_000, 'fd00::1', 'n.example')]),
+      );
+      for (let k = 0; k < 9; k++)
+        out.push(...d.observe([named(T0 + k * 60_000, '10.0.0.5', 'n.example'), named(T0 + k * 60_000 + 20_000, '10.0.0.5', 'm.example')]));
+      expect(out.map((f) => [f.target, f.details['connections']])).to.deep.equal([
+        ['n.example', 8],
+        ['m.example', 8],
+        ['n.example', 9],
+        ['m.example', 9],
+      ]);
+    });
+
     it('keeps per-address series for flows without a name', () => {
       const d = new BeaconDetector(config(), 1000);
       const out = feed(
@@ -165,6 +184,36 @@ describe('detect/detectors/beacon', () => {
       expect(out).to.have.length(1);
       expect(out[0]).to.deep.include({ target: '203.0.113.7:8443/6', threatIp: '203.0.113.7' });
       expect(out[0]!.details).to.include({ series: 'address', serverName: null, medianIntervalSec: 15, jitter: 0 });
+    });
+
+    it("keeps a series' first connection until its second (start, bytes, port, address), none of an evicted one", () => {
+      const d = new BeaconDetector(config(), 2);
+      const plain = { serverName: null, serverNameSource: null } as const;
+      // A first connection a minute early (it would break the rhythm), forgotten when two other series open after it.
+      const stale = tlsCall(T0 - 60_000, { ...plain, dstPort: 8443, bytes: 99 });
+      const others = [1, 2].map((k) => tlsCall(T0 - 50_000, { ...plain, dstIp: `198.51.100.${k}` }));
+      expect(d.observe([stale, ...others])).to.deep.equal([]);
+      // One batch: the series of port 8443 opens, the one of port 8080 runs, then the first goes on. Series are judged
+      // in the order of their first touch in the batch.
+      const at = (k: number): number => T0 + k * 15_000;
+      const out = d.observe([
+        tlsCall(at(0), { ...plain, dstPort: 8443, bytes: 4200 }),
+        ...[0, 1, 2, 3, 4, 5, 6, 7].map((k) => tlsCall(at(k) + 1000, { ...plain, dstPort: 8080 })),
+        ...[1, 2, 3, 4, 5, 6, 7].map((k) => tlsCall(at(k), { ...plain, dstPort: 8443, bytes: 4200 + k })),
+      ]);
+      expect(out.map((f) => [f.target, f.details['connections'], f.count, f.firstSeenMs])).to.deep.equal([
+        ['203.0.113.7:8443/6', 8, 8, at(0)],
+        ['203.0.113.7:8080/6', 8, 8, at(0) + 1000],
+      ]);
+      expect(out[0]!.details).to.include({ medianIntervalSec: 15, jitter: 0, medianBytes: 4203.5 });
+      // A name series: its port and address from its first flow, the others' addresses after it.
+      const named = feed(new BeaconDetector(config(), 2), [
+        tlsCall(at(0), { dstPort: 8443 }),
+        ...[1, 2, 3, 4, 5, 6, 7].map((k) => tlsCall(at(k), { dstIp: '198.51.100.7' })),
+      ]);
+      expect(named).to.have.length(1);
+      expect(named[0]).to.deep.include({ target: 'c2.example.net', dstPort: 8443, dstIp: '198.51.100.7', count: 8 });
+      expect(named[0]!.details['addresses']).to.deep.equal(['203.0.113.7', '198.51.100.7']);
     });
 
     it('irregular sizes lower the severity to low (timing alone)', () => {

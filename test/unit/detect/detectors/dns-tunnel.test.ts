@@ -42,6 +42,19 @@ describe('detect/detectors/dns-tunnel', () => {
       expect(shannonEntropy('abab')).to.equal(1);
       expect(shannonEntropy('0123456789abcdef')).to.equal(4);
     });
+
+    it('is the sum over all 256 buckets in order, to the last bit (characters above 255 in the last bucket)', () => {
+      const reference = (t: string): number => {
+        const n = new Array<number>(256).fill(0);
+        for (const ch of t.split('')) n[Math.min(ch.charCodeAt(0), 255)]++;
+        let h = 0;
+        for (const k of n) if (k > 0) h -= (k / t.length) * Math.log2(k / t.length);
+        return h;
+      };
+      for (const t of ['x', 'aab', 'q9zz-0_Z', '3f2a9c01b7e4d5a6c8b9e0f1a2b3c4d5', 'ünï\u0100\u4e2dcode', '\u00ff\u0100\u0101~ ']) {
+        expect(shannonEntropy(t)).to.equal(reference(t));
+      }
+    });
   });
 
   describe('dnsGroup()', () => {
@@ -81,6 +94,8 @@ describe('detect/detectors/dns-tunnel', () => {
         queries: 30,
         tunnelQtypeShare: 1,
         meanNameLength: 65,
+        meanEntropy:
+          Math.round((Array.from({ length: 30 }, (_, i) => shannonEntropy(`${hex(i)}.exfil`.replaceAll('.', ''))).reduce((x, y) => x + y) / 30) * 100) / 100,
         qtypes: { '16': 30 },
       });
       expect(f!.details['signals']).to.deep.equal(['many_names', 'long_names', 'high_entropy', 'tunnel_qtypes']);

@@ -114,6 +114,30 @@ describe('detect/detectors/web-attack', () => {
       expect(g!.details).to.include({ requests: 3 });
     });
 
+    it('keeps clients, servers and ports apart (IPv4 and IPv6), in the order of their first match; forgets the least recent', () => {
+      const d = new WebAttackDetector(3);
+      const attack = (srcIp: string, dstIp: string, dstPort: number): ReturnType<typeof makeFlow> =>
+        makeFlow({ srcIp, dstIp, dstPort, http: request('/?q=<script>alert(1)</script>') });
+      const out = d.observe([
+        attack('2001:db8::9', '10.0.0.5', 80),
+        attack('203.0.113.9', '10.0.0.5', 80),
+        attack('203.0.113.9', '10.0.0.5', 8080),
+        attack('2001:db8::9', '10.0.0.5', 80),
+        attack('203.0.113.9', '10.0.0.6', 80),
+      ]);
+      const view = (f: (typeof out)[number]): unknown[] => [f.srcIp, f.dstIp, f.dstPort, f.count, f.details['requests']];
+      // Four keys past a cap of three: the least recently seen (the first IPv4 one) is forgotten with its finding.
+      expect(out.map(view)).to.deep.equal([
+        ['2001:db8::9', '10.0.0.5', 80, 2, 2],
+        ['203.0.113.9', '10.0.0.5', 8080, 1, 1],
+        ['203.0.113.9', '10.0.0.6', 80, 1, 1],
+      ]);
+      expect(d.observe([attack('203.0.113.9', '10.0.0.5', 80), attack('2001:db8::9', '10.0.0.5', 80)]).map(view)).to.deep.equal([
+        ['203.0.113.9', '10.0.0.5', 80, 1, 1],
+        ['2001:db8::9', '10.0.0.5', 80, 1, 3],
+      ]);
+    });
+
     it('ignores snapshots (the finished flow is judged once) and flows without HTTP', () => {
       const d = new WebAttackDetector(100);
       expect(d.observe([makeFlow({ endReason: 'snapshot', http: request('/?q=<script>') }), makeFlow({ http: null })])).to.deep.equal([]);
