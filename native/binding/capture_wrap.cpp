@@ -319,7 +319,12 @@ void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Mes
         break;
       }
       case Message::kEnd: {
-        if (session->owner != nullptr) session->owner->SessionEnded(session, m->stats);
+        if (session->owner != nullptr) {
+          session->owner->SessionEnded(session, m->stats);
+          // The owner no longer points at this session, so it will not clear `owner` when it is collected, which
+          // may be before the TSFN finalizer (Finalize) runs: that must not call into it.
+          session->owner = nullptr;
+        }
         Napi::Value err = env.Undefined();
         if (m->error != CaptureError::kNone) err = MakeCaptureError(env, m->error, m->text).Value();
         callback.Call({Napi::String::New(env, "end"), StatsToObject(env, m->stats), err});
