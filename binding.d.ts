@@ -243,17 +243,13 @@ export declare namespace Binding {
     /** Flow records per batch. */
     batchFlows?: number;
     /**
-     * Detach each flow batch's ArrayBuffer when the `flows` callback returns, so that the session reuses its memory at
-     * once (default false). Only for consumers that never keep the buffer (the Sensor decodes it synchronously).
+     * Detach each flow batch's ArrayBuffer when the `flows` callback returns (default false). The batch is then the
+     * session's own memory, not a copy, and is reused at once. Only for consumers that never keep the buffer (the
+     * Sensor decodes it synchronously unless a `columnFlows` listener is registered at start).
      */
     detachBatches?: boolean;
     /** Test-only: batches in flight to JS (default 16); live capture drops batches beyond it. */
     _queueDepth?: number;
-    /**
-     * Test-only: spare batch buffers the session must hold for a batch to be lent to JS without a copy when
-     * detachBatches is off (default 2; 0 lends every batch whose buffer is at most a quarter larger than it).
-     */
-    _lendReserve?: number;
     /** The application layer (native/app): protocol parsing, names, fingerprints (default true). */
     appLayer?: boolean;
     /** Community ID seed (0..65535, default 0). */
@@ -359,10 +355,9 @@ export declare namespace Binding {
   /**
    * Events from the capture thread, on the JS thread: `flows` with one batch (layout in
    * native/binding/batch_encoder.h), periodic `stats`, and exactly one final `end` (with an error when reading failed).
-   * A batch's ArrayBuffer is often the capture session's own memory, lent without a copy and reused once V8 has
-   * collected it (or, with detachBatches, when the callback returns): Node marks such a buffer untransferable, so
-   * posting it in a transfer list copies it (Node 20) or throws DataCloneError (Node 21 and later); post a
-   * `slice()` of it instead.
+   * With detachBatches, a batch's ArrayBuffer is the capture session's own memory, lent without a copy and reused
+   * when the callback returns: Node marks such a buffer untransferable, so posting it in a transfer list copies it
+   * (Node 20) or throws DataCloneError (Node 21 and later); post a `slice()` of it instead.
    */
   type CaptureEventListener = (event: 'flows' | 'stats' | 'end' | 'arp', a: ArrayBuffer | RawStats | RawArpBinding[], b?: CaptureErrorLike) => void;
 

@@ -59,10 +59,6 @@ class SparePool {
     spare_bytes_ -= b.capacity;
     return b;
   }
-  size_t Count() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return spare_.size();
-  }
   // Keeps `b` for reuse; over kSpareBuffers or kSpareBytes, the smallest spares are freed first (a large one fits
   // every batch).
   void Recycle(BatchBuffer&& b) {
@@ -91,8 +87,8 @@ class SparePool {
 // thread, on an event-loop turn after V8 let go of the memory (Node 20: napi_create_external_arraybuffer makes a
 // node::Buffer, whose tracked backing store's deleter queues the call: src/node_api.cc, src/node_buffer.cc
 // CallbackInfo), or from its environment cleanup hook at teardown. It hands the buffer back to the pool (which frees
-// it when over budget). When the memory came back earlier (CallJs, detach mode), `batch` is empty and only the hint
-// goes.
+// it when over budget). When the memory came back when the callback returned (CallJs), `batch` is empty and only the
+// hint goes.
 struct LentBatch {
   BatchBuffer batch;
   std::shared_ptr<SparePool> pool;
@@ -105,20 +101,14 @@ struct LentBatch {
   }
 };
 
-// When a batch is lent rather than copied (both on the JS thread, CallJs).
-// - detach mode: always; the buffer comes back when the callback returns.
-// - otherwise JS keeps the buffer until V8 collects it, typically many batches later (a replay into JS that only
-//   counts batches sees three scavenges in 305 batches), and the pool keeps only kSpareBytes of what comes back. A
-//   batch is lent only while the pool still holds kLendReserve spares, so that the capture thread, which takes a
-//   spare for every batch, does not have to allocate and fault in a fresh buffer on its critical path (lending every
-//   batch made that replay 20-25% slower: the page faults moved from the JS thread's copy to the capture thread).
-//   Below the reserve the batch is copied into an ArrayBuffer of its size, as before, and its buffer goes straight
-//   back. And a buffer JS keeps holds its whole capacity, while V8 counts only its size towards its next GC: a batch is
-//   lent only when its capacity is within a quarter of its size (a fresh buffer is rounded up by less than 64 KiB, see
-//   BatchEncoder::TakeBuffer; a recycled one may be much larger than a small batch).
-constexpr size_t kLendReserve = 2;
-bool LendAsIs(const BatchBuffer& b) { return b.capacity - b.size <= b.size / 4; }
-
+// Only batches the callback detaches (detachBatches) are lent; others are copied into an ArrayBuffer of their size and
+// their buffer goes straight back to the pool. A lent buffer JS keeps lives until V8 collects it: a scavenge does not
+// free it (it is promoted, and goes at the next mark-compact), and V8 no longer runs the scavenge it runs when young
+// ArrayBuffers it allocated itself pile up. Lending even one batch in five without detaching (while the pool had two
+// spares) turned a raw replay's 3 scavenges into a scavenge and a mark-compact and raised its peak RSS from 136-145 to
+// 157-169 MB; lending every batch moved the page faults from the JS thread's copy onto the capture thread (which had
+// to allocate a fresh buffer for each batch: the pool keeps kSpareBytes of what comes back, and it comes back late)
+// and made that replay 20-25% slower.
 struct Message {
   enum Kind { kFlows, kStats, kEnd, kArp } kind = kFlows;
   BatchBuffer batch;
@@ -253,19 +243,17 @@ struct CaptureSession : public CaptureOutput {
   BatchEncoder encoder;
   CaptureWrap* owner = nullptr;  // cleared if the JS object is collected first
   bool hook_registered = false;
-  bool detach_batches = false;         // set before the capture thread starts, then read-only
-  size_t lend_reserve = kLendReserve;  // JS thread only
+  bool detach_batches = false;  // set before the capture thread starts, then read-only
   const std::shared_ptr<SparePool> pool = std::make_shared<SparePool>();
 };
 
 namespace {
 
-// The batch of `m` as an ArrayBuffer of its size: its own memory when lent (`*lent` is then the finalizer's hint,
-// which owns the buffer from here on), else a copy (the buffer goes back to the pool, `*lent` null).
+// The batch of `m` as an ArrayBuffer of its size: with detachBatches its own memory, lent (`*lent` is then the
+// finalizer's hint, which owns the buffer from here on), else a copy (the buffer goes back to the pool, `*lent` null).
 Napi::ArrayBuffer BatchToJs(Napi::Env env, CaptureSession* session, Message* m, LentBatch** lent) {
   *lent = nullptr;
-  // In detach mode the buffer comes back when the callback returns, whatever its capacity.
-  if (session->detach_batches || (LendAsIs(m->batch) && session->pool->Count() >= session->lend_reserve)) {
+  if (session->detach_batches) {
     auto* hint = new LentBatch{std::move(m->batch), session->pool};
     napi_value value = nullptr;
     const napi_status st = napi_create_external_arraybuffer(env, hint->batch.data.get(), hint->batch.size,
@@ -298,8 +286,8 @@ void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Mes
         callback.Call({Napi::String::New(env, "flows"), ab});
         // The consumer decoded the batch synchronously: take its memory back now rather than at the next GC. While
         // `ab` is attached it holds the memory, so the finalizer has not been queued and `lent` is alive. If JS
-        // detached it itself (transferred it to a worker), JS may still reach the memory: the finalizer recycles it
-        // once V8 lets go.
+        // detached it itself (transferred it, where the runtime allows it), or the callback threw, JS may still reach
+        // the memory: the finalizer recycles it once V8 lets go.
         if (session->detach_batches && !ab.IsDetached()) {
           ab.Detach();
           if (lent != nullptr) {
@@ -483,8 +471,6 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   auto* session = new CaptureSession(cfg.batch_flows);
   session->owner = this;
   session->detach_batches = GetBool(o, "detachBatches", false);
-  // `_lendReserve` (test-only): 0 lends every batch whose buffer fits it (see kLendReserve).
-  session->lend_reserve = static_cast<size_t>(GetNumber(o, "_lendReserve", static_cast<double>(kLendReserve)));
   session->encoder.SetAppLayer(cfg.app.enabled, cfg.app.community_id_seed);
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
   // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
