@@ -243,8 +243,9 @@ export declare namespace Binding {
     /** Flow records per batch. */
     batchFlows?: number;
     /**
-     * Detach each flow batch's ArrayBuffer when the `flows` callback returns, freeing its memory at once (default
-     * false). Only for consumers that never keep the buffer (the Sensor decodes it synchronously).
+     * Detach each flow batch's ArrayBuffer when the `flows` callback returns (default false). The batch is then the
+     * session's own memory, not a copy, and is reused at once. Only for consumers that never keep the buffer (the
+     * Sensor decodes it synchronously unless a `columnFlows` listener is registered at start).
      */
     detachBatches?: boolean;
     /** Test-only: batches in flight to JS (default 16); live capture drops batches beyond it. */
@@ -354,6 +355,9 @@ export declare namespace Binding {
   /**
    * Events from the capture thread, on the JS thread: `flows` with one batch (layout in
    * native/binding/batch_encoder.h), periodic `stats`, and exactly one final `end` (with an error when reading failed).
+   * With detachBatches, a batch's ArrayBuffer is the capture session's own memory, lent without a copy and reused
+   * when the callback returns: Node marks such a buffer untransferable, so posting it in a transfer list copies it
+   * (Node 20) or throws DataCloneError (Node 21 and later); post a `slice()` of it instead.
    */
   type CaptureEventListener = (event: 'flows' | 'stats' | 'end' | 'arp', a: ArrayBuffer | RawStats | RawArpBinding[], b?: CaptureErrorLike) => void;
 
@@ -572,5 +576,11 @@ export declare namespace Binding {
      * (at most once per 10 s, and only when the policy is applied); whether it did.
      */
     _mallocTrim(): boolean;
+    /**
+     * Test-only: the process's counts of flow batches lent to JS without a copy (`lent`), of those taken back when
+     * their callback returned (`reclaimed`, detachBatches) and of those given back after V8 let go of them
+     * (`finalized`).
+     */
+    _batchBuffers(): { lent: number; reclaimed: number; finalized: number };
   }
 }

@@ -201,7 +201,9 @@ enum SmbFileFlag : int { kSmbFileWriteAccess = 1, kSmbFileWritten = 2, kSmbFileR
 // Column names (JS field names; early columns are earlySize0..7, earlyDir0..7, earlyIatUs0..7).
 extern const char* const kF64ColumnNames[kF64ColumnCount];
 
-// A byte buffer without value-initialisation (batches are rewritten whole; zero-filling them cost page faults).
+// A byte buffer without value-initialisation (batches are rewritten whole; zero-filling them cost page faults). new[]
+// aligns it to at least 16 bytes, which JS's Float64Array views of the columns need: the session lends it to JS as
+// the batch's ArrayBuffer (native/binding/capture_wrap.cpp).
 struct BatchBuffer {
   std::unique_ptr<uint8_t[]> data;
   size_t size = 0;      // bytes of the encoded batch

@@ -1,0 +1,149 @@
+/**
+ * Flow batches of a session whose callback detaches them (detachBatches) reach JS as the session's own buffers
+ * (native/binding/capture_wrap.cpp: lent as external ArrayBuffers, taken back when the callback returns); others as
+ * copies. A buffer must never be reused while JS can still reach it: every batch, read in its callback, kept past it
+ * (not detached) or posted to a worker, holds its own flows after later batches were written, byte for byte the
+ * batches of a replay that copies every batch.
+ */
+import { expect } from 'chai';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Binding } from '../../binding.js';
+import { loadBinding } from '../../src/native/load.js';
+import { FIXTURES, tempDir } from '../helpers/setup.js';
+
+const COPIES = 8;
+const BATCH_FLOWS = 512;
+
+/**
+ * `COPIES` copies of the nmap SYN scan capture (1994 flows) one after another, each 1000 s later than the one before
+ * (so each copy's flows are new ones): about 16,000 flows, 50 batches of up to 512.
+ */
+function scanCopies(): string {
+  const src = readFileSync(path.join(FIXTURES, 'pcaps', 'ndpi_nmap_syn_portscan.pcap'));
+  expect(src.readUInt32LE(0)).to.equal(0xa1b2c3d4); // microsecond, little-endian
+  const parts: Buffer[] = [src.subarray(0, 24)];
+  for (let k = 0; k < COPIES; k++) {
+    const copy = Buffer.from(src.subarray(24));
+    for (let off = 0; off + 16 <= copy.length; off += 16 + copy.readUInt32LE(off + 8)) {
+      copy.writeUInt32LE(copy.readUInt32LE(off) + k * 1000, off);
+    }
+    parts.push(copy);
+  }
+  const file = path.join(tempDir('batch-buffers-'), 'scan-copies.pcap');
+  writeFileSync(file, Buffer.concat(parts));
+  return file;
+}
+
+type Options = Partial<Binding.CaptureStartOptions>;
+
+/** One replay through the addon's Capture; `onBatch` sees each batch buffer in its callback. Resolves at the end. */
+function replay(file: string, options: Options, onBatch: (buffer: ArrayBuffer, index: number) => void): Promise<number> {
+  const capture = new (loadBinding().Capture)();
+  let index = 0;
+  return new Promise<number>((resolve, reject) => {
+    capture.start({ kind: 'file', path: file, snapshotIntervalSec: 0, idleTimeoutSec: 60, batchFlows: BATCH_FLOWS, ...options }, (event, a, err) => {
+      if (event === 'flows') onBatch(a as ArrayBuffer, index++);
+      else if (event === 'end') {
+        expect(capture.running).to.equal(false); // also keeps `capture` reachable: a collected Capture stops
+        if (err) reject(err as Error);
+        else resolve(index);
+      }
+    });
+  });
+}
+
+/** Every batch of `file`, copied inside its callback from batches the addon copied too (not detached: nothing lent). */
+async function reference(file: string): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  await replay(file, {}, (buffer) => out.push(Buffer.from(buffer.slice(0))));
+  return out;
+}
+
+describe('native: flow batch buffers lent to JS', function () {
+  let file: string;
+  let expected: Buffer[];
+
+  before(async () => {
+    file = scanCopies();
+    expected = await reference(file);
+    expect(expected.length).to.be.at.least(20);
+  });
+
+  it('detach mode: lends every batch and takes it back when the callback returns, each one intact', async () => {
+    const counts = loadBinding()._batchBuffers;
+    const before = counts();
+    const seen: ArrayBuffer[] = [];
+    let intact = 0;
+    const n = await replay(file, { detachBatches: true }, (buffer, i) => {
+      // Read at the end of a slow callback: the capture thread has written later batches meanwhile, into buffers
+      // taken back from earlier batches, never into this one.
+      const until = Date.now() + 5;
+      while (Date.now() < until) {
+        // a slow consumer
+      }
+      if (Buffer.from(buffer).equals(expected[i] as Buffer)) intact++;
+      seen.push(buffer);
+    });
+    expect(n).to.equal(expected.length);
+    expect(intact).to.equal(n);
+    expect(seen.every((b) => b.byteLength === 0)).to.equal(true); // detached: JS cannot reach the memory any more
+    const after = counts();
+    expect(after.lent - before.lent).to.equal(n);
+    expect(after.reclaimed - before.reclaimed).to.equal(n);
+  });
+
+  it('without detaching, batches a listener keeps stay intact to the end (copies, not lent)', async () => {
+    const counts = loadBinding()._batchBuffers;
+    const before = counts();
+    const kept: ArrayBuffer[] = [];
+    const n = await replay(file, {}, (buffer) => kept.push(buffer));
+    expect(n).to.equal(expected.length);
+    expect(counts().lent - before.lent).to.equal(0);
+    kept.forEach((buffer, i) => expect(Buffer.from(buffer).equals(expected[i] as Buffer), `batch ${i}`).to.equal(true));
+  });
+
+  it('detach mode: takes back the buffers JS left; a batch posted to a worker is read there intact at the end', async () => {
+    const counts = loadBinding()._batchBuffers;
+    const before = counts();
+    const worker = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       const kept = [];
+       parentPort.on('message', (m) => (m === 'done' ? parentPort.postMessage(kept) : kept.push(m)));`,
+      { eval: true },
+    );
+    try {
+      const sent: number[] = [];
+      const left: ArrayBuffer[] = [];
+      let detachedByJs = 0;
+      const n = await replay(file, { detachBatches: true }, (buffer, i) => {
+        if (i % 3 === 0) {
+          // Node marks external ArrayBuffers untransferable: Node 20 copies this one, later versions throw
+          // DataCloneError. Either way the addon must not take back memory the worker can reach.
+          worker.postMessage(buffer, [buffer]);
+          sent.push(i);
+          if (buffer.byteLength === 0) detachedByJs++;
+        } else left.push(buffer);
+      });
+      expect(n).to.equal(expected.length);
+      // The addon detached (and took back) every buffer JS had not detached itself.
+      expect(left.every((b) => b.byteLength === 0)).to.equal(true);
+      const mid = counts();
+      expect(mid.lent - before.lent).to.equal(n);
+      expect(mid.reclaimed - before.reclaimed).to.equal(n - detachedByJs);
+      // Read in the worker after every later batch was written (into the buffers taken back).
+      const back = await new Promise<ArrayBuffer[]>((resolve) => {
+        worker.once('message', resolve);
+        worker.postMessage('done');
+      });
+      expect(back.length).to.equal(sent.length);
+      back.forEach((buffer, k) => {
+        const i = sent[k] as number;
+        expect(Buffer.from(buffer).equals(expected[i] as Buffer), `batch ${i}`).to.equal(true);
+      });
+    } finally {
+      await worker.terminate();
+    }
+  });
+});
