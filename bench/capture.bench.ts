@@ -153,8 +153,8 @@ function readFloor(file: string): ReadFloorOut & { processSeconds: number } {
   return { ...lastJsonLine<ReadFloorOut>(r.stdout), processSeconds: r.seconds };
 }
 
-function childReplay(file: string, raw = false, app: AppLayer = 'on'): ChildReplayOut {
-  const args = ['--import', 'tsx', SELF, '--child-replay', file, ...(raw ? ['--raw'] : [])];
+function childReplay(file: string, raw = false, app: AppLayer = 'on', detach = false): ChildReplayOut {
+  const args = ['--import', 'tsx', SELF, '--child-replay', file, ...(raw ? ['--raw'] : []), ...(detach ? ['--detach'] : [])];
   const r = spawnSync(process.execPath, args, {
     cwd: ROOT,
     encoding: 'utf8',
@@ -229,6 +229,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const bareNoCa: ProcessRun[] = [];
   const sf: ProcessRun[] = [];
   const nat: ProcessRun[] = [];
+  const rawDetached: ChildReplayOut[] = [];
   const haveNative = existsSync(NATIVE_REPLAY);
   for (let i = 0; i < reps; i++) {
     log(`  rep ${i + 1}/${reps}: read floor, replay into JS (app layer on, off), vigil CLI (on, off)${sfBin ? ', softflowd' : ''}`);
@@ -236,6 +237,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
     const order: AppLayer[] = i % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
     rf.push(readFloor(input.path));
     for (const app of order) (app === 'on' ? raw : rawOff).push(childReplay(input.path, true, app));
+    rawDetached.push(childReplay(input.path, true, 'on', true));
     if (haveNative) nat.push(run(NATIVE_REPLAY, [input.path]));
     js.push(childReplay(input.path));
     for (const app of order) {
@@ -303,6 +305,15 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       cpuSeconds: round(median(raw.map((r) => r.processCpu ?? 0)), 3),
       threadCpuSeconds: medianByKey(raw.map((r) => r.threadCpu ?? {})),
       runs: raw.map((r) => round(r.seconds, 4)),
+    },
+    vigilReplayDetached: {
+      what: 'the same replay into JS with detachBatches (as vigil replay --summary-only: each batch lent to JS without a copy and taken back when the callback returns); not what the targets measure',
+      seconds: round(median(rawDetached.map((r) => r.seconds)), 4),
+      bestSeconds: round(Math.min(...rawDetached.map((r) => r.seconds)), 4),
+      vsReadFloor: round(median(rawDetached.map((r) => r.seconds)) / floorSec, 2),
+      cpuSeconds: round(median(rawDetached.map((r) => r.processCpu ?? 0)), 3),
+      peakRssMiB: round(Math.max(...rawDetached.map((r) => r.maxRssKiB)) / 1024, 1),
+      runs: rawDetached.map((r) => round(r.seconds, 4)),
     },
     appLayer: {
       what: "the same two measurements with VIGIL_CAPTURE_APP_LAYER=off: the application layer's cost is on - off",
@@ -426,7 +437,7 @@ function memoryPerFlow(flowCount: number): Record<string, unknown> {
  * --child-replay FILE --raw: one replay through the addon's Capture, counting the flow batches (ArrayBuffers) that
  * reach JS without decoding them; prints ChildReplayOut.
  */
-async function childMainRaw(file: string): Promise<void> {
+async function childMainRaw(file: string, detach: boolean): Promise<void> {
   const { loadBinding } = await import('../src/native/load.js');
   const { loadCaptureCoreConfig } = await import('../src/config/capture-core.js');
   const core = loadCaptureCoreConfig(); // VIGIL_CAPTURE_APP_LAYER, as vigil replay reads it
@@ -438,7 +449,8 @@ async function childMainRaw(file: string): Promise<void> {
   let cpuAtEnd: Record<string, number> = {};
   const t0 = performance.now();
   const stats = await new Promise<Binding.RawStats>((resolve, reject) => {
-    capture.start({ kind: 'file', path: file, snapshotIntervalSec: 0, appLayer: core.appLayer }, (event, a, err) => {
+    const opts = { kind: 'file' as const, path: file, snapshotIntervalSec: 0, appLayer: core.appLayer, detachBatches: detach };
+    capture.start(opts, (event, a, err) => {
       if (event === 'flows') {
         batches += 1;
         // The capture threads may be gone by the end event: keep the latest reading of each thread (sparse: reading
@@ -510,6 +522,7 @@ async function main(): Promise<void> {
     options: {
       'child-replay': { type: 'string' },
       raw: { type: 'boolean', default: false },
+      detach: { type: 'boolean', default: false },
       pcap: { type: 'string' },
       inputs: { type: 'string', default: 'bench,mixed' },
       copies: { type: 'string', default: '12' },
@@ -521,7 +534,8 @@ async function main(): Promise<void> {
     allowPositionals: true,
   });
   if (values['child-replay']) {
-    await (values.raw ? childMainRaw : childMain)(values['child-replay']);
+    if (values.raw) await childMainRaw(values['child-replay'], values.detach);
+    else await childMain(values['child-replay']);
     return;
   }
   const copies = Number.parseInt(values.copies, 10);
