@@ -108,4 +108,30 @@ describe('detect/lru-map: KeyTable', () => {
     keys.begin();
     expect(keys.live()).to.deep.equal([]);
   });
+
+  it('lists only the current batch: fewer states than an earlier batch, no live() in between, touches after live()', () => {
+    const keys = new KeyTable<State>();
+    const names = (): string[] => keys.live().map((s) => s.name);
+    const touchAll = (list: number[]): void => {
+      for (const a of list) keys.use(key(a)) ?? keys.add(key(a), { slot: -1, batch: 0, name: `s${a}` });
+    };
+    keys.begin();
+    touchAll([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(names()).to.deep.equal(['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8']);
+    keys.begin();
+    touchAll([9, 3]);
+    expect(names()).to.deep.equal(['s9', 's3']);
+    keys.begin(); // a batch nobody lists
+    touchAll([1, 2, 4, 5, 6]);
+    keys.begin();
+    touchAll([7, 2]);
+    expect(names()).to.deep.equal(['s7', 's2']);
+    touchAll([2, 10, 7, 11]); // after live(), in the same batch
+    keys.cap(3); // keeps the newest three (10, 7, 11): 2 goes with the untouched ones
+    expect(names()).to.deep.equal(['s7', 's10', 's11']);
+    keys.begin();
+    touchAll([1, 5]);
+    keys.cap(2); // 1 and 5 were evicted before: new states, now the two newest
+    expect(names()).to.deep.equal(['s1', 's5']);
+  });
 });

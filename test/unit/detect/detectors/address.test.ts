@@ -137,6 +137,43 @@ describe('detect/detectors/address', () => {
     expect(single.size).to.be.below(c.n); // the pool repeats addresses
   });
 
+  it('keys and refs of IPv6 addresses remembered by their bytes are those of their texts, batch after batch', () => {
+    // More distinct addresses and (pair, numbers) than the memos have slots, in batches that repeat them at other
+    // positions: every key is the text built from the addresses' texts (a memo that mixed up two entries would give
+    // another one's text).
+    const pool = Array.from({ length: 6000 }, (_, i) => [0x20, 0x01, 0x0d, 0xb8, 0, rnd(3), 0, 0, 0, 0, 0, 0, (i >> 8) & 255, i & 255, 0, rnd(2)]);
+    const mapped = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 7];
+    let checked = 0;
+    for (let batch = 0; batch < 4; batch++) {
+      const list = Array.from({ length: 6000 }, (_, k) => (k % 97 === 0 && k < 3000 ? mapped : (pool[rnd(batch === 0 ? 300 : pool.length)] as number[])));
+      const b = columnBatch(list);
+      for (let i = 0; i < b.n; i++) {
+        const [src, dst] = [b.ip(i), b.ip(b.n + i)];
+        const a = [0, 53, 443, 65535, 70000][rnd(5)] as number;
+        const p = [6, 17, 58][rnd(3)] as number;
+        expect(addressOfRef(addressRef(b, i))).to.equal(src);
+        expect(addressRef(b, b.n + i)).to.equal(dst);
+        expect(addressKey(b, b.n + i, a).text).to.equal(`\u0002${dst}\u0000${String.fromCharCode(a)}`);
+        expect(addressOfKey(addressKey(b, b.n + i, a))).to.equal(dst);
+        const pair = addressPairKey(b, i, b.n + i, a, p);
+        expect(pair.text).to.equal(`\u0002${src}\u0000${dst}\u0000${String.fromCharCode(a, p)}`);
+        expect(addressesOfPairKey(pair)).to.deep.equal([src, dst]);
+        checked++;
+      }
+    }
+    expect(checked).to.equal(12000);
+    // One address pair under thousands of numbers (twice): entries that share the addresses and fill the same slots.
+    const one = columnBatch([pool[1] as number[], pool[2] as number[]]);
+    const [src, dst] = [one.ip(0), one.ip(1)];
+    for (let pass = 0; pass < 2; pass++) {
+      for (let a = 0; a < 8192; a++) {
+        expect(addressKey(one, 1, a).text).to.equal(`\u0002${dst}\u0000${String.fromCharCode(a)}`);
+        expect(addressPairKey(one, 0, 1, a, 6).text).to.equal(`\u0002${src}\u0000${dst}\u0000${String.fromCharCode(a, 6)}`);
+        expect(addressPairKey(one, 0, 1, 6, a).text).to.equal(`\u0002${src}\u0000${dst}\u0000${String.fromCharCode(6, a)}`);
+      }
+    }
+  });
+
   it('a batch of plain records keys its addresses as the column batch with the same texts does', () => {
     const flows = Array.from({ length: c.n }, (_, i) => makeFlow({ srcIp: texts[i], dstIp: texts[c.n + i] }));
     const p = flowColumns(flows);
