@@ -6,6 +6,7 @@
  */
 import type { AddressRef } from './address.js';
 import { BLOCK_CLASSES, BlockStore } from './block-store.js';
+import { PairCounts } from './pair-counts.js';
 
 /** Probe flags. */
 export const UNANSWERED = 1;
@@ -25,7 +26,7 @@ interface HostTally extends Tally {
   id: number;
 }
 
-/** Service numbers (`port * 256 + protocol`) are integers below this; a (destination, service) key is a number. */
+/** Service numbers (`port * 256 + protocol`) are integers below this: their (destination, service) pairs are counted in a PairCounts. */
 const SERVICES = 0x1000000;
 
 /** The texts of a window without IPv6 destinations (shared, never written: a window gets its own on its first one). */
@@ -69,8 +70,9 @@ export class ProbeWindow {
   /** Null until {@link tallies} is first asked for. */
   private byHost: Map<AddressRef, HostTally> | null = null;
   private byService: Map<number, Tally> | null = null;
-  /** Probes per (destination, service), keyed `destination id * SERVICES + service` (a string for odd services). */
-  private pairs: Map<number | string, number> | null = null;
+  /** Probes per (destination id, service) (pair-counts.ts); per `id:service` text for odd services (null until one). */
+  private pairs: PairCounts | null = null;
+  private oddPairs: Map<string, number> | null = null;
   /** Destination ids free for reuse (null until the tallies start), and the next new one. */
   private freeIds: number[] | null = null;
   private nextId = 0;
@@ -247,7 +249,7 @@ export class ProbeWindow {
     if (!this.byHost || !this.byService) {
       this.byHost = new Map();
       this.byService = new Map();
-      this.pairs = new Map();
+      this.pairs = new PairCounts();
       this.freeIds = [];
       for (let i = 0; i < this.length; i++) this.count(i, 1);
     }
@@ -258,7 +260,6 @@ export class ProbeWindow {
   private count(i: number, by: 1 | -1): void {
     const byHost = this.byHost as Map<AddressRef, HostTally>;
     const byService = this.byService as Map<number, Tally>;
-    const pairs = this.pairs as Map<number | string, number>;
     const freeIds = this.freeIds as number[];
     const dst = this.dst(i);
     const svc = this.service(i);
@@ -271,23 +272,27 @@ export class ProbeWindow {
     h.unanswered += unanswered;
     s.probes += by;
     s.unanswered += unanswered;
-    const key = Number.isInteger(svc) && svc >= 0 && svc < SERVICES ? h.id * SERVICES + svc : `${h.id}:${svc}`;
-    const v = (pairs.get(key) ?? 0) + by;
+    const v = Number.isInteger(svc) && svc >= 0 && svc < SERVICES ? (this.pairs as PairCounts).add(h.id, svc, by) : this.addOdd(`${h.id}:${svc}`, by);
     if (v === 0) {
-      pairs.delete(key);
       if (h.distinct-- === this.minServices) this.hostsAtMin--;
       if (s.distinct-- === this.minHosts) this.servicesAtMin--;
-    } else {
-      pairs.set(key, v);
-      if (v === 1 && by === 1) {
-        if (++h.distinct === this.minServices) this.hostsAtMin++;
-        if (++s.distinct === this.minHosts) this.servicesAtMin++;
-      }
+    } else if (v === 1 && by === 1) {
+      if (++h.distinct === this.minServices) this.hostsAtMin++;
+      if (++s.distinct === this.minHosts) this.servicesAtMin++;
     }
     if (h.probes === 0) {
       byHost.delete(dst);
       freeIds.push(h.id);
     }
     if (s.probes === 0) byService.delete(svc);
+  }
+
+  /** Adds `by` to the probes of an odd (destination, service) pair; returns the new count (0: dropped). */
+  private addOdd(key: string, by: number): number {
+    const odd = (this.oddPairs ??= new Map());
+    const v = (odd.get(key) ?? 0) + by;
+    if (v === 0) odd.delete(key);
+    else odd.set(key, v);
+    return v;
   }
 }
