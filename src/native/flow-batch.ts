@@ -171,8 +171,13 @@ class BatchView implements FlowColumns, FlowTexts {
   readonly ips: Array<string | undefined>;
   /** The addresses as words (they start 4-byte aligned: after the 16-byte header and the 8-byte columns). */
   readonly addrWords: Uint32Array;
-  /** Texts decoded so far by text column, flow `i`'s at `i` (undefined: not yet); a column's made at its first read. */
-  readonly #texts: Array<Array<string | undefined> | undefined> = new Array(TEXT_COLUMNS.length);
+  /**
+   * Texts decoded so far by text column (undefined: not yet), made at the column's first read: an array with flow
+   * `i`'s at `i` when at least a fifth of the batch's flows have the text, else a Map by `i` (most columns are sparse:
+   * on the bench input 6% of the slots of n-sized arrays were ever filled, and the arrays were most of what reading
+   * texts allocated).
+   */
+  readonly #texts: Array<Array<string | undefined> | Map<number, string> | undefined> = new Array(TEXT_COLUMNS.length);
   constructor(
     readonly cols: Float64Array,
     readonly addrs: Uint8Array,
@@ -190,10 +195,14 @@ class BatchView implements FlowColumns, FlowTexts {
     const end = this.ends[k] as number;
     const start = k === 0 ? 0 : (this.ends[k - 1] as number);
     if (end === start) return null; // most texts of most flows are empty: nothing to remember
-    let column = this.#texts[c];
-    if (column === undefined) {
-      column = new Array<string | undefined>(this.n);
-      this.#texts[c] = column;
+    const column = this.#texts[c] ?? this.textCache(c);
+    if (column instanceof Map) {
+      let t = column.get(i);
+      if (t === undefined) {
+        t = this.textBlock.toString('utf8', start, end);
+        column.set(i, t);
+      }
+      return t;
     }
     let t = column[i];
     if (t === undefined) {
@@ -201,6 +210,21 @@ class BatchView implements FlowColumns, FlowTexts {
       column[i] = t;
     }
     return t;
+  }
+
+  /** The cache of text column `c` (see #texts), made now. */
+  private textCache(c: number): Array<string | undefined> | Map<number, string> {
+    const { ends, n } = this;
+    let present = 0;
+    let prev = c === 0 ? 0 : (ends[c * n - 1] as number);
+    for (let k = c * n; k < (c + 1) * n; k++) {
+      const end = ends[k] as number;
+      if (end !== prev) present++;
+      prev = end;
+    }
+    const column = present * 5 >= n ? new Array<string | undefined>(n) : new Map<number, string>();
+    this.#texts[c] = column;
+    return column;
   }
 
   hasText(c: number, i: number): boolean {

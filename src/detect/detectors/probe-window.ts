@@ -6,6 +6,7 @@
  */
 import type { AddressRef } from './address.js';
 import { BLOCK_CLASSES, BlockStore } from './block-store.js';
+import { PairCounts } from './pair-counts.js';
 
 /** Probe flags. */
 export const UNANSWERED = 1;
@@ -25,7 +26,7 @@ interface HostTally extends Tally {
   id: number;
 }
 
-/** Service numbers (`port * 256 + protocol`) are integers below this; a (destination, service) key is a number. */
+/** Service numbers (`port * 256 + protocol`) are integers below this: their (destination, service) pairs are counted in a PairCounts. */
 const SERVICES = 0x1000000;
 
 /** The texts of a window without IPv6 destinations (shared, never written: a window gets its own on its first one). */
@@ -66,17 +67,8 @@ export class ProbeWindow {
   private used = 0;
   /** Destinations that are text (IPv6 addresses), by probe, where `ev` has NaN (empty until one arrives; holes elsewhere). */
   private texts = NO_TEXTS as string[];
-  /** Null until {@link tallies} is first asked for. */
-  private byHost: Map<AddressRef, HostTally> | null = null;
-  private byService: Map<number, Tally> | null = null;
-  /** Probes per (destination, service), keyed `destination id * SERVICES + service` (a string for odd services). */
-  private pairs: Map<number | string, number> | null = null;
-  /** Destination ids free for reuse (null until the tallies start), and the next new one. */
-  private freeIds: number[] | null = null;
-  private nextId = 0;
-  /** Destinations with at least `minServices` distinct services, and services with at least `minHosts` destinations. */
-  private hostsAtMin = 0;
-  private servicesAtMin = 0;
+  /** Null until {@link tallies} is first asked for (most windows never are: their fields stay off the window). */
+  private tally: Tallies | null = null;
 
   /**
    * `minServices` and `minHosts`: the distinct counts a destination or a service needs to matter (the detector's
@@ -96,7 +88,8 @@ export class ProbeWindow {
    * window (then no tally passes those thresholds); true otherwise, and before the tallies start.
    */
   mayMatch(): boolean {
-    return this.byHost === null || this.hostsAtMin > 0 || this.servicesAtMin > 0;
+    const t = this.tally;
+    return t === null || t.hostsAtMin > 0 || t.servicesAtMin > 0;
   }
 
   get length(): number {
@@ -131,6 +124,28 @@ export class ProbeWindow {
   }
 
   push(t: number, dst: AddressRef, service: number, unanswered: boolean): void {
+    // The common case, kept small enough for the compiler to inline into the caller (the arguments of a call that is
+    // not inlined are boxed: a heap number per probe for its time): a numeric destination into a window with room.
+    const at = this.used;
+    if (typeof dst !== 'number' || at === 0 || (this.cls >= 0 ? at === this.store.size(this.cls) : at === this.ev.length)) {
+      this.pushSlow(t, dst, service, unanswered);
+      return;
+    }
+    const ev = this.ev;
+    const off = this.off;
+    const to = off + at;
+    ev[to] = t;
+    ev[to + 1] = service;
+    ev[to + 2] = unanswered ? UNANSWERED : 0;
+    ev[to + 3] = dst;
+    this.used = at + STRIDE;
+    if (t > (ev[off + NEWEST] as number)) ev[off + NEWEST] = t;
+    if (t < (ev[off + OLDEST] as number)) ev[off + OLDEST] = t;
+    if (this.tally) this.count(this.length - 1, 1);
+  }
+
+  /** {@link push} in every case: a text destination, the window's first probe, or a full block. */
+  private pushSlow(t: number, dst: AddressRef, service: number, unanswered: boolean): void {
     const flags = unanswered ? UNANSWERED : 0;
     const d = typeof dst === 'number' ? dst : Number.NaN;
     if (typeof dst !== 'number') {
@@ -157,7 +172,7 @@ export class ProbeWindow {
     this.used = at + STRIDE;
     if (t > (ev[off + NEWEST] as number)) ev[off + NEWEST] = t;
     if (t < (ev[off + OLDEST] as number)) ev[off + OLDEST] = t;
-    if (this.byHost) this.count(this.length - 1, 1);
+    if (this.tally) this.count(this.length - 1, 1);
   }
 
   /**
@@ -193,9 +208,12 @@ export class ProbeWindow {
 
   /** Keeps the `max` latest arrivals. */
   trimTo(max: number): void {
-    const drop = this.length - max;
-    if (drop <= 0) return;
-    if (this.byHost) for (let i = 0; i < drop; i++) this.count(i, -1);
+    if (this.length > max) this.trim(this.length - max);
+  }
+
+  /** Drops the `drop` oldest arrivals (kept apart from {@link trimTo} so that the test stays small enough to inline). */
+  private trim(drop: number): void {
+    if (this.tally) for (let i = 0; i < drop; i++) this.count(i, -1);
     const ev = this.ev;
     const off = this.off;
     ev.copyWithin(off + PROBES, off + PROBES + STRIDE * drop, off + this.used);
@@ -223,7 +241,7 @@ export class ProbeWindow {
     for (let i = 0; i < n; i++) {
       const at = off + PROBES + STRIDE * i;
       if ((ev[at] as number) < cutoff) {
-        if (this.byHost) this.count(i, -1);
+        if (this.tally) this.count(i, -1);
         continue;
       }
       if (kept !== i) {
@@ -243,51 +261,65 @@ export class ProbeWindow {
   }
 
   /** Per-destination and per-service tallies of the probes in the window (built on first use, then kept). */
-  tallies(): { byHost: ReadonlyMap<AddressRef, Tally>; byService: ReadonlyMap<number, Tally> } {
-    if (!this.byHost || !this.byService) {
-      this.byHost = new Map();
-      this.byService = new Map();
-      this.pairs = new Map();
-      this.freeIds = [];
+  tallies(): { readonly byHost: ReadonlyMap<AddressRef, Tally>; readonly byService: ReadonlyMap<number, Tally> } {
+    if (this.tally === null) {
+      this.tally = new Tallies();
       for (let i = 0; i < this.length; i++) this.count(i, 1);
     }
-    return { byHost: this.byHost, byService: this.byService };
+    return this.tally;
   }
 
   /** Adds (`by` 1) or removes (-1) probe `i` in the tallies. */
   private count(i: number, by: 1 | -1): void {
-    const byHost = this.byHost as Map<AddressRef, HostTally>;
-    const byService = this.byService as Map<number, Tally>;
-    const pairs = this.pairs as Map<number | string, number>;
-    const freeIds = this.freeIds as number[];
+    const t = this.tally as Tallies;
+    const { byHost, byService, freeIds } = t;
     const dst = this.dst(i);
     const svc = this.service(i);
     const unanswered = this.flags(i) & UNANSWERED ? by : 0;
     let h = byHost.get(dst);
-    if (!h) byHost.set(dst, (h = { probes: 0, unanswered: 0, distinct: 0, id: freeIds.pop() ?? this.nextId++ }));
+    if (!h) byHost.set(dst, (h = { probes: 0, unanswered: 0, distinct: 0, id: freeIds.pop() ?? t.nextId++ }));
     let s = byService.get(svc);
     if (!s) byService.set(svc, (s = { probes: 0, unanswered: 0, distinct: 0 }));
     h.probes += by;
     h.unanswered += unanswered;
     s.probes += by;
     s.unanswered += unanswered;
-    const key = Number.isInteger(svc) && svc >= 0 && svc < SERVICES ? h.id * SERVICES + svc : `${h.id}:${svc}`;
-    const v = (pairs.get(key) ?? 0) + by;
+    const v = Number.isInteger(svc) && svc >= 0 && svc < SERVICES ? t.pairs.add(h.id, svc, by) : t.addOdd(`${h.id}:${svc}`, by);
     if (v === 0) {
-      pairs.delete(key);
-      if (h.distinct-- === this.minServices) this.hostsAtMin--;
-      if (s.distinct-- === this.minHosts) this.servicesAtMin--;
-    } else {
-      pairs.set(key, v);
-      if (v === 1 && by === 1) {
-        if (++h.distinct === this.minServices) this.hostsAtMin++;
-        if (++s.distinct === this.minHosts) this.servicesAtMin++;
-      }
+      if (h.distinct-- === this.minServices) t.hostsAtMin--;
+      if (s.distinct-- === this.minHosts) t.servicesAtMin--;
+    } else if (v === 1 && by === 1) {
+      if (++h.distinct === this.minServices) t.hostsAtMin++;
+      if (++s.distinct === this.minHosts) t.servicesAtMin++;
     }
     if (h.probes === 0) {
       byHost.delete(dst);
       freeIds.push(h.id);
     }
     if (s.probes === 0) byService.delete(svc);
+  }
+}
+
+/** A window's per-destination and per-service tallies (see {@link ProbeWindow.tallies}). */
+class Tallies {
+  readonly byHost = new Map<AddressRef, HostTally>();
+  readonly byService = new Map<number, Tally>();
+  /** Probes per (destination id, service) (pair-counts.ts); per `id:service` text for odd services (null until one). */
+  readonly pairs = new PairCounts();
+  private oddPairs: Map<string, number> | null = null;
+  /** Destination ids free for reuse, and the next new one. */
+  readonly freeIds: number[] = [];
+  nextId = 0;
+  /** Destinations with at least `minServices` distinct services, and services with at least `minHosts` destinations. */
+  hostsAtMin = 0;
+  servicesAtMin = 0;
+
+  /** Adds `by` to the probes of an odd (destination, service) pair; returns the new count (0: dropped). */
+  addOdd(key: string, by: number): number {
+    const odd = (this.oddPairs ??= new Map());
+    const v = (odd.get(key) ?? 0) + by;
+    if (v === 0) odd.delete(key);
+    else odd.set(key, v);
+    return v;
   }
 }

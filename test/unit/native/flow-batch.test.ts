@@ -234,6 +234,27 @@ describe('decodeFlowBatch()', () => {
     }
   });
 
+  it('reads texts of dense and sparse columns alike, again and again, and through the records', () => {
+    // 40 flows: every flow has a server name (dense), flows 3, 4 and 39 an HTTP URI (sparse), flow 0 a DNS query
+    // (the first of its column), so both kinds of per-column memory are read twice and in any order.
+    const n = 40;
+    const uris: Record<number, string> = { 3: '/a', 4: '/b?q=1', 39: '/ünï' };
+    const text = (col: string, i: number): string =>
+      col === 'serverName' ? `h${i}.example` : col === 'httpUri' ? (uris[i] ?? '') : col === 'dnsQuery' && i === 0 ? 'q.example' : '';
+    const records = columnFlowRecords(batch(n, () => 0, new Uint8Array(32 * n), text));
+    const t = flowTexts(records);
+    for (const order of [[...Array(n).keys()].reverse(), [...Array(n).keys()]]) {
+      for (const i of order) {
+        expect(t.text(TEXT_COLUMN.serverName, i)).to.equal(`h${i}.example`);
+        expect(t.text(TEXT_COLUMN.httpUri, i)).to.equal(uris[i] ?? null);
+        expect(t.text(TEXT_COLUMN.dnsQuery, i)).to.equal(i === 0 ? 'q.example' : null);
+        expect(t.textIs(TEXT_COLUMN.httpUri, i, uris[i] ?? '/a')).to.equal(uris[i] !== undefined);
+      }
+    }
+    expect(records.map((r) => r.http?.uri ?? null).filter((u) => u !== null)).to.deep.equal(['/a', '/b?q=1', '/ünï']);
+    expect(records[7]?.serverName).to.equal('h7.example');
+  });
+
   it('rejects buffers that do not match their header', () => {
     const good = batch(1, () => 0, new Uint8Array(32));
     expect(() => decodeFlowBatch(good.slice(0, good.byteLength - 1))).to.throw(RangeError);
