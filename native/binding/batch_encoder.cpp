@@ -6,6 +6,7 @@
 
 #include "app/app_layer.h"
 #include "app/community_id.h"
+#include "common/malloc_policy.h"
 #include "process/process_info.h"
 
 namespace vigil {
@@ -484,6 +485,7 @@ void BatchEncoder::TakeBuffer(BatchBuffer* out) {
     // Rounded up, so that a recycled buffer fits most later batches.
     out->capacity = (total + kOutGranule - 1) / kOutGranule * kOutGranule;
     out->data.reset(new uint8_t[out->capacity]);
+    PrefaultForWrite(out->data.get(), total);
   }
   uint8_t* p = out->data.get();
   const uint32_t header[4] = {kBatchLayoutVersion, static_cast<uint32_t>(n), static_cast<uint32_t>(kF64ColumnCount),

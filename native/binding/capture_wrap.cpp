@@ -268,6 +268,7 @@ Napi::ArrayBuffer BatchToJs(Napi::Env env, CaptureSession* session, Message* m, 
     delete hint;
   }
   Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, m->batch.size);
+  PrefaultForWrite(ab.Data(), m->batch.size);
   std::memcpy(ab.Data(), m->batch.data.get(), m->batch.size);
   session->pool->Recycle(std::move(m->batch));
   return ab;
