@@ -24,10 +24,11 @@ struct MallocPolicy {
 // server kept 60 MB of free-but-resident memory in its thread arenas. Setting the thresholds turns the raise off.
 // The mmap threshold stays at 128 KiB, below most large flow batches (up to ~1.5 MiB at 1,024 flows: copied into a
 // fresh ArrayBuffer on the JS thread unless the consumer detaches batches, see binding/capture_wrap.cpp), which are
-// therefore each a new mapping faulted in page by page. At 2 MiB the batches came from the arenas, saving about 0.1
-// CPU-s per detection pipeline run on the bench input, but the sensor's RSS in the 10-minute soak rose from 187-201 MB
-// to 221-226 MB, over its 200 MB target (bench/README.md, Detection and Soak). Free memory inside the arenas (not only
-// at their top, which the trim threshold covers) goes back by TrimMallocArenas().
+// therefore each a new mapping (prefaulted in one call by PrefaultForWrite() rather than page by page). At 2 MiB the
+// batches came from the arenas, saving about 0.1 CPU-s per detection pipeline run on the bench input, but the sensor's
+// RSS in the 10-minute soak rose from 187-201 MB to 221-226 MB, over its 200 MB target (bench/README.md, Detection and
+// Soak). Free memory inside the arenas (not only at their top, which the trim threshold covers) goes back by
+// TrimMallocArenas().
 constexpr size_t kMallocMmapThresholdBytes = size_t{128} << 10;
 constexpr size_t kMallocTrimThresholdBytes = size_t{128} << 10;
 // TrimMallocArenas() does its work at most this often. Each trim gives back pages that later batches fault in again:
