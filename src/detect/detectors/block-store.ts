@@ -59,6 +59,27 @@ export class BlockStore {
     return off;
   }
 
+  /** Where in {@link allocated} the window {@link grow} moved last now starts. */
+  grownAt = 0;
+
+  /**
+   * Room for twice the records of a full window of class `cls` (-1: an array of its own) whose `used` numbers start at
+   * `start` in `from`: the block of the next class, or past the largest one an array of the window's own (its numbers
+   * live outside the JS heap, so the collector neither copies nor scans them). Copies the numbers there and returns
+   * the new class (-1 for an array of its own); the array is then {@link allocated} and the offset {@link grownAt}. The
+   * old block stays the caller's to {@link free}.
+   */
+  grow(from: Float64Array, start: number, used: number, cls: number): number {
+    const next = cls >= 0 && cls + 1 < BLOCK_CLASSES ? cls + 1 : -1;
+    let off = 0;
+    if (next >= 0) off = this.alloc(next);
+    else this.allocated = new Float64Array(this.head + 2 * (used - this.head));
+    const to = this.allocated;
+    for (let k = 0; k < used; k++) to[off + k] = from[start + k] as number;
+    this.grownAt = off;
+    return next;
+  }
+
   /** Hands back the block of class `c` at `off` in `chunk`. */
   free(c: number, chunk: Float64Array, off: number): void {
     (this.freeChunks[c] as Float64Array[]).push(chunk);

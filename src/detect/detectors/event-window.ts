@@ -119,21 +119,11 @@ export class EventWindow {
 
   /** Room for twice the events: the store's block of the next class, or past the largest a typed array of its own. */
   private grow(): void {
-    const from = this.ev;
-    const start = this.off;
-    const used = this.used;
-    const next = this.cls >= 0 && this.cls + 1 < BLOCK_CLASSES ? this.cls + 1 : -1;
-    let to: Float64Array;
-    let off = 0;
-    if (next >= 0) {
-      off = this.store.alloc(next);
-      to = this.store.allocated;
-    } else to = new Float64Array(EVENTS + 2 * (used - EVENTS));
-    for (let k = 0; k < used; k++) to[off + k] = from[start + k] as number;
+    const next = this.store.grow(this.ev, this.off, this.used, this.cls);
     this.freeBlock();
     this.cls = next;
-    this.ev = to;
-    this.off = off;
+    this.ev = this.store.allocated;
+    this.off = this.store.grownAt;
   }
 
   /** Hands the window's block back to the store (its key is forgotten: the window is not used again). */

@@ -182,21 +182,12 @@ export class ProbeWindow {
    * probes, so a window is full exactly when `used` is its size.
    */
   private grow(): void {
-    const from = this.ev;
-    const start = this.off;
     const used = this.used;
-    const next = this.cls >= 0 && this.cls + 1 < BLOCK_CLASSES ? this.cls + 1 : -1;
-    let to: Float64Array;
-    let off = 0;
-    if (next >= 0) {
-      off = this.store.alloc(next);
-      to = this.store.allocated;
-    } else to = new Float64Array(PROBES + 2 * (used - PROBES));
-    for (let k = 0; k < used; k++) to[off + k] = from[start + k] as number;
+    const next = this.store.grow(this.ev, this.off, used, this.cls);
     this.release();
     this.cls = next;
-    this.ev = to;
-    this.off = off;
+    this.ev = this.store.allocated;
+    this.off = this.store.grownAt;
     this.used = used;
   }
 
