@@ -39,8 +39,11 @@ export function reusableKey(): TableKey {
   return new ReusableKey();
 }
 
-/** Per-process hash seed, so that nobody outside can choose keys that all land in one bucket. */
-const SEED = (Math.random() * 2 ** 32) | 0;
+/**
+ * Per-process hash seed, so that nobody outside can choose keys that all land in one bucket: for every hash table of
+ * detector state keyed by what the traffic carries (this file, pair-counts.ts, address.ts' key memos).
+ */
+export const HASH_SEED = (Math.random() * 2 ** 32) | 0;
 
 function mix(h: number, w: number): number {
   const x = Math.imul(h ^ w, 0x9e3779b1);
@@ -185,7 +188,7 @@ export class LruTable<V> {
   }
 
   private bucketOf(a: number, b: number): number {
-    const h = Math.imul(mixNumber(mixNumber(SEED, a), b), 0x85ebca6b);
+    const h = Math.imul(mixNumber(mixNumber(HASH_SEED, a), b), 0x85ebca6b);
     return (h ^ (h >>> 16)) & (this.buckets.length - 1);
   }
 

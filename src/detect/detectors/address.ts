@@ -2,7 +2,7 @@
 import type { FlowColumns } from '../../native/flow-batch.js';
 import { formatIpv4, ipv4Bits, isMapped } from '../../net/address.js';
 import { isPrivate } from '../../net/classify.js';
-import { reusableKey, type TableKey } from '../lru-map.js';
+import { HASH_SEED, reusableKey, type TableKey } from '../lru-map.js';
 
 /**
  * True for multicast and broadcast destinations: IPv6 ff00::/8; IPv4 first octet >= 224 or a `.255` address.
@@ -149,7 +149,6 @@ export function addressRef(c: FlowColumns, k: number): AddressRef {
  * net/address.ts `formatAddress` of them) in both kinds of batch; a batch of plain records carries zeros for every
  * address that is not a dotted quad (flow-batch.ts `FlowColumns.addrs`), and those are taken from `ip(k)` each time.
  */
-const MEMO_SEED = (Math.random() * 2 ** 32) | 0;
 /** Entries per memo (a power of two). */
 const MEMO_SIZE = 4096;
 
@@ -186,7 +185,7 @@ function bytesKnown(w: Uint32Array, k: number): boolean {
 function lookup(memo: TextMemo, w: Uint32Array, k1: number, k2: number, extra: number): string | null {
   const o1 = 4 * k1;
   const o2 = 4 * k2;
-  let h = mix(mix(mix(mix(MEMO_SEED, w[o1] as number), w[o1 + 1] as number), w[o1 + 2] as number), w[o1 + 3] as number);
+  let h = mix(mix(mix(mix(HASH_SEED, w[o1] as number), w[o1 + 1] as number), w[o1 + 2] as number), w[o1 + 3] as number);
   if (k2 >= 0) h = mix(mix(mix(mix(h, w[o2] as number), w[o2 + 1] as number), w[o2 + 2] as number), w[o2 + 3] as number);
   if (memo.stride !== 4) h = mix(h, extra);
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
@@ -245,9 +244,12 @@ export function addressKey(c: FlowColumns, k: number, a = 0): Readonly<TableKey>
 /** The text of {@link addressKey} (address `k`, `a`) for an address that is not IPv4, remembered by its bytes. */
 function singleText(c: FlowColumns, k: number, a: number): string {
   const w = c.addrWords;
-  if (!bytesKnown(w, k)) return `\u0002${c.ip(k)}\u0000${String.fromCharCode(a)}`;
-  return lookup(singleMemo, w, k, -1, a) ?? remember(singleMemo, w, k, -1, a, `\u0002${ipAt(c, k)}\u0000${String.fromCharCode(a)}`);
+  if (!bytesKnown(w, k)) return singleKeyText(c.ip(k), a);
+  return lookup(singleMemo, w, k, -1, a) ?? remember(singleMemo, w, k, -1, a, singleKeyText(ipAt(c, k), a));
 }
+
+/** The text of a key of one address that is not IPv4 (see {@link addressKey}). */
+const singleKeyText = (ip: string, a: number): string => `\u0002${ip}\u0000${String.fromCharCode(a)}`;
 
 /** Key of (address `k1`, address `k2`, `a`, `b`). */
 export function addressPairKey(c: FlowColumns, k1: number, k2: number, a = 0, b = 0): Readonly<TableKey> {
@@ -262,12 +264,13 @@ export function addressPairKey(c: FlowColumns, k1: number, k2: number, a = 0, b 
 /** The text of {@link addressPairKey} for addresses not both IPv4, remembered by their bytes. */
 function pairText(c: FlowColumns, k1: number, k2: number, a: number, b: number): string {
   const w = c.addrWords;
-  if (!bytesKnown(w, k1) || !bytesKnown(w, k2)) return `\u0002${c.ip(k1)}\u0000${c.ip(k2)}\u0000${String.fromCharCode(a, b)}`;
+  if (!bytesKnown(w, k1) || !bytesKnown(w, k2)) return pairKeyText(c.ip(k1), c.ip(k2), a, b);
   const extra = a * 65536 + b;
-  return (
-    lookup(pairMemo, w, k1, k2, extra) ?? remember(pairMemo, w, k1, k2, extra, `\u0002${ipAt(c, k1)}\u0000${ipAt(c, k2)}\u0000${String.fromCharCode(a, b)}`)
-  );
+  return lookup(pairMemo, w, k1, k2, extra) ?? remember(pairMemo, w, k1, k2, extra, pairKeyText(ipAt(c, k1), ipAt(c, k2), a, b));
 }
+
+/** The text of a key of two addresses, not both IPv4 (see {@link addressPairKey}). */
+const pairKeyText = (ip1: string, ip2: string, a: number, b: number): string => `\u0002${ip1}\u0000${ip2}\u0000${String.fromCharCode(a, b)}`;
 
 /** The address text of an {@link addressKey}. */
 export function addressOfKey(key: Readonly<TableKey>): string {

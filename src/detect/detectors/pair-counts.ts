@@ -7,6 +7,8 @@
  * rebuilt only when it must grow, shrink, or shed deleted slots.
  */
 
+import { HASH_SEED } from '../lru-map.js';
+
 /** Free slot; a slot freed by {@link PairCounts.add} bringing a count to 0 holds {@link GONE} until the next rebuild. */
 const EMPTY = -1;
 const GONE = -2;
@@ -108,9 +110,12 @@ export class PairCounts {
   }
 }
 
-/** Mixes a pair into 32 bits (murmur3's finalizer over the two words). */
+/**
+ * Mixes a pair into 32 bits (murmur3's finalizer over the two words), seeded per process like every detector table:
+ * the services are the ports a scanner chose.
+ */
 function hash(id: number, service: number): number {
-  let x = Math.imul(id, 0x9e3779b1) ^ service;
+  let x = Math.imul(id ^ HASH_SEED, 0x9e3779b1) ^ service;
   x ^= x >>> 16;
   x = Math.imul(x, 0x85ebca6b);
   x ^= x >>> 13;
