@@ -248,6 +248,13 @@ export declare namespace Binding {
      * Sensor decodes it synchronously unless a `columnFlows` listener is registered at start).
      */
     detachBatches?: boolean;
+    /**
+     * Lend each flow batch's ArrayBuffer (the session's own memory, not a copy) and leave it attached when the callback
+     * returns (default false): JS gives it back with `Capture.releaseBatch()` once nothing reads it any more, and its
+     * memory is reused for a later batch. A batch never given back is reclaimed when V8 collects it, later and at a
+     * cost (see native/binding/capture_wrap.cpp), so only for consumers that give every batch back.
+     */
+    lendBatches?: boolean;
     /** Test-only: batches in flight to JS (default 16); live capture drops batches beyond it. */
     _queueDepth?: number;
     /** The application layer (native/app): protocol parsing, names, fingerprints (default true). */
@@ -369,6 +376,16 @@ export declare namespace Binding {
     stop(): boolean;
     stats(): RawStats;
     readonly running: boolean;
+  }
+
+  interface CaptureConstructor {
+    new (): Capture;
+    /**
+     * Gives back a batch lent with `lendBatches` (of any session, also after it ended): detaches the ArrayBuffer and
+     * recycles its memory. Nothing may read the buffer (or views of it) afterwards. Returns false, doing nothing, for a
+     * buffer that is not such a batch or was given back already.
+     */
+    releaseBatch(batch: ArrayBuffer): boolean;
   }
 
   interface Device {
@@ -499,7 +516,7 @@ export declare namespace Binding {
   interface Addon {
     /** Version of the native core. */
     coreVersion: string;
-    Capture: new () => Capture;
+    Capture: CaptureConstructor;
     /** pcap_findalldevs; throws a coded Error when libpcap cannot list devices. */
     listInterfaces(): Device[];
     /** Flow batch layout version and header size (bytes). */
@@ -578,9 +595,9 @@ export declare namespace Binding {
     _mallocTrim(): boolean;
     /**
      * Test-only: the process's counts of flow batches lent to JS without a copy (`lent`), of those taken back when
-     * their callback returned (`reclaimed`, detachBatches) and of those given back after V8 let go of them
-     * (`finalized`).
+     * their callback returned (`reclaimed`, detachBatches), of those JS gave back with `Capture.releaseBatch()`
+     * (`released`, lendBatches) and of those given back after V8 let go of them (`finalized`).
      */
-    _batchBuffers(): { lent: number; reclaimed: number; finalized: number };
+    _batchBuffers(): { lent: number; reclaimed: number; released: number; finalized: number };
   }
 }

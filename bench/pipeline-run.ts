@@ -99,10 +99,14 @@ export async function runPipeline(m: PipelineModules, file: string, model: FlowM
     let flows = 0;
     let alerts = 0;
     let chain: Promise<void> = Promise.resolve();
+    // As the sensor's pipeline does, each batch goes back to the capture core once scored (trees before
+    // releaseFlowBatch have none: their batches are copies the garbage collector frees).
+    const release = (m.capture as Partial<CaptureModule>).releaseFlowBatch;
     sensor.on('columnFlows', (batch) => {
       flows += batch.length;
       chain = chain.then(async () => {
         alerts += (await engine.process(batch)).length;
+        release?.(batch);
       });
     });
     const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));

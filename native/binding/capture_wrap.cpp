@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,7 @@ static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= alignof(double), "batch buffer
 std::atomic<uint64_t> g_lent{0};
 std::atomic<uint64_t> g_reclaimed{0};
 std::atomic<uint64_t> g_finalized{0};
+std::atomic<uint64_t> g_released{0};
 
 // The spare batch buffers of one session, shared by the session and every batch buffer lent to JS (which may come
 // back after the session is gone: V8 lets go of a buffer JS held when it collects it, at process or worker teardown
@@ -96,13 +98,46 @@ struct LentBatch {
   static void Finalize(napi_env, void*, void* hint) {
     std::unique_ptr<LentBatch> lent(static_cast<LentBatch*>(hint));
     if (lent->batch.data == nullptr) return;
+    Forget(lent.get());
     g_finalized.fetch_add(1, std::memory_order_relaxed);
     lent->pool->Recycle(std::move(lent->batch));
   }
-};
 
-// Only batches the callback detaches (detachBatches) are lent; others are copied into an ArrayBuffer of their size and
-// their buffer goes straight back to the pool. A lent buffer JS keeps lives until V8 collects it: a scavenge does not
+  // Batches lent with lendBatches and not yet given back, by their memory: releaseBatch() finds a batch's hint from
+  // its ArrayBuffer here. Process-wide (a batch may be given back after its session, and its Capture, are gone), so
+  // guarded: every Node environment (worker) has its own JS thread.
+  static void Remember(LentBatch* lent) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    registry()[lent->batch.data.get()] = lent;
+  }
+  // The hint lending `data`, removed from the registry (null when none: not lent this way, or given back already).
+  static LentBatch* Take(const void* data) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = registry().find(data);
+    if (it == registry().end()) return nullptr;
+    LentBatch* lent = it->second;
+    registry().erase(it);
+    return lent;
+  }
+  // Removes `lent` if it is still registered (its memory may already be lent again under another hint).
+  static void Forget(LentBatch* lent) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = registry().find(lent->batch.data.get());
+    if (it != registry().end() && it->second == lent) registry().erase(it);
+  }
+
+ private:
+  static std::unordered_map<const void*, LentBatch*>& registry() {
+    static auto* map = new std::unordered_map<const void*, LentBatch*>();  // never destroyed: finalizers run at exit
+    return *map;
+  }
+  static std::mutex registry_mutex;
+};
+std::mutex LentBatch::registry_mutex;
+
+// Batches are lent when the callback detaches them (detachBatches) or when JS gives each back itself (lendBatches,
+// releaseBatch()); otherwise they are copied into an ArrayBuffer of their size and their buffer goes straight back to
+// the pool. A lent buffer JS keeps and never gives back lives until V8 collects it: a scavenge does not
 // free it (it is promoted, and goes at the next mark-compact), and V8 no longer runs the scavenge it runs when young
 // ArrayBuffers it allocated itself pile up. Lending even one batch in five without detaching (while the pool had two
 // spares) turned a raw replay's 3 scavenges into a scavenge and a mark-compact and raised its peak RSS from 136-145 to
@@ -244,22 +279,25 @@ struct CaptureSession : public CaptureOutput {
   CaptureWrap* owner = nullptr;  // cleared if the JS object is collected first
   bool hook_registered = false;
   bool detach_batches = false;  // set before the capture thread starts, then read-only
+  bool lend_batches = false;    // likewise: lend every batch, JS gives each back with releaseBatch()
   const std::shared_ptr<SparePool> pool = std::make_shared<SparePool>();
 };
 
 namespace {
 
-// The batch of `m` as an ArrayBuffer of its size: with detachBatches its own memory, lent (`*lent` is then the
-// finalizer's hint, which owns the buffer from here on), else a copy (the buffer goes back to the pool, `*lent` null).
+// The batch of `m` as an ArrayBuffer of its size: with detachBatches or lendBatches its own memory, lent (`*lent` is
+// then the finalizer's hint, which owns the buffer from here on), else a copy (the buffer goes back to the pool,
+// `*lent` null).
 Napi::ArrayBuffer BatchToJs(Napi::Env env, CaptureSession* session, Message* m, LentBatch** lent) {
   *lent = nullptr;
-  if (session->detach_batches) {
+  if (session->detach_batches || session->lend_batches) {
     auto* hint = new LentBatch{std::move(m->batch), session->pool};
     napi_value value = nullptr;
     const napi_status st = napi_create_external_arraybuffer(env, hint->batch.data.get(), hint->batch.size,
                                                             &LentBatch::Finalize, hint, &value);
     if (st == napi_ok) {
       g_lent.fetch_add(1, std::memory_order_relaxed);
+      if (session->lend_batches && !session->detach_batches) LentBatch::Remember(hint);
       *lent = hint;
       return Napi::ArrayBuffer(env, value);
     }
@@ -405,6 +443,7 @@ void CaptureWrap::Init(Napi::Env env, Napi::Object exports) {
                                         InstanceMethod<&CaptureWrap::JsStop>("stop"),
                                         InstanceMethod<&CaptureWrap::JsStats>("stats"),
                                         InstanceAccessor<&CaptureWrap::JsRunning>("running"),
+                                        StaticMethod<&CaptureWrap::JsReleaseBatch>("releaseBatch"),
                                     });
   exports.Set("Capture", ctor);
 }
@@ -472,6 +511,7 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   auto* session = new CaptureSession(cfg.batch_flows);
   session->owner = this;
   session->detach_batches = GetBool(o, "detachBatches", false);
+  session->lend_batches = GetBool(o, "lendBatches", false);
   session->encoder.SetAppLayer(cfg.app.enabled, cfg.app.community_id_seed);
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
   // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
@@ -496,6 +536,24 @@ Napi::Value CaptureWrap::JsStats(const Napi::CallbackInfo& info) {
 
 Napi::Value CaptureWrap::JsRunning(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), session_ != nullptr);
+}
+
+Napi::Value CaptureWrap::JsReleaseBatch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArrayBuffer())
+    throw Napi::TypeError::New(env, "releaseBatch(batch): batch must be an ArrayBuffer");
+  Napi::ArrayBuffer ab = info[0].As<Napi::ArrayBuffer>();
+  if (ab.IsDetached() || ab.ByteLength() == 0) return Napi::Boolean::New(env, false);
+  // While `ab` is attached it holds the memory, so its finalizer has not been queued and the hint is alive.
+  LentBatch* lent = LentBatch::Take(ab.Data());
+  if (lent == nullptr || lent->batch.size != ab.ByteLength()) {
+    if (lent != nullptr) LentBatch::Remember(lent);  // the same address, another buffer: not this one's to give back
+    return Napi::Boolean::New(env, false);
+  }
+  ab.Detach();
+  g_released.fetch_add(1, std::memory_order_relaxed);
+  lent->pool->Recycle(std::move(lent->batch));  // the finalizer, when it runs, finds the hint empty
+  return Napi::Boolean::New(env, true);
 }
 
 namespace {
@@ -523,14 +581,15 @@ Napi::Value JsListInterfaces(const Napi::CallbackInfo& info) {
   return arr;
 }
 // `_batchBuffers()` (test-only): the process's counts of batches lent to JS without a copy (`lent`), of lent buffers
-// taken back when the callback returned (`reclaimed`, detach mode) and of lent buffers given back by the finalizer
-// after V8 let go of them (`finalized`).
+// taken back when the callback returned (`reclaimed`, detach mode), of lent buffers JS gave back with releaseBatch()
+// (`released`, lend mode) and of lent buffers given back by the finalizer after V8 let go of them (`finalized`).
 Napi::Value JsBatchBuffers(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = Napi::Object::New(env);
   o.Set("lent", Napi::Number::New(env, static_cast<double>(g_lent.load())));
   o.Set("reclaimed", Napi::Number::New(env, static_cast<double>(g_reclaimed.load())));
   o.Set("finalized", Napi::Number::New(env, static_cast<double>(g_finalized.load())));
+  o.Set("released", Napi::Number::New(env, static_cast<double>(g_released.load())));
   return o;
 }
 }  // namespace

@@ -28,6 +28,10 @@ class CaptureWrap : public Napi::ObjectWrap<CaptureWrap> {
   // stats(): the latest counters (plain object).
   Napi::Value JsStats(const Napi::CallbackInfo& info);
   Napi::Value JsRunning(const Napi::CallbackInfo& info);
+  // Capture.releaseBatch(batch) (static): gives back a batch lent with lendBatches once JS is done with it: detaches
+  // the ArrayBuffer and recycles its memory for a later batch. Any session's batch, also after its session ended.
+  // Returns false (and does nothing) for a buffer that is not such a batch or was given back already.
+  static Napi::Value JsReleaseBatch(const Napi::CallbackInfo& info);
 
   CaptureSession* session_ = nullptr;
   CaptureStats last_stats_;

@@ -181,9 +181,11 @@ class NativeSensor implements CaptureSensor {
     const opts = toStartOptions(source, options);
     const offsetSec = options.timeOffsetSec ?? 0;
     let span: FlowTimeSpan | null = null;
-    // Column-backed records read the batch buffer after the callback returns: the addon must not detach it then.
+    // Column-backed records read the batch buffer after the callback returns: the addon must not detach it then, so
+    // with `columnFlows` listeners each batch is lent instead, until every listener gave it back (releaseFlowBatch).
     const detach = this.#emitter.listenerCount('columnFlows') === 0;
     opts.detachBatches = detach;
+    opts.lendBatches = !detach;
     const b = addon();
     const capture = new b.Capture();
     let resolveEnd: (s: CaptureStats) => void = () => undefined;
@@ -203,14 +205,21 @@ class NativeSensor implements CaptureSensor {
           }
           this.#span = span;
         }
-        if (this.#emitter.listenerCount('columnFlows') > 0) {
+        let holders = this.#emitter.listenerCount('columnFlows');
+        if (holders > 0) {
           // A listener added after start() gets a copy: the addon detaches the buffer when this callback returns.
           const records = columnFlowRecords(detach ? buffer.slice(0) : buffer, this.#tsDigits);
-          if (records.length > 0) this.#emitter.emit('columnFlows', records);
+          if (records.length > 0) {
+            if (!detach) lentBatches.set(records, { buffer, holders });
+            this.#emitter.emit('columnFlows', records);
+          } else holders = 0;
         }
-        if (this.#emitter.listenerCount('flows') === 0) return; // nobody wants plain records: skip decoding
-        const flows = decodeFlowBatch(buffer, this.#tsDigits);
-        if (flows.length > 0) this.#emitter.emit('flows', flows);
+        if (this.#emitter.listenerCount('flows') > 0) {
+          const flows = decodeFlowBatch(buffer, this.#tsDigits);
+          if (flows.length > 0) this.#emitter.emit('flows', flows);
+        }
+        // A lent batch no listener took (all of them gone since start(), or no flows) goes back at once.
+        if (!detach && holders === 0) b.Capture.releaseBatch(buffer);
       } else if (event === 'arp') {
         if (this.#emitter.listenerCount('arp') === 0) return;
         // The session's time offset applies as to flows; ISO times with the capture's precision, as flows'.
@@ -276,12 +285,32 @@ class NativeSensor implements CaptureSensor {
   }
 }
 
+/** Lent `columnFlows` batches (see {@link releaseFlowBatch}): the buffer and how many listeners still hold it. */
+const lentBatches = new WeakMap<readonly FlowRecord[], { buffer: ArrayBuffer; holders: number }>();
+
+/**
+ * Gives back a `columnFlows` batch: each listener calls it once per batch, when it (and everything it handed the
+ * records to) is done with them. When every listener the batch went to has given it back, its memory goes straight
+ * back to the capture core for a later batch: no copy into a fresh ArrayBuffer on the way in, and nothing left for the
+ * garbage collector (bench/README.md, Detection). From then on the records must not be read (their buffer is
+ * detached). A batch a listener never gives back stays valid and is reclaimed when V8 collects it. A no-op for any
+ * other array, and for a batch already given back.
+ */
+export function releaseFlowBatch(flows: readonly FlowRecord[]): void {
+  const lent = lentBatches.get(flows);
+  if (lent === undefined) return;
+  if (--lent.holders > 0) return;
+  lentBatches.delete(flows);
+  addon().Capture.releaseBatch(lent.buffer);
+}
+
 /** {@link SensorEvents} plus `columnFlows`. */
 export interface CaptureSensorEvents extends SensorEvents {
   /**
    * The same batches as `flows`, as column-backed records (flow-batch.ts `columnFlowRecords`): same fields and values,
    * no per-flow decoding cost, but read-only views of the batch (no own properties: never spread them) that keep its
    * buffer alive, so listeners read what they need and let them go. Attach before start() (later, each batch is copied).
+   * Each listener gives each batch back with {@link releaseFlowBatch} once it is done with it.
    */
   columnFlows: (flows: FlowRecord[]) => void;
   /** ARP bindings that changed (layer 2 has no flows): each with its totals since first seen. */

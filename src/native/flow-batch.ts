@@ -745,6 +745,11 @@ const decodePlain = ((): PlainDecoder => {
  *
  * The accessors are made from flow-columns.ts `RECORD_FIELDS` (the static block).
  */
+/** Reading a column-backed record whose batch was given back is a bug in the reader: say so rather than read zeros. */
+function readAfterRelease(field: string): never {
+  throw new Error(`flow record field ${field} read after its batch was given back (releaseFlowBatch)`);
+}
+
 class ColumnFlowRecord {
   readonly #b: BatchView;
   readonly #i: number;
@@ -759,13 +764,18 @@ class ColumnFlowRecord {
     // calls its reader.
     for (const { name, column } of RECORD_FIELDS) {
       const read = column >= 0 ? undefined : computedReader(name);
+      // A record has at least one flow's columns: none left means its batch was given back (releaseFlowBatch).
       const get =
         read === undefined
           ? function (this: ColumnFlowRecord): number {
-              return this.#b.cols[column * this.#b.n + this.#i] as number;
+              const b = this.#b;
+              if (b.cols.length === 0) readAfterRelease(name);
+              return b.cols[column * b.n + this.#i] as number;
             }
           : function (this: ColumnFlowRecord): unknown {
-              return read(this.#b, this.#i);
+              const b = this.#b;
+              if (b.cols.length === 0) readAfterRelease(name);
+              return read(b, this.#i);
             };
       Object.defineProperty(ColumnFlowRecord.prototype, name, { get, enumerable: true, configurable: true });
     }

@@ -9,7 +9,7 @@
  * core's ARP table).
  */
 import type { DetectionEngine } from '../detect/types.js';
-import { emitsColumnFlows, type ArpBinding } from '../native/capture.js';
+import { emitsColumnFlows, releaseFlowBatch, type ArpBinding } from '../native/capture.js';
 import type { FlowRecord, Sensor } from '../native/types.js';
 import type { Store } from '../store/database.js';
 import { insertFlowBatch, pruneFlows, type FlowRetention } from '../store/repos/flow.repo.js';
@@ -172,6 +172,7 @@ export class SensorPipeline {
       this.counters.droppedBatches++;
       this.counters.droppedFlows += flows.length;
       this.deps.detection?.skip?.(flows.length);
+      releaseFlowBatch(flows);
       return;
     }
     this.queue.push(flows);
@@ -233,6 +234,8 @@ export class SensorPipeline {
             this.deps.log?.('detection failed', err);
           }
         }
+        // Stored, exported and scored: nothing here reads the batch again, so its memory goes back to the capture core.
+        releaseFlowBatch(batch);
       }
     } finally {
       this.draining = null;

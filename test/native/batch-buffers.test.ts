@@ -1,7 +1,7 @@
 /**
  * Flow batches of a session whose callback detaches them (detachBatches) reach JS as the session's own buffers
- * (native/binding/capture_wrap.cpp: lent as external ArrayBuffers, taken back when the callback returns); others as
- * copies. A buffer must never be reused while JS can still reach it: every batch, read in its callback, kept past it
+ * (native/binding/capture_wrap.cpp: lent as external ArrayBuffers, taken back when the callback returns), and so do
+ * those of a session whose consumer gives each back itself (lendBatches, Capture.releaseBatch); others as copies. A buffer must never be reused while JS can still reach it: every batch, read in its callback, kept past it
  * (not detached) or posted to a worker, holds its own flows after later batches were written, byte for byte the
  * batches of a replay that copies every batch.
  */
@@ -10,6 +10,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Binding } from '../../binding.js';
+import { createSensor, releaseFlowBatch } from '../../src/native/capture.js';
+import type { FlowRecord } from '../../src/native/flow-record.js';
 import { loadBinding } from '../../src/native/load.js';
 import { FIXTURES, tempDir } from '../helpers/setup.js';
 
@@ -102,6 +104,74 @@ describe('native: flow batch buffers lent to JS', function () {
     expect(n).to.equal(expected.length);
     expect(counts().lent - before.lent).to.equal(0);
     kept.forEach((buffer, i) => expect(Buffer.from(buffer).equals(expected[i] as Buffer), `batch ${i}`).to.equal(true));
+  });
+
+  it('lend mode: a batch stays intact until JS gives it back, then its memory carries later batches', async () => {
+    const binding = loadBinding();
+    const before = binding._batchBuffers();
+    const held: ArrayBuffer[] = [];
+    let intactOnRelease = 0;
+    let released = 0;
+    let refused = 0;
+    const n = await replay(file, { lendBatches: true }, (buffer, i) => {
+      held.push(buffer);
+      // Give back every batch but the last two, two batches late: the capture thread has written later batches
+      // meanwhile, never into a buffer JS still holds.
+      if (i < 2) return;
+      const old = held[i - 2] as ArrayBuffer;
+      if (Buffer.from(old).equals(expected[i - 2] as Buffer)) intactOnRelease++;
+      if (binding.Capture.releaseBatch(old)) released++;
+      if (!binding.Capture.releaseBatch(old)) refused++; // a second time: nothing to give back
+      expect(old.byteLength).to.equal(0); // detached: JS cannot reach the memory any more
+    });
+    expect(n).to.equal(expected.length);
+    expect(released).to.equal(n - 2);
+    expect(intactOnRelease).to.equal(n - 2);
+    expect(refused).to.equal(n - 2);
+    // The last two, kept past the end of their session, are intact and can still be given back.
+    held.slice(-2).forEach((buffer, k) => expect(Buffer.from(buffer).equals(expected[n - 2 + k] as Buffer)).to.equal(true));
+    for (const buffer of held.slice(-2)) expect(binding.Capture.releaseBatch(buffer)).to.equal(true);
+    const after = binding._batchBuffers();
+    expect(after.lent - before.lent).to.equal(n);
+    expect(after.released - before.released).to.equal(n);
+    expect(after.reclaimed - before.reclaimed).to.equal(0);
+    // Not a lent batch: a copy of one, or any other buffer.
+    expect(binding.Capture.releaseBatch(new ArrayBuffer(64))).to.equal(false);
+    expect(() => binding.Capture.releaseBatch({} as ArrayBuffer)).to.throw(TypeError, /must be an ArrayBuffer/);
+  });
+
+  it('sensor: a columnFlows batch goes back when every listener gave it back, not before', async () => {
+    const binding = loadBinding();
+    const before = binding._batchBuffers();
+    const sensor = createSensor();
+    const a: FlowRecord[][] = [];
+    const b: FlowRecord[][] = [];
+    const srcPorts: number[] = [];
+    sensor.on('columnFlows', (flows) => a.push(flows));
+    sensor.on('columnFlows', (flows) => b.push(flows));
+    const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
+    await sensor.start({ kind: 'file', path: file }, { snapshotIntervalSec: 0, idleTimeoutSec: 60, batchFlows: BATCH_FLOWS });
+    await ended;
+    expect(a.length).to.equal(expected.length);
+    for (let i = 0; i < a.length; i++) {
+      const flows = a[i] as FlowRecord[];
+      expect(b[i]).to.equal(flows); // both listeners get the same records
+      const releasedBefore = binding._batchBuffers().released;
+      releaseFlowBatch(flows); // the first listener is done: the second still reads them
+      expect(binding._batchBuffers().released).to.equal(releasedBefore);
+      srcPorts.push((flows[0] as FlowRecord).srcPort);
+      expect(flows[0]?.srcIp).to.match(/^\d+\.\d+\.\d+\.\d+$/);
+      releaseFlowBatch(flows); // the second is done too
+    }
+    expect(srcPorts.every((p) => Number.isInteger(p) && p > 0)).to.equal(true);
+    const after = binding._batchBuffers();
+    expect(after.lent - before.lent).to.equal(a.length);
+    expect(after.released - before.released).to.equal(a.length);
+    // Given back: the records' buffer is detached, and reading one says so rather than returning nothing.
+    expect(() => (a[0] as FlowRecord[])[0]?.srcPort).to.throw(Error, /srcPort read after its batch was given back/);
+    expect(() => (a[0] as FlowRecord[])[0]?.serverName).to.throw(Error, /serverName read after its batch was given back/);
+    releaseFlowBatch(a[0] as FlowRecord[]); // a third call is a no-op
+    expect(binding._batchBuffers().released - before.released).to.equal(a.length);
   });
 
   it('detach mode: takes back the buffers JS left; a batch posted to a worker is read there intact at the end', async () => {

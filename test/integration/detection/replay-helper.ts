@@ -17,11 +17,20 @@ import type { ThreatRow } from '../../../src/store/tables/threat.table.js';
 import type { FlowRecord } from '../../../src/native/flow-record.js';
 import { FIXTURES, tempDir } from '../../helpers/setup.js';
 
+/** A plain copy of a flow record (column-backed records have `toJSON`). */
+function plainRecord(f: FlowRecord): FlowRecord {
+  const json = (f as { toJSON?: () => FlowRecord }).toJSON;
+  return json === undefined ? f : json.call(f);
+}
+
 export interface ReplayOutcome {
   alerts: AlertRow[];
   threats: ThreatRow[];
   flowsDelivered: number;
+  /** Plain copies of the flows delivered (the pipeline gave their batches back). */
   flows: FlowRecord[];
+  /** How many of the delivered records were plain objects rather than column-backed views of their batch. */
+  plainDelivered: number;
   stats: CaptureStats;
   engine: VigilDetectionEngine;
   /** The pipeline's counters after the replay. */
@@ -58,6 +67,7 @@ export async function replayCapture(name: string, deps: ReplayDeps = {}): Promis
   });
   const sensor = createSensor();
   let delivered = 0;
+  let plainDelivered = 0;
   const flows: FlowRecord[] = [];
   const failures: unknown[] = [];
   const pipeline = new SensorPipeline({
@@ -66,7 +76,11 @@ export async function replayCapture(name: string, deps: ReplayDeps = {}): Promis
     detection: engine,
     onFlows: (batch) => {
       delivered += batch.length;
-      for (const f of batch) flows.push(f);
+      // Plain copies: the pipeline gives each batch back to the capture core once it is stored and scored.
+      for (const f of batch) {
+        if (Object.keys(f).length !== 0) plainDelivered++;
+        flows.push(plainRecord(f));
+      }
     },
     now: () => Date.now(),
     retention: { maxAgeMs: 3_600_000, maxRows: 10_000_000 },
@@ -83,5 +97,5 @@ export async function replayCapture(name: string, deps: ReplayDeps = {}): Promis
   const threats = await store.selectFrom('threats').selectAll().orderBy('ip').execute();
   await engine.close();
   await closeStore(store);
-  return { alerts, threats, flowsDelivered: delivered, flows, stats, engine, pipeline: { ...pipeline.counters }, events: seen };
+  return { alerts, threats, flowsDelivered: delivered, flows, plainDelivered, stats, engine, pipeline: { ...pipeline.counters }, events: seen };
 }
