@@ -141,28 +141,39 @@ export async function runPipeline(m: PipelineModules, file: string, model: FlowM
   }
 }
 
-/** Run directly: a warm-up and `--reps` pipeline runs of the tree at `--root` over `--pcap`; prints the medians. */
+/**
+ * Run directly: a warm-up and `--reps` pipeline runs of the tree at `--root` over `--pcap`; prints the medians. With
+ * `--steady N`, N more runs follow and their medians are printed as `steady`: by then V8 has compiled what the first
+ * runs made hot (a sensor's pipeline runs for hours), while the first runs after one warm-up still pay TurboFan
+ * compiles on V8's helper threads (bench/README.md, Detection).
+ */
 async function main(): Promise<void> {
   const root = path.resolve(arg('root') ?? ROOT);
   const file = arg('pcap');
   if (!file) throw new Error('--pcap FILE is required');
   const reps = Number(arg('reps') ?? 3);
+  const steadyReps = Number(arg('steady') ?? 0);
   const m = await loadPipelineModules(root);
   const model = await m.model.loadFlowModel(m.config.DEFAULT_MODEL_PATH);
   try {
     await runPipeline(m, file, model); // warm-up (JIT, SQLite, geo)
     const runs: PipelineRun[] = [];
     for (let i = 0; i < reps; i++) runs.push(await runPipeline(m, file, model));
-    const med = (pick: (r: PipelineRun) => number): number => median(runs.map(pick));
+    const steadyRuns: PipelineRun[] = [];
+    for (let i = 0; i < steadyReps; i++) steadyRuns.push(await runPipeline(m, file, model));
+    const medians = (rs: PipelineRun[]): { seconds: number; cpuSeconds: number; jsCpuSeconds: number } => ({
+      seconds: median(rs.map((r) => r.seconds)),
+      cpuSeconds: median(rs.map((r) => r.cpuSeconds)),
+      jsCpuSeconds: median(rs.map((r) => r.jsCpuSeconds)),
+    });
     process.stdout.write(
       `${JSON.stringify({
         root,
-        seconds: med((r) => r.seconds),
-        cpuSeconds: med((r) => r.cpuSeconds),
-        jsCpuSeconds: med((r) => r.jsCpuSeconds),
+        ...medians(runs),
         alertsStored: (runs[0] as PipelineRun).alertsStored,
         flows: (runs[0] as PipelineRun).flows,
         runs,
+        ...(steadyRuns.length > 0 ? { steady: { ...medians(steadyRuns), runs: steadyRuns } } : {}),
       })}\n`,
     );
   } finally {
