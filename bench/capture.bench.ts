@@ -9,8 +9,10 @@
  * - the read floor: `build/read_floor` (libpcap pcap_next_ex only), open to last packet;
  * - softflowd when installed: `softflowd -r FILE -n 127.0.0.1:9 -6 -m 1000000 -p PIDFILE`, whole process;
  * - Vigil's replay into JS: file -> decode -> flows with all features -> batches (ArrayBuffers) received in JS,
- *   from opening the file to the last batch (a child process driving the addon's Capture), and the same through
- *   the typed Sensor of src/native/capture.ts with every batch decoded into FlowRecord objects;
+ *   from opening the file to the last batch (a child process driving the addon's Capture; each batch lent and given
+ *   back once counted, as the sensor's pipeline receives them, and for reference copied into a fresh ArrayBuffer, as
+ *   it received them before), and the same through the typed Sensor of src/native/capture.ts with every batch
+ *   decoded into FlowRecord objects;
  * - the whole `vigil replay --summary-only FILE` process, Node start-up included (the dist/ bundle, rebuilt when stale),
  *   with its CPU time and, for scale, the start-up of a bare `node -e 0`; when the environment sets
  *   NODE_EXTRA_CA_CERTS (which Node parses at every start, before any of Vigil runs), both again without it;
@@ -153,8 +155,15 @@ function readFloor(file: string): ReadFloorOut & { processSeconds: number } {
   return { ...lastJsonLine<ReadFloorOut>(r.stdout), processSeconds: r.seconds };
 }
 
-function childReplay(file: string, raw = false, app: AppLayer = 'on', detach = false): ChildReplayOut {
-  const args = ['--import', 'tsx', SELF, '--child-replay', file, ...(raw ? ['--raw'] : []), ...(detach ? ['--detach'] : [])];
+/**
+ * How the raw replay child receives batches: `lend` as the sensor's pipeline does (each batch the capture core's own
+ * buffer, given back with Capture.releaseBatch once read: here at once, as when the pipeline keeps up), `copy` as a
+ * consumer that keeps batches without giving them back (a fresh ArrayBuffer per batch).
+ */
+type BatchMode = 'lend' | 'copy';
+
+function childReplay(file: string, raw = false, app: AppLayer = 'on', mode: BatchMode = 'lend'): ChildReplayOut {
+  const args = ['--import', 'tsx', SELF, '--child-replay', file, ...(raw ? ['--raw', '--batches', mode] : [])];
   const r = spawnSync(process.execPath, args, {
     cwd: ROOT,
     encoding: 'utf8',
@@ -229,7 +238,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const bareNoCa: ProcessRun[] = [];
   const sf: ProcessRun[] = [];
   const nat: ProcessRun[] = [];
-  const rawDetached: ChildReplayOut[] = [];
+  const rawCopied: ChildReplayOut[] = [];
   const haveNative = existsSync(NATIVE_REPLAY);
   for (let i = 0; i < reps; i++) {
     log(`  rep ${i + 1}/${reps}: read floor, replay into JS (app layer on, off), vigil CLI (on, off)${sfBin ? ', softflowd' : ''}`);
@@ -237,7 +246,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
     const order: AppLayer[] = i % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
     rf.push(readFloor(input.path));
     for (const app of order) (app === 'on' ? raw : rawOff).push(childReplay(input.path, true, app));
-    rawDetached.push(childReplay(input.path, true, 'on', true));
+    rawCopied.push(childReplay(input.path, true, 'on', 'copy'));
     if (haveNative) nat.push(run(NATIVE_REPLAY, [input.path]));
     js.push(childReplay(input.path));
     for (const app of order) {
@@ -291,7 +300,7 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       packetsPerSec: Math.round(packets / floorSec),
     },
     vigilReplay: {
-      what: 'open to last flow batch (ArrayBuffer) received in JS, through the addon Capture; child process',
+      what: 'open to last flow batch (ArrayBuffer) received in JS, through the addon Capture, each batch lent and given back once counted (as the sensor pipeline does: lendBatches, Capture.releaseBatch); child process',
       seconds: round(jsSec, 4),
       bestSeconds: round(best.js, 4),
       packetsPerSec: Math.round(packets / jsSec),
@@ -306,14 +315,14 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
       threadCpuSeconds: medianByKey(raw.map((r) => r.threadCpu ?? {})),
       runs: raw.map((r) => round(r.seconds, 4)),
     },
-    vigilReplayDetached: {
-      what: 'the same replay into JS with detachBatches (as vigil replay --summary-only: each batch lent to JS without a copy and taken back when the callback returns); not what the targets measure',
-      seconds: round(median(rawDetached.map((r) => r.seconds)), 4),
-      bestSeconds: round(Math.min(...rawDetached.map((r) => r.seconds)), 4),
-      vsReadFloor: round(median(rawDetached.map((r) => r.seconds)) / floorSec, 2),
-      cpuSeconds: round(median(rawDetached.map((r) => r.processCpu ?? 0)), 3),
-      peakRssMiB: round(Math.max(...rawDetached.map((r) => r.maxRssKiB)) / 1024, 1),
-      runs: rawDetached.map((r) => round(r.seconds, 4)),
+    vigilReplayCopied: {
+      what: 'the same replay into JS with every batch copied into a fresh ArrayBuffer (a consumer that keeps batches and never gives them back; the pipeline did this before it lent them); not what the targets measure',
+      seconds: round(median(rawCopied.map((r) => r.seconds)), 4),
+      bestSeconds: round(Math.min(...rawCopied.map((r) => r.seconds)), 4),
+      vsReadFloor: round(median(rawCopied.map((r) => r.seconds)) / floorSec, 2),
+      cpuSeconds: round(median(rawCopied.map((r) => r.processCpu ?? 0)), 3),
+      peakRssMiB: round(Math.max(...rawCopied.map((r) => r.maxRssKiB)) / 1024, 1),
+      runs: rawCopied.map((r) => round(r.seconds, 4)),
     },
     appLayer: {
       what: "the same two measurements with VIGIL_CAPTURE_APP_LAYER=off: the application layer's cost is on - off",
@@ -437,11 +446,12 @@ function memoryPerFlow(flowCount: number): Record<string, unknown> {
  * --child-replay FILE --raw: one replay through the addon's Capture, counting the flow batches (ArrayBuffers) that
  * reach JS without decoding them; prints ChildReplayOut.
  */
-async function childMainRaw(file: string, detach: boolean): Promise<void> {
+async function childMainRaw(file: string, mode: BatchMode): Promise<void> {
   const { loadBinding } = await import('../src/native/load.js');
   const { loadCaptureCoreConfig } = await import('../src/config/capture-core.js');
   const core = loadCaptureCoreConfig(); // VIGIL_CAPTURE_APP_LAYER, as vigil replay reads it
-  const capture = new (loadBinding().Capture)();
+  const { Capture } = loadBinding();
+  const capture = new Capture();
   let batches = 0;
   const rssAtStartKiB = Math.round(process.memoryUsage().rss / 1024);
   const cpu0 = threadCpuSeconds();
@@ -449,10 +459,11 @@ async function childMainRaw(file: string, detach: boolean): Promise<void> {
   let cpuAtEnd: Record<string, number> = {};
   const t0 = performance.now();
   const stats = await new Promise<Binding.RawStats>((resolve, reject) => {
-    const opts = { kind: 'file' as const, path: file, snapshotIntervalSec: 0, appLayer: core.appLayer, detachBatches: detach };
+    const opts = { kind: 'file' as const, path: file, snapshotIntervalSec: 0, appLayer: core.appLayer, lendBatches: mode === 'lend' };
     capture.start(opts, (event, a, err) => {
       if (event === 'flows') {
         batches += 1;
+        if (mode === 'lend') Capture.releaseBatch(a as ArrayBuffer);
         // The capture threads may be gone by the end event: keep the latest reading of each thread (sparse: reading
         // /proc costs the JS thread ~0.2 ms).
         if (batches % 128 === 0) cpuAtEnd = { ...cpuAtEnd, ...threadCpuSeconds() };
@@ -522,7 +533,7 @@ async function main(): Promise<void> {
     options: {
       'child-replay': { type: 'string' },
       raw: { type: 'boolean', default: false },
-      detach: { type: 'boolean', default: false },
+      batches: { type: 'string', default: 'lend' },
       pcap: { type: 'string' },
       inputs: { type: 'string', default: 'bench,mixed' },
       copies: { type: 'string', default: '12' },
@@ -534,7 +545,7 @@ async function main(): Promise<void> {
     allowPositionals: true,
   });
   if (values['child-replay']) {
-    if (values.raw) await childMainRaw(values['child-replay'], values.detach);
+    if (values.raw) await childMainRaw(values['child-replay'], values.batches === 'copy' ? 'copy' : 'lend');
     else await childMain(values['child-replay']);
     return;
   }
