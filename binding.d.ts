@@ -255,6 +255,12 @@ export declare namespace Binding {
      * cost (see native/binding/capture_wrap.cpp), so only for consumers that give every batch back.
      */
     lendBatches?: boolean;
+    /**
+     * With lendBatches, for a file source: at most this many batches lent and not given back yet (default 0: no limit).
+     * The replay waits for one to come back before it hands over another (at most 250 ms: a batch never given back
+     * does not stall it for good), so it runs no further ahead of its consumers than they allow.
+     */
+    lendLimit?: number;
     /** Test-only: batches in flight to JS (default 16); live capture drops batches beyond it. */
     _queueDepth?: number;
     /** The application layer (native/app): protocol parsing, names, fingerprints (default true). */
@@ -596,8 +602,9 @@ export declare namespace Binding {
     /**
      * Test-only: the process's counts of flow batches lent to JS without a copy (`lent`), of those taken back when
      * their callback returned (`reclaimed`, detachBatches), of those JS gave back with `Capture.releaseBatch()`
-     * (`released`, lendBatches) and of those given back after V8 let go of them (`finalized`).
+     * (`released`, lendBatches) and of those given back after V8 let go of them (`finalized`); how often a replay with
+     * a lendLimit waited for a lent batch to come back (`lendWaits`), and went ahead without one (`lendTimeouts`).
      */
-    _batchBuffers(): { lent: number; reclaimed: number; released: number; finalized: number };
+    _batchBuffers(): { lent: number; reclaimed: number; released: number; finalized: number; lendWaits: number; lendTimeouts: number };
   }
 }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FlowModel } from '../src/ml/model.js';
+import type { FlowRecord } from '../src/native/flow-record.js';
 import { ROOT } from './input.js';
 import { arg, median } from './stats.js';
 
@@ -99,16 +100,18 @@ export async function runPipeline(m: PipelineModules, file: string, model: FlowM
     let flows = 0;
     let alerts = 0;
     let chain: Promise<void> = Promise.resolve();
-    // As the sensor's pipeline does, each batch goes back to the capture core once scored (trees before
-    // releaseFlowBatch have none: their batches are copies the garbage collector frees).
-    const release = (m.capture as Partial<CaptureModule>).releaseFlowBatch;
-    sensor.on('columnFlows', (batch) => {
+    // As the sensor's pipeline does, each batch goes back to the capture core once scored, and the replay runs at most
+    // 64 batches ahead (trees before releaseFlowBatch have neither: their batches are copies the garbage collector
+    // frees, and the replay runs as far ahead as it can).
+    const { releaseFlowBatch: release, givesBatchesBack: givesBack } = m.capture as Partial<CaptureModule>;
+    const listener = (batch: FlowRecord[]): void => {
       flows += batch.length;
       chain = chain.then(async () => {
         alerts += (await engine.process(batch)).length;
         release?.(batch);
       });
-    });
+    };
+    sensor.on('columnFlows', givesBack ? givesBack(listener, 64) : listener);
     const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
     const procCpu = process.cpuUsage();
     const t = performance.now();

@@ -3,8 +3,11 @@
 #include "binding/capture_wrap.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +29,11 @@ constexpr size_t kQueueDepth = 16;  // batches in flight to JS before live captu
 // (a new mapping when it is over malloc's mmap threshold, see common/malloc_policy.h).
 constexpr size_t kSpareBuffers = kQueueDepth;
 constexpr size_t kSpareBytes = size_t{8} << 20;
+// With a lend limit (an offline session whose consumers give every batch back), how long the capture thread waits for
+// a lent batch to come back before it hands over another anyway (a consumer that forgot one must not stall the replay
+// for good), and how often it looks at its stop flag meanwhile.
+constexpr auto kLendWaitMax = std::chrono::milliseconds(250);
+constexpr auto kLendWaitSlice = std::chrono::milliseconds(10);
 
 // JS gets each batch's own memory (an external ArrayBuffer over the BatchBuffer, no copy). The Float64 columns start
 // at byte 16 of the batch, so JS's Float64Array views need the buffer 8-byte aligned: new[] gives at least this.
@@ -37,6 +45,8 @@ std::atomic<uint64_t> g_lent{0};
 std::atomic<uint64_t> g_reclaimed{0};
 std::atomic<uint64_t> g_finalized{0};
 std::atomic<uint64_t> g_released{0};
+std::atomic<uint64_t> g_lend_waits{0};     // hand-overs that waited for a lent batch to come back
+std::atomic<uint64_t> g_lend_timeouts{0};  // ... and went ahead after kLendWaitMax
 
 // The spare batch buffers of one session, shared by the session and every batch buffer lent to JS (which may come
 // back after the session is gone: V8 lets go of a buffer JS held when it collects it, at process or worker teardown
@@ -61,6 +71,34 @@ class SparePool {
     spare_bytes_ -= b.capacity;
     return b;
   }
+  // Lent batches (lendBatches) handed to JS and not back yet: counted when the capture thread hands one over, and
+  // when it comes back (given back, collected, or never lent after all).
+  void Handed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++lent_out_;
+  }
+  void Back() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (lent_out_ > 0) --lent_out_;
+    }
+    back_.notify_all();
+  }
+  // Capture thread: waits while `limit` lent batches are out, at most kLendWaitMax, or until `stopping()`.
+  void WaitForRoom(size_t limit, const std::function<bool()>& stopping) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (lent_out_ < limit) return;
+    g_lend_waits.fetch_add(1, std::memory_order_relaxed);
+    const auto deadline = std::chrono::steady_clock::now() + kLendWaitMax;
+    while (lent_out_ >= limit && !stopping()) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        g_lend_timeouts.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+      back_.wait_for(lock, kLendWaitSlice);
+    }
+  }
+
   // Keeps `b` for reuse; over kSpareBuffers or kSpareBytes, the smallest spares are freed first (a large one fits
   // every batch).
   void Recycle(BatchBuffer&& b) {
@@ -81,8 +119,10 @@ class SparePool {
 
  private:
   std::mutex mutex_;
+  std::condition_variable back_;    // a lent batch came back
   std::vector<BatchBuffer> spare_;  // guarded by mutex_
   size_t spare_bytes_ = 0;          // capacity of the spares, guarded by mutex_
+  size_t lent_out_ = 0;             // guarded by mutex_
 };
 
 // A batch buffer lent to JS as an external ArrayBuffer: the finalizer's hint. Node runs the finalizer on the JS
@@ -98,9 +138,10 @@ struct LentBatch {
   static void Finalize(napi_env, void*, void* hint) {
     std::unique_ptr<LentBatch> lent(static_cast<LentBatch*>(hint));
     if (lent->batch.data == nullptr) return;
-    Forget(lent.get());
+    const bool counted = Forget(lent.get());
     g_finalized.fetch_add(1, std::memory_order_relaxed);
     lent->pool->Recycle(std::move(lent->batch));
+    if (counted) lent->pool->Back();
   }
 
   // Batches lent with lendBatches and not yet given back, by their memory: releaseBatch() finds a batch's hint from
@@ -119,11 +160,14 @@ struct LentBatch {
     registry().erase(it);
     return lent;
   }
-  // Removes `lent` if it is still registered (its memory may already be lent again under another hint).
-  static void Forget(LentBatch* lent) {
+  // Removes `lent` if it is still registered (its memory may already be lent again under another hint); returns
+  // whether it was (a lendBatches batch, counted out by its pool).
+  static bool Forget(LentBatch* lent) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     auto it = registry().find(lent->batch.data.get());
-    if (it != registry().end() && it->second == lent) registry().erase(it);
+    if (it == registry().end() || it->second != lent) return false;
+    registry().erase(it);
+    return true;
   }
 
  private:
@@ -216,15 +260,20 @@ struct CaptureSession : public CaptureOutput {
   }
   bool Flush(bool blocking) override {
     if (encoder.size() == 0) return true;
+    // A replay lending to consumers that give every batch back runs at most lend_limit batches ahead of them: it waits
+    // here (bounded) for one to come back, rather than piling batches up in JS.
+    if (blocking && lend_limit > 0) pool->WaitForRoom(lend_limit, [this] { return thread->stop_requested(); });
     auto* m = new Message();
     m->kind = Message::kFlows;
     m->batch = pool->Take(encoder.EncodedBytes());
     encoder.TakeBuffer(&m->batch);
+    if (lends()) pool->Handed();  // before the call: JS may give it back before BlockingCall returns
     const napi_status st = blocking ? tsfn.BlockingCall(m) : tsfn.NonBlockingCall(m);
     if (st == napi_ok) {
       batches_delivered++;
       return true;
     }
+    if (lends()) pool->Back();
     pool->Recycle(std::move(m->batch));
     delete m;
     if (st == napi_queue_full) {
@@ -280,6 +329,8 @@ struct CaptureSession : public CaptureOutput {
   bool hook_registered = false;
   bool detach_batches = false;  // set before the capture thread starts, then read-only
   bool lend_batches = false;    // likewise: lend every batch, JS gives each back with releaseBatch()
+  size_t lend_limit = 0;        // likewise: lent batches out at most (offline sessions), 0 = no limit
+  bool lends() const { return lend_batches && !detach_batches; }
   const std::shared_ptr<SparePool> pool = std::make_shared<SparePool>();
 };
 
@@ -304,6 +355,7 @@ Napi::ArrayBuffer BatchToJs(Napi::Env env, CaptureSession* session, Message* m, 
     // External buffers refused (a runtime with V8's sandbox): copy instead.
     m->batch = std::move(hint->batch);
     delete hint;
+    if (session->lends()) session->pool->Back();
   }
   Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, m->batch.size);
   PrefaultForWrite(ab.Data(), m->batch.size);
@@ -316,7 +368,10 @@ Napi::ArrayBuffer BatchToJs(Napi::Env env, CaptureSession* session, Message* m, 
 
 void CallJs(Napi::Env env, Napi::Function callback, CaptureSession* session, Message* message) {
   std::unique_ptr<Message> m(message);
-  if (env == nullptr || callback.IsEmpty()) return;
+  if (env == nullptr || callback.IsEmpty()) {
+    if (m->kind == Message::kFlows && session->lends()) session->pool->Back();  // never lent: JS is going away
+    return;
+  }
   try {
     switch (m->kind) {
       case Message::kFlows: {
@@ -512,6 +567,7 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   session->owner = this;
   session->detach_batches = GetBool(o, "detachBatches", false);
   session->lend_batches = GetBool(o, "lendBatches", false);
+  if (kind == "file") session->lend_limit = static_cast<size_t>(GetNumber(o, "lendLimit", 0));
   session->encoder.SetAppLayer(cfg.app.enabled, cfg.app.community_id_seed);
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
   // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
@@ -553,6 +609,7 @@ Napi::Value CaptureWrap::JsReleaseBatch(const Napi::CallbackInfo& info) {
   ab.Detach();
   g_released.fetch_add(1, std::memory_order_relaxed);
   lent->pool->Recycle(std::move(lent->batch));  // the finalizer, when it runs, finds the hint empty
+  lent->pool->Back();
   return Napi::Boolean::New(env, true);
 }
 
@@ -582,7 +639,9 @@ Napi::Value JsListInterfaces(const Napi::CallbackInfo& info) {
 }
 // `_batchBuffers()` (test-only): the process's counts of batches lent to JS without a copy (`lent`), of lent buffers
 // taken back when the callback returned (`reclaimed`, detach mode), of lent buffers JS gave back with releaseBatch()
-// (`released`, lend mode) and of lent buffers given back by the finalizer after V8 let go of them (`finalized`).
+// (`released`, lend mode) and of lent buffers given back by the finalizer after V8 let go of them (`finalized`); and
+// how often a replay with a lend limit waited for a lent batch to come back (`lendWaits`) and went ahead after
+// kLendWaitMax without one (`lendTimeouts`).
 Napi::Value JsBatchBuffers(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = Napi::Object::New(env);
@@ -590,6 +649,8 @@ Napi::Value JsBatchBuffers(const Napi::CallbackInfo& info) {
   o.Set("reclaimed", Napi::Number::New(env, static_cast<double>(g_reclaimed.load())));
   o.Set("finalized", Napi::Number::New(env, static_cast<double>(g_finalized.load())));
   o.Set("released", Napi::Number::New(env, static_cast<double>(g_released.load())));
+  o.Set("lendWaits", Napi::Number::New(env, static_cast<double>(g_lend_waits.load())));
+  o.Set("lendTimeouts", Napi::Number::New(env, static_cast<double>(g_lend_timeouts.load())));
   return o;
 }
 }  // namespace

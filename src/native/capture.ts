@@ -186,6 +186,8 @@ class NativeSensor implements CaptureSensor {
     const detach = this.#emitter.listenerCount('columnFlows') === 0;
     opts.detachBatches = detach;
     opts.lendBatches = !detach;
+    // A replay whose listeners all give every batch back runs no further ahead of them than the least of their limits.
+    if (!detach) opts.lendLimit = lendLimitOf(this.#emitter.listeners('columnFlows'));
     const b = addon();
     const capture = new b.Capture();
     let resolveEnd: (s: CaptureStats) => void = () => undefined;
@@ -283,6 +285,33 @@ class NativeSensor implements CaptureSensor {
     this.#emitter.off(event, listener);
     return this;
   }
+}
+
+/** `columnFlows` listeners that give every batch back ({@link givesBatchesBack}), with the most each holds at once. */
+const batchLimits = new WeakMap<object, number>();
+
+/**
+ * Marks a `columnFlows` listener as one that gives every batch back with {@link releaseFlowBatch}, and holds at most
+ * `inFlight` batches at once (those it queues, and the one it works on). When every `columnFlows` listener at start()
+ * is marked, a replay runs at most that many batches ahead of them (the least of their limits): it waits for a batch
+ * to come back instead of handing over batches faster than they are taken (which a bounded queue would drop). Live
+ * capture never waits. Returns the listener.
+ */
+export function givesBatchesBack<L extends (flows: FlowRecord[]) => void>(listener: L, inFlight: number): L {
+  if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError(`inFlight must be a whole number of at least 1, got ${String(inFlight)}`);
+  batchLimits.set(listener, inFlight);
+  return listener;
+}
+
+/** The lend limit for these listeners: the least of their limits when all give batches back, else 0 (none). */
+function lendLimitOf(listeners: readonly unknown[]): number {
+  let limit = Infinity;
+  for (const l of listeners) {
+    const own = typeof l === 'function' ? batchLimits.get(l) : undefined;
+    if (own === undefined) return 0;
+    limit = Math.min(limit, own);
+  }
+  return Number.isFinite(limit) ? limit : 0;
 }
 
 /** Lent `columnFlows` batches (see {@link releaseFlowBatch}): the buffer and how many listeners still hold it. */

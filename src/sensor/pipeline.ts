@@ -9,7 +9,7 @@
  * core's ARP table).
  */
 import type { DetectionEngine } from '../detect/types.js';
-import { emitsColumnFlows, releaseFlowBatch, type ArpBinding } from '../native/capture.js';
+import { emitsColumnFlows, givesBatchesBack, releaseFlowBatch, type ArpBinding } from '../native/capture.js';
 import type { FlowRecord, Sensor } from '../native/types.js';
 import type { Store } from '../store/database.js';
 import { insertFlowBatch, pruneFlows, type FlowRetention } from '../store/repos/flow.repo.js';
@@ -107,7 +107,11 @@ export class SensorPipeline {
   private queuedFlowBatches = 0;
   private draining: Promise<void> | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
-  private readonly listener = (flows: FlowRecord[]): void => this.accept(flows);
+  /**
+   * Takes each batch; gives it back once stored, exported and scored. A replay runs at most as many batches ahead as
+   * the queue holds, so a file replayed faster than detection keeps up is slowed down rather than dropped.
+   */
+  private readonly listener: (flows: FlowRecord[]) => void;
   private readonly arpListener = (bindings: ArpBinding[]): void => this.acceptArp(bindings);
   private idleWaiters: Array<() => void> = [];
   /**
@@ -118,6 +122,12 @@ export class SensorPipeline {
 
   constructor(deps: PipelineDeps) {
     this.deps = deps;
+    this.listener = givesBatchesBack((flows: FlowRecord[]): void => this.accept(flows), this.maxQueued());
+  }
+
+  /** Flow batches queued at most; beyond that a batch is dropped (live capture overload). */
+  private maxQueued(): number {
+    return this.deps.maxQueuedBatches ?? 64;
   }
 
   /** Subscribes to the sensor and starts periodic retention. */
@@ -168,7 +178,7 @@ export class SensorPipeline {
       this.counters.errors++;
       this.deps.log?.('flow statistics failed', err);
     }
-    if (this.queuedFlowBatches >= (this.deps.maxQueuedBatches ?? 64)) {
+    if (this.queuedFlowBatches >= this.maxQueued()) {
       this.counters.droppedBatches++;
       this.counters.droppedFlows += flows.length;
       this.deps.detection?.skip?.(flows.length);

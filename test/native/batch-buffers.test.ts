@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Binding } from '../../binding.js';
-import { createSensor, releaseFlowBatch } from '../../src/native/capture.js';
+import { createSensor, givesBatchesBack, releaseFlowBatch } from '../../src/native/capture.js';
 import type { FlowRecord } from '../../src/native/flow-record.js';
 import { loadBinding } from '../../src/native/load.js';
 import { FIXTURES, tempDir } from '../helpers/setup.js';
@@ -140,6 +140,56 @@ describe('native: flow batch buffers lent to JS', function () {
     expect(() => binding.Capture.releaseBatch({} as ArrayBuffer)).to.throw(TypeError, /must be an ArrayBuffer/);
   });
 
+  it('lend limit: a replay runs at most that many batches ahead of a consumer that gives them back late', async () => {
+    const binding = loadBinding();
+    const before = binding._batchBuffers();
+    const out: ArrayBuffer[] = [];
+    let most = 0;
+    let intact = 0;
+    let index = 0;
+    const n = await replay(file, { lendBatches: true, lendLimit: 3 }, (buffer) => {
+      const i = index++;
+      out.push(buffer);
+      most = Math.max(most, out.length);
+      // Given back a few milliseconds later (a consumer slower than the replay), after a check that later batches did
+      // not overwrite it. Without the limit the replay hands over all of them meanwhile.
+      setTimeout(() => {
+        if (Buffer.from(buffer).equals(expected[i] as Buffer)) intact++;
+        out.splice(out.indexOf(buffer), 1);
+        binding.Capture.releaseBatch(buffer);
+      }, 3);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the last ones' timers
+    expect(n).to.equal(expected.length);
+    expect(intact).to.equal(n);
+    expect(most).to.be.at.most(3);
+    const after = binding._batchBuffers();
+    expect(after.released - before.released).to.equal(n);
+    expect(after.lendWaits - before.lendWaits).to.be.above(0);
+    expect(after.lendTimeouts - before.lendTimeouts).to.equal(0);
+  });
+
+  it('lend limit: a consumer that never gives batches back slows the replay but does not stall it', async () => {
+    const binding = loadBinding();
+    const before = binding._batchBuffers();
+    const kept: ArrayBuffer[] = [];
+    // One copy of the scan (7 batches), 2 lent at most: the capture thread waits (bounded) for each of the other 5.
+    const single = path.join(FIXTURES, 'pcaps', 'ndpi_nmap_syn_portscan.pcap');
+    const n = await replay(single, { lendBatches: true, lendLimit: 2 }, (buffer) => kept.push(buffer));
+    expect(n).to.be.at.least(5);
+    const after = binding._batchBuffers();
+    expect(after.lendTimeouts - before.lendTimeouts).to.equal(n - 2);
+    // Kept past the end of the replay, every batch is still its own.
+    const reference = await (async () => {
+      const copies: Buffer[] = [];
+      await replay(single, {}, (buffer) => copies.push(Buffer.from(buffer.slice(0))));
+      return copies;
+    })();
+    expect(reference.length).to.equal(n);
+    kept.forEach((buffer, i) => expect(Buffer.from(buffer).equals(reference[i] as Buffer), `batch ${i}`).to.equal(true));
+    for (const buffer of kept) binding.Capture.releaseBatch(buffer);
+  });
+
   it('sensor: a columnFlows batch goes back when every listener gave it back, not before', async () => {
     const binding = loadBinding();
     const before = binding._batchBuffers();
@@ -171,6 +221,7 @@ describe('native: flow batch buffers lent to JS', function () {
     expect(() => (a[0] as FlowRecord[])[0]?.srcPort).to.throw(Error, /srcPort read after its batch was given back/);
     expect(() => (a[0] as FlowRecord[])[0]?.serverName).to.throw(Error, /serverName read after its batch was given back/);
     releaseFlowBatch(a[0] as FlowRecord[]); // a third call is a no-op
+    expect(() => givesBatchesBack(() => undefined, 0)).to.throw(RangeError, /inFlight must be a whole number of at least 1, got 0/);
     expect(binding._batchBuffers().released - before.released).to.equal(a.length);
   });
 
