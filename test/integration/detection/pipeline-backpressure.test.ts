@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { loadDetectionConfig } from '../../../src/config/detection.js';
-import { createDetectionEngine } from '../../../src/detect/engine.js';
+import { createDetectionEngine, type VigilDetectionEngine } from '../../../src/detect/engine.js';
 import { createSensor, type CaptureStats } from '../../../src/native/capture.js';
 import type { FlowRecord } from '../../../src/native/flow-record.js';
+import type { Sensor } from '../../../src/native/types.js';
 import { loadBinding } from '../../../src/native/load.js';
 import { SensorPipeline } from '../../../src/sensor/pipeline.js';
 import { closeStore, openStore, type Store } from '../../../src/store/database.js';
@@ -18,18 +19,24 @@ describe('detection: SensorPipeline with a scorer slower than the traffic', () =
   });
   afterEach(async () => closeStore(store));
 
-  it('counts every flow it cannot score as skipped in the ML stats and the pipeline counters: flowsScored + skipped = flows delivered (regression: dropped batches were only counted as batches, and nowhere visible)', async () => {
+  /** A pipeline over `sensor` into a real store and an engine whose scorer takes 2 ms a batch, queueing `maxQueued`. */
+  async function slowPipeline(sensor: Pick<Sensor, 'on' | 'off'>, maxQueued: number): Promise<{ engine: VigilDetectionEngine; pipeline: SensorPipeline }> {
     const fake = fakeFlowModel({ delayMs: 2 });
     const engine = await createDetectionEngine({ store, config: loadDetectionConfig({}), model: fake.model, geo: null });
-    const sensor = { on: () => undefined as never, off: () => undefined as never };
     const pipeline = new SensorPipeline({
       sensor,
       store,
       detection: engine,
       now: () => Date.now(),
       retention: { maxAgeMs: 3_600_000, maxRows: 1_000_000 },
-      maxQueuedBatches: 8,
+      maxQueuedBatches: maxQueued,
     });
+    return { engine, pipeline };
+  }
+
+  it('counts every flow it cannot score as skipped in the ML stats and the pipeline counters: flowsScored + skipped = flows delivered (regression: dropped batches were only counted as batches, and nowhere visible)', async () => {
+    const sensor = { on: () => undefined as never, off: () => undefined as never };
+    const { engine, pipeline } = await slowPipeline(sensor, 8);
     const batch = (b: number): FlowRecord[] => Array.from({ length: 10 }, (_, i) => makeFlow({ id: b * 10 + i, srcPort: 20_000 + b * 10 + i }));
     // A burst: one batch in flight, 8 queued, the other 31 dropped.
     for (let b = 0; b < 40; b++) pipeline.accept(batch(b));
@@ -42,17 +49,8 @@ describe('detection: SensorPipeline with a scorer slower than the traffic', () =
   });
 
   it('a file replayed faster than it is scored waits for the pipeline instead of dropping batches (regression: 200 of 395 batches of a 1 M-packet capture were dropped at max speed)', async () => {
-    const fake = fakeFlowModel({ delayMs: 2 });
-    const engine = await createDetectionEngine({ store, config: loadDetectionConfig({}), model: fake.model, geo: null });
     const sensor = createSensor();
-    const pipeline = new SensorPipeline({
-      sensor,
-      store,
-      detection: engine,
-      now: () => Date.now(),
-      retention: { maxAgeMs: 3_600_000, maxRows: 1_000_000 },
-      maxQueuedBatches: 2,
-    });
+    const { engine, pipeline } = await slowPipeline(sensor, 2);
     pipeline.start();
     const before = loadBinding()._batchBuffers();
     const ended = new Promise<CaptureStats>((resolve) => sensor.on('end', (s) => resolve(s as CaptureStats)));
