@@ -348,7 +348,7 @@ Napi::ArrayBuffer BatchToJs(Napi::Env env, CaptureSession* session, Message* m, 
                                                             &LentBatch::Finalize, hint, &value);
     if (st == napi_ok) {
       g_lent.fetch_add(1, std::memory_order_relaxed);
-      if (session->lend_batches && !session->detach_batches) LentBatch::Remember(hint);
+      if (session->lends()) LentBatch::Remember(hint);
       *lent = hint;
       return Napi::ArrayBuffer(env, value);
     }
@@ -601,11 +601,9 @@ Napi::Value CaptureWrap::JsReleaseBatch(const Napi::CallbackInfo& info) {
   Napi::ArrayBuffer ab = info[0].As<Napi::ArrayBuffer>();
   if (ab.IsDetached() || ab.ByteLength() == 0) return Napi::Boolean::New(env, false);
   // While `ab` is attached it holds the memory, so its finalizer has not been queued and the hint is alive.
+  // Only the lent batch itself can be attached over that memory.
   LentBatch* lent = LentBatch::Take(ab.Data());
-  if (lent == nullptr || lent->batch.size != ab.ByteLength()) {
-    if (lent != nullptr) LentBatch::Remember(lent);  // the same address, another buffer: not this one's to give back
-    return Napi::Boolean::New(env, false);
-  }
+  if (lent == nullptr) return Napi::Boolean::New(env, false);
   ab.Detach();
   g_released.fetch_add(1, std::memory_order_relaxed);
   lent->pool->Recycle(std::move(lent->batch));  // the finalizer, when it runs, finds the hint empty

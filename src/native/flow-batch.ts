@@ -735,21 +735,22 @@ const decodePlain = ((): PlainDecoder => {
   return new Function(...params, body)(...readers) as PlainDecoder;
 })();
 
+/** Reading a column-backed record whose batch was given back is a bug in the reader: say so rather than read zeros. */
+function readAfterRelease(field: string): never {
+  throw new Error(`flow record field ${field} read after its batch was given back (releaseFlowBatch)`);
+}
+
 /**
  * A {@link FlowRecord} read straight from its batch's columns: creating one costs one small object, and each field is
  * computed when read (consumers read a few fields of most flows; a plain record costs ~90 field stores, most of them a
  * heap-number allocation, plus 3 arrays and 4 strings). Every field is an enumerable accessor on the prototype, in the
  * FlowRecord order, so `for...in`, deep equality and `JSON.stringify` (through `toJSON`) see the same record as a
  * plain object would; object spread and `Object.keys` do not (no own properties): use `toJSON()` for a plain copy.
- * Records keep their batch's buffer alive, so consumers must not keep them long (copy the fields they need).
+ * Records keep their batch's buffer alive, so consumers must not keep them long (copy the fields they need), and none
+ * may be read once the batch was given back (releaseFlowBatch): its fields then throw.
  *
  * The accessors are made from flow-columns.ts `RECORD_FIELDS` (the static block).
  */
-/** Reading a column-backed record whose batch was given back is a bug in the reader: say so rather than read zeros. */
-function readAfterRelease(field: string): never {
-  throw new Error(`flow record field ${field} read after its batch was given back (releaseFlowBatch)`);
-}
-
 class ColumnFlowRecord {
   readonly #b: BatchView;
   readonly #i: number;
