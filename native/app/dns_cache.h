@@ -51,6 +51,7 @@ class DnsNameCache {
 
   Entry* entries_ = nullptr;     // buckets_ * ways_, bucket-major; calloc'ed on the first Insert, freed by the dtor
   uint32_t* by_addr_ = nullptr;  // address-only index: entry number + 1 (0 empty), same geometry
+  uint8_t* filled_ = nullptr;    // per bucket: ways written (always the first ones), so never-written ways go unread
   // Addresses ever inserted, as bits of a hash (never cleared): most flows go to addresses no answer named, and a
   // miss in the table itself touches up to 16 entries' cache lines, the bit one.
   uint64_t seen_[kSeenBits / 64] = {};
