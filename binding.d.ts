@@ -603,8 +603,9 @@ export declare namespace Binding {
      * Test-only: the process's counts of flow batches lent to JS without a copy (`lent`), of those taken back when
      * their callback returned (`reclaimed`, detachBatches), of those JS gave back with `Capture.releaseBatch()`
      * (`released`, lendBatches) and of those given back after V8 let go of them (`finalized`); how often a replay with
-     * a lendLimit waited for a lent batch to come back (`lendWaits`), and went ahead without one (`lendTimeouts`).
+     * a lendLimit waited for a lent batch to come back (`lendWaits`), and went ahead without one (`lendTimeouts`); and how
+     * many batches got a newly allocated buffer because no spare fitted (`fresh`).
      */
-    _batchBuffers(): { lent: number; reclaimed: number; released: number; finalized: number; lendWaits: number; lendTimeouts: number };
+    _batchBuffers(): { lent: number; reclaimed: number; released: number; finalized: number; lendWaits: number; lendTimeouts: number; fresh: number };
   }
 }

@@ -2,9 +2,11 @@
 // TypedThreadSafeFunction (live: NonBlockingCall, a full queue drops and counts the batch; offline: BlockingCall).
 #include "binding/capture_wrap.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -29,6 +31,13 @@ constexpr size_t kQueueDepth = 16;  // batches in flight to JS before live captu
 // (a new mapping when it is over malloc's mmap threshold, see common/malloc_policy.h).
 constexpr size_t kSpareBuffers = kQueueDepth;
 constexpr size_t kSpareBytes = size_t{8} << 20;
+// A replay held to a lend limit has up to that many batches out, and they come back in bursts (a pipeline gives back
+// what it scored in one go): the pool keeps one spare per batch the limit lets out, within a larger budget, so the
+// burst's buffers serve the next ones rather than being unmapped and mapped in again. Only such replays (max speed,
+// every consumer giving batches back) keep it; a live capture or a paced replay has a batch or two out. On the
+// detection bench's pipeline, mapping in fresh batch buffers was the capture thread's largest kernel cost (a populate
+// call per new buffer: ~70 per run over the bench input, ~100 MB, with 64 batches out).
+constexpr size_t kLendSpareBytes = size_t{32} << 20;
 // With a lend limit (an offline session whose consumers give every batch back), how long the capture thread waits for
 // a lent batch to come back before it hands over another anyway (a consumer that forgot one must not stall the replay
 // for good), and how often it looks at its stop flag meanwhile.
@@ -47,12 +56,39 @@ std::atomic<uint64_t> g_finalized{0};
 std::atomic<uint64_t> g_released{0};
 std::atomic<uint64_t> g_lend_waits{0};     // hand-overs that waited for a lent batch to come back
 std::atomic<uint64_t> g_lend_timeouts{0};  // ... and went ahead after kLendWaitMax
+std::atomic<uint64_t> g_fresh{0};          // batches for which no spare buffer fitted (the encoder allocated one)
 
 // The spare batch buffers of one session, shared by the session and every batch buffer lent to JS (which may come
 // back after the session is gone: V8 lets go of a buffer JS held when it collects it, at process or worker teardown
 // at the latest). Any thread.
 class SparePool {
  public:
+  SparePool() = default;
+  SparePool(const SparePool&) = delete;
+  SparePool& operator=(const SparePool&) = delete;
+  // The spares outlive the session: the next session in this process starts with them (Adopt).
+  ~SparePool() {
+    Stash& stash = TheStash();
+    std::lock_guard<std::mutex> lock(stash.mutex);
+    for (BatchBuffer& b : spare_) stash.buffers.push_back(std::move(b));
+    stash.max_buffers = max_buffers_;
+    stash.max_bytes = max_bytes_;
+    Trim(&stash.buffers, stash.max_buffers, stash.max_bytes);
+  }
+  // Before the session starts, after SetBudget: takes the spares a finished session left, within this pool's budget.
+  // A session that starts with none maps in and faults every batch buffer afresh: up to the lend limit's worth (~100 MB
+  // of the detection bench's input, a populate call per batch) before the first one comes back.
+  void Adopt() {
+    Stash& stash = TheStash();
+    std::lock_guard<std::mutex> lock_stash(stash.mutex);
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (BatchBuffer& b : stash.buffers) spare_.push_back(std::move(b));
+    stash.buffers.clear();
+    Trim(&spare_, max_buffers_, max_bytes_);
+    spare_bytes_ = 0;
+    for (const BatchBuffer& b : spare_) spare_bytes_ += b.capacity;
+  }
+
   // Batch buffers go round trip (capture thread -> JS thread -> back) so steady state allocates nothing.
   // The smallest spare that holds `bytes`, or an empty buffer (the encoder allocates) when none does: a spare too
   // small for this batch stays for a later, smaller one.
@@ -99,30 +135,62 @@ class SparePool {
     }
   }
 
-  // Keeps `b` for reuse; over kSpareBuffers or kSpareBytes, the smallest spares are freed first (a large one fits
-  // every batch).
+  // Before the session starts: keep up to `buffers` spares within `bytes` (kSpareBuffers and kSpareBytes otherwise).
+  void SetBudget(size_t buffers, size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    max_buffers_ = buffers;
+    max_bytes_ = bytes;
+  }
+
+  // Keeps `b` for reuse; over the budget, the smallest spares are freed first (a large one fits every batch).
   void Recycle(BatchBuffer&& b) {
     if (b.data == nullptr) return;
     std::lock_guard<std::mutex> lock(mutex_);
     spare_bytes_ += b.capacity;
     spare_.push_back(std::move(b));
-    while (spare_.size() > kSpareBuffers || spare_bytes_ > kSpareBytes) {
-      size_t smallest = 0;
-      for (size_t i = 1; i < spare_.size(); ++i) {
-        if (spare_[i].capacity < spare_[smallest].capacity) smallest = i;
-      }
-      spare_bytes_ -= spare_[smallest].capacity;
-      spare_[smallest] = std::move(spare_.back());
-      spare_.pop_back();
-    }
+    spare_bytes_ = Trim(&spare_, max_buffers_, max_bytes_, spare_bytes_);
   }
 
  private:
+  // Spares of finished sessions, within the budget of the last one to finish: while no session runs, at most 8 MiB
+  // (32 MiB after a replay held to a lend limit) stays allocated for the next one. Never destroyed (a pool may go after
+  // static destruction began: V8 lets go of lent buffers at teardown).
+  struct Stash {
+    std::mutex mutex;
+    std::vector<BatchBuffer> buffers;
+    size_t max_buffers = kSpareBuffers;
+    size_t max_bytes = kSpareBytes;
+  };
+  static Stash& TheStash() {
+    static Stash* stash = new Stash();
+    return *stash;
+  }
+  // Frees the smallest buffers of `v` (a large one fits every batch) until at most `max_buffers` of at most
+  // `max_bytes` are left; `bytes` is their capacity now when known. Returns the capacity kept.
+  static size_t Trim(std::vector<BatchBuffer>* v, size_t max_buffers, size_t max_bytes, size_t bytes = SIZE_MAX) {
+    if (bytes == SIZE_MAX) {
+      bytes = 0;
+      for (const BatchBuffer& b : *v) bytes += b.capacity;
+    }
+    while (v->size() > max_buffers || bytes > max_bytes) {
+      size_t smallest = 0;
+      for (size_t i = 1; i < v->size(); ++i) {
+        if ((*v)[i].capacity < (*v)[smallest].capacity) smallest = i;
+      }
+      bytes -= (*v)[smallest].capacity;
+      (*v)[smallest] = std::move(v->back());
+      v->pop_back();
+    }
+    return bytes;
+  }
+
   std::mutex mutex_;
-  std::condition_variable back_;    // a lent batch came back
-  std::vector<BatchBuffer> spare_;  // guarded by mutex_
-  size_t spare_bytes_ = 0;          // capacity of the spares, guarded by mutex_
-  size_t lent_out_ = 0;             // guarded by mutex_
+  std::condition_variable back_;        // a lent batch came back
+  std::vector<BatchBuffer> spare_;      // guarded by mutex_
+  size_t spare_bytes_ = 0;              // capacity of the spares, guarded by mutex_
+  size_t lent_out_ = 0;                 // guarded by mutex_
+  size_t max_buffers_ = kSpareBuffers;  // guarded by mutex_
+  size_t max_bytes_ = kSpareBytes;      // guarded by mutex_
 };
 
 // A batch buffer lent to JS as an external ArrayBuffer: the finalizer's hint. Node runs the finalizer on the JS
@@ -266,6 +334,7 @@ struct CaptureSession : public CaptureOutput {
     auto* m = new Message();
     m->kind = Message::kFlows;
     m->batch = pool->Take(encoder.EncodedBytes());
+    if (m->batch.data == nullptr) g_fresh.fetch_add(1, std::memory_order_relaxed);
     encoder.TakeBuffer(&m->batch);
     if (lends()) pool->Handed();  // before the call: JS may give it back before BlockingCall returns
     const napi_status st = blocking ? tsfn.BlockingCall(m) : tsfn.NonBlockingCall(m);
@@ -568,6 +637,10 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   session->detach_batches = GetBool(o, "detachBatches", false);
   session->lend_batches = GetBool(o, "lendBatches", false);
   if (kind == "file") session->lend_limit = static_cast<size_t>(GetNumber(o, "lendLimit", 0));
+  if (session->lend_limit > 0) {
+    session->pool->SetBudget(std::max(kSpareBuffers, session->lend_limit), std::max(kSpareBytes, kLendSpareBytes));
+  }
+  session->pool->Adopt();
   session->encoder.SetAppLayer(cfg.app.enabled, cfg.app.community_id_seed);
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
   // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
@@ -639,7 +712,7 @@ Napi::Value JsListInterfaces(const Napi::CallbackInfo& info) {
 // taken back when the callback returned (`reclaimed`, detach mode), of lent buffers JS gave back with releaseBatch()
 // (`released`, lend mode) and of lent buffers given back by the finalizer after V8 let go of them (`finalized`); and
 // how often a replay with a lend limit waited for a lent batch to come back (`lendWaits`) and went ahead after
-// kLendWaitMax without one (`lendTimeouts`).
+// kLendWaitMax without one (`lendTimeouts`); and how many batches got a new buffer because no spare fitted (`fresh`).
 Napi::Value JsBatchBuffers(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = Napi::Object::New(env);
@@ -649,6 +722,7 @@ Napi::Value JsBatchBuffers(const Napi::CallbackInfo& info) {
   o.Set("released", Napi::Number::New(env, static_cast<double>(g_released.load())));
   o.Set("lendWaits", Napi::Number::New(env, static_cast<double>(g_lend_waits.load())));
   o.Set("lendTimeouts", Napi::Number::New(env, static_cast<double>(g_lend_timeouts.load())));
+  o.Set("fresh", Napi::Number::New(env, static_cast<double>(g_fresh.load())));
   return o;
 }
 }  // namespace

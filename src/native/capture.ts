@@ -293,9 +293,9 @@ const batchLimits = new WeakMap<object, number>();
 /**
  * Marks a `columnFlows` listener as one that gives every batch back with {@link releaseFlowBatch}, and holds at most
  * `inFlight` batches at once (those it queues, and the one it works on). When every `columnFlows` listener at start()
- * is marked, a replay runs at most that many batches ahead of them (the least of their limits): it waits for a batch
- * to come back instead of handing over batches faster than they are taken (which a bounded queue would drop). Live
- * capture never waits. Returns the listener.
+ * is marked, a replay runs at most that many batches ahead of them (the least of their limits, and at most
+ * {@link REPLAY_AHEAD_MAX}): it waits for a batch to come back instead of handing over batches faster than they are
+ * taken (which a bounded queue would drop). Live capture never waits. Returns the listener.
  */
 export function givesBatchesBack<L extends (flows: FlowRecord[]) => void>(listener: L, inFlight: number): L {
   if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError(`inFlight must be a whole number of at least 1, got ${String(inFlight)}`);
@@ -303,15 +303,24 @@ export function givesBatchesBack<L extends (flows: FlowRecord[]) => void>(listen
   return listener;
 }
 
+/**
+ * The most batches a replay runs ahead of listeners that give them back. A consumer slower than the replay only needs
+ * the next batch ready when it is done with one; more ahead is memory held (the pipeline's 64-batch queue was up to
+ * ~90 MB of lent batches on the detection bench's input) and batch buffers the capture core maps in afresh rather
+ * than reuses: at 64, a pipeline run over that input prefaulted ~70 new buffers (~100 MB), at 16 its spares serve
+ * nearly every batch.
+ */
+export const REPLAY_AHEAD_MAX = 16;
+
 /** The lend limit for these listeners: the least of their limits when all give batches back, else 0 (none). */
 function lendLimitOf(listeners: readonly unknown[]): number {
-  let limit = Infinity;
+  let limit = REPLAY_AHEAD_MAX;
   for (const l of listeners) {
     const own = typeof l === 'function' ? batchLimits.get(l) : undefined;
     if (own === undefined) return 0;
     limit = Math.min(limit, own);
   }
-  return Number.isFinite(limit) ? limit : 0;
+  return listeners.length > 0 ? limit : 0;
 }
 
 /** Lent `columnFlows` batches (see {@link releaseFlowBatch}): the buffer and how many listeners still hold it. */

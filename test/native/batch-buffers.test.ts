@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Binding } from '../../binding.js';
-import { createSensor, givesBatchesBack, releaseFlowBatch } from '../../src/native/capture.js';
+import { createSensor, givesBatchesBack, releaseFlowBatch, REPLAY_AHEAD_MAX } from '../../src/native/capture.js';
 import type { FlowRecord } from '../../src/native/flow-record.js';
 import { loadBinding } from '../../src/native/load.js';
 import { FIXTURES, tempDir } from '../helpers/setup.js';
@@ -169,6 +169,23 @@ describe('native: flow batch buffers lent to JS', function () {
     expect(after.lendTimeouts - before.lendTimeouts).to.equal(0);
   });
 
+  it("spares: the buffers of a finished session carry the next session's batches", async () => {
+    const binding = loadBinding();
+    const once = async (): Promise<{ batches: number; fresh: number }> => {
+      const before = binding._batchBuffers();
+      const batches = await replay(file, { lendBatches: true, lendLimit: 3 }, (buffer) => binding.Capture.releaseBatch(buffer));
+      return { batches, fresh: binding._batchBuffers().fresh - before.fresh };
+    };
+    const first = await once();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the session's teardown on the JS thread
+    const second = await once();
+    expect(second.batches).to.equal(first.batches);
+    expect(second.batches).to.be.above(10);
+    // A session's pool starts empty, so its first batch needs a new buffer unless it took a finished session's spares
+    // (the first one here may have taken those of the tests before it): the second took the first's, for every batch.
+    expect(second.fresh).to.equal(0);
+  });
+
   it('lend limit: a consumer that never gives batches back slows the replay but does not stall it', async () => {
     const binding = loadBinding();
     const before = binding._batchBuffers();
@@ -223,6 +240,34 @@ describe('native: flow batch buffers lent to JS', function () {
     releaseFlowBatch(a[0] as FlowRecord[]); // a third call is a no-op
     expect(() => givesBatchesBack(() => undefined, 0)).to.throw(RangeError, /inFlight must be a whole number of at least 1, got 0/);
     expect(binding._batchBuffers().released - before.released).to.equal(a.length);
+  });
+
+  it(`sensor: a replay runs at most ${REPLAY_AHEAD_MAX} batches ahead, whatever a listener declares it can hold`, async () => {
+    const sensor = createSensor();
+    const out: FlowRecord[][] = [];
+    let most = 0;
+    let batches = 0;
+    // Declares room for 64 and gives each batch back a few milliseconds later: without the cap all ~50 are out.
+    sensor.on(
+      'columnFlows',
+      givesBatchesBack((flows) => {
+        batches++;
+        out.push(flows);
+        most = Math.max(most, out.length);
+        setTimeout(() => {
+          out.splice(out.indexOf(flows), 1);
+          releaseFlowBatch(flows);
+        }, 3);
+      }, 64),
+    );
+    const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
+    await sensor.start({ kind: 'file', path: file }, { snapshotIntervalSec: 0, idleTimeoutSec: 60, batchFlows: BATCH_FLOWS });
+    await ended;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(batches).to.equal(expected.length);
+    expect(batches).to.be.above(REPLAY_AHEAD_MAX + 10);
+    expect(most).to.be.at.most(REPLAY_AHEAD_MAX);
+    expect(most).to.be.above(3);
   });
 
   it('detach mode: takes back the buffers JS left; a batch posted to a worker is read there intact at the end', async () => {
