@@ -163,8 +163,10 @@ void CaptureThread::Pace(int64_t ts_ns) {
 void CaptureThread::HandlePacket(const RawPacket& p) {
   counters_.packets++;
   counters_.bytes += p.wirelen;
-  PacketView v;
-  const DecodeStatus st = DecodePacket(source_->link_type(), p.data, p.caplen, p.wirelen, v);
+  PacketView own;
+  const DecodeStatus st =
+      p.decoded ? p.decode_status : DecodePacket(source_->link_type(), p.data, p.caplen, p.wirelen, own);
+  const PacketView& v = p.decoded ? *p.decoded : own;
   const bool later_fragment = v.ip_version != 0 && v.is_fragment && !v.is_first_fragment;
   if (st == DecodeStatus::kOk || later_fragment) {
     ProtoCounters& pc = counters_.proto[FlowTable::ProtoIndex(v.protocol)];

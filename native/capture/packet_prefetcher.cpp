@@ -33,7 +33,7 @@ struct FdCloser {
 };
 }  // namespace
 
-PacketPrefetcher::PacketPrefetcher(PcapSource* source) : source_(source) {
+PacketPrefetcher::PacketPrefetcher(PcapSource* source) : source_(source), link_type_(source->link_type()) {
   full_.reserve(kChunks);
   for (size_t i = 0; i < kChunks; ++i) {
     auto c = std::make_unique<Chunk>();
@@ -72,7 +72,16 @@ PacketPrefetcher::Chunk* PacketPrefetcher::TakeFree() {
   c->used = 0;
   c->read_pos = 0;
   c->last = false;
+  c->frame_count = 0;
+  c->next_frame = 0;
   return c;
+}
+
+void PacketPrefetcher::DecodeInto(Chunk* c, const uint8_t* frame, uint32_t caplen, uint32_t wirelen) {
+  if (c->frame_count == c->frames.size()) c->frames.emplace_back();
+  Chunk::Frame& f = c->frames[c->frame_count++];
+  f.view = PacketView();
+  f.status = DecodePacket(link_type_, frame, caplen, wirelen, f.view);
 }
 
 void PacketPrefetcher::PushFull(Chunk* chunk) {
@@ -139,6 +148,7 @@ bool PacketPrefetcher::DirectLoop(Chunk** chunk) {
       std::memcpy(b + pos, &ts_ns, 8);
       std::memcpy(b + pos + 8, &caplen, 4);
       std::memcpy(b + pos + 12, &wirelen, 4);
+      DecodeInto(c, b + pos + kRecordHeader, caplen, wirelen);
       pos += kRecordHeader + caplen;
     }
     if (!handoff && eof && pos == filled) {  // the whole file, every record complete
@@ -160,6 +170,7 @@ bool PacketPrefetcher::DirectLoop(Chunk** chunk) {
         return true;
       }
       if (pos == 0) {  // nothing in this chunk: libpcap fills it
+        c->frame_count = 0;
         *chunk = c;
         return false;
       }
@@ -203,6 +214,7 @@ void PacketPrefetcher::LibpcapLoop(Chunk* c) {
     std::memcpy(p + 8, &pkt.caplen, 4);
     std::memcpy(p + 12, &pkt.wirelen, 4);
     if (pkt.caplen > 0) std::memcpy(p + kRecordHeader, pkt.data, pkt.caplen);
+    DecodeInto(c, p + kRecordHeader, pkt.caplen, pkt.wirelen);
     c->used += need;
   }
   c->last = true;
@@ -219,6 +231,9 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
         std::memcpy(&out->caplen, p + 8, 4);
         std::memcpy(&out->wirelen, p + 12, 4);
         out->data = p + kRecordHeader;
+        const Chunk::Frame& f = current_->frames[current_->next_frame++];
+        out->decoded = &f.view;
+        out->decode_status = f.status;
         current_->read_pos += RecordBytes(out->caplen);
         // The next record was written by the kernel on the reader's core: start loading its header and first
         // headers (link, IP, transport) now, while this packet is decoded. Without this, the first read of each record
@@ -227,6 +242,7 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
           const uint8_t* next = current_->bytes.get() + current_->read_pos;
           __builtin_prefetch(next);
           __builtin_prefetch(next + 64);
+          __builtin_prefetch(&current_->frames[current_->next_frame]);
         }
         return ReadResult::kPacket;
       }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "decode/packet_view.h"
+
 struct pcap;  // libpcap's pcap_t, kept out of this header
 
 namespace vigil {
@@ -41,6 +43,10 @@ struct RawPacket {
   uint32_t caplen = 0;            // bytes available at data
   uint32_t wirelen = 0;           // original length on the wire
   const uint8_t* data = nullptr;  // owned by libpcap, valid until the next Next()
+  // The frame already decoded (DecodePacket of data, with the source's link type), when the reader did it: the
+  // read-ahead thread of a fast replay (PacketPrefetcher). nullptr otherwise. Valid as long as `data`.
+  const PacketView* decoded = nullptr;
+  DecodeStatus decode_status = DecodeStatus::kOk;  // DecodePacket's result for `decoded`
 };
 
 struct PcapCounters {
