@@ -172,7 +172,9 @@ void CaptureThread::HandlePacket(const RawPacket& p) {
     ProtoCounters& pc = counters_.proto[FlowTable::ProtoIndex(v.protocol)];
     pc.packets++;
     pc.bytes += p.wirelen;
-    table_.Process(v, p.ts_ns);  // unattributable fragments are counted by the table
+    if (p.hashed & 4) table_.PrefetchBucket(p.far_hash);
+    if (p.hashed & 2) table_.PrefetchChain(p.next_hash);
+    table_.Process(v, p.ts_ns, (p.hashed & 1) ? &p.flow_hash : nullptr);  // unattributable fragments: counted
   } else if (st == DecodeStatus::kNonIp) {
     counters_.proto[kProtoNonIp].packets++;
     counters_.proto[kProtoNonIp].bytes += p.wirelen;
@@ -202,7 +204,7 @@ void CaptureThread::Run() {
   // A fast replay reads the file on a helper thread so reading overlaps decoding and flow work.
   std::unique_ptr<PacketPrefetcher> prefetch;
   if (!live && config_.speed <= 0) {
-    prefetch = std::make_unique<PacketPrefetcher>(source_.get());
+    prefetch = std::make_unique<PacketPrefetcher>(source_.get(), table_.hash_seed());
     prefetch->Start();
   }
   // Batches go out when full, or when flush_interval_ns has passed since the last flush: by the wall clock when live

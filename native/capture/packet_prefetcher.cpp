@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "capture/capture_thread.h"
+#include "flow/flow_key.h"
 
 namespace vigil {
 
@@ -33,7 +34,8 @@ struct FdCloser {
 };
 }  // namespace
 
-PacketPrefetcher::PacketPrefetcher(PcapSource* source) : source_(source), link_type_(source->link_type()) {
+PacketPrefetcher::PacketPrefetcher(PcapSource* source, uint64_t flow_hash_seed)
+    : source_(source), link_type_(source->link_type()), flow_hash_seed_(flow_hash_seed) {
   full_.reserve(kChunks);
   for (size_t i = 0; i < kChunks; ++i) {
     auto c = std::make_unique<Chunk>();
@@ -82,6 +84,9 @@ void PacketPrefetcher::DecodeInto(Chunk* c, const uint8_t* frame, uint32_t caple
   Chunk::Frame& f = c->frames[c->frame_count++];
   f.view = PacketView();
   f.status = DecodePacket(link_type_, frame, caplen, wirelen, f.view);
+  // As CaptureThread::HandlePacket and FlowTable::Process go: a decoded packet is keyed unless it is a later fragment.
+  f.keyed = f.status == DecodeStatus::kOk && !(f.view.is_fragment && !f.view.is_first_fragment);
+  f.flow_hash = f.keyed ? PacketFlowHash(f.view, flow_hash_seed_) : 0;
 }
 
 void PacketPrefetcher::PushFull(Chunk* chunk) {
@@ -231,9 +236,27 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
         std::memcpy(&out->caplen, p + 8, 4);
         std::memcpy(&out->wirelen, p + 12, 4);
         out->data = p + kRecordHeader;
-        const Chunk::Frame& f = current_->frames[current_->next_frame++];
+        const size_t k = current_->next_frame++;
+        const Chunk::Frame& f = current_->frames[k];
         out->decoded = &f.view;
         out->decode_status = f.status;
+        out->hashed = f.keyed ? 1 : 0;
+        out->flow_hash = f.flow_hash;
+        if (k + 1 < current_->frame_count && current_->frames[k + 1].keyed) {
+          out->hashed |= 2;
+          out->next_hash = current_->frames[k + 1].flow_hash;
+        }
+        if (k + RawPacket::kAheadFar < current_->frame_count) {
+          const Chunk::Frame& far = current_->frames[k + RawPacket::kAheadFar];
+          if (far.keyed) {
+            out->hashed |= 4;
+            out->far_hash = far.flow_hash;
+          }
+          // The frames were written on the reader's core: start moving a later one's view here.
+          const auto* later = reinterpret_cast<const char*>(&far);
+          __builtin_prefetch(later);
+          __builtin_prefetch(later + 64);
+        }
         current_->read_pos += RecordBytes(out->caplen);
         // The next record was written by the kernel on the reader's core: start loading its header and first
         // headers (link, IP, transport) now, while this packet is decoded. Without this, the first read of each record
@@ -242,7 +265,6 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
           const uint8_t* next = current_->bytes.get() + current_->read_pos;
           __builtin_prefetch(next);
           __builtin_prefetch(next + 64);
-          __builtin_prefetch(&current_->frames[current_->next_frame]);
         }
         return ReadResult::kPacket;
       }

@@ -22,7 +22,8 @@ namespace vigil {
 class PacketPrefetcher {
  public:
   // `source` must be an opened offline source that outlives this object; only the helper thread reads it.
-  explicit PacketPrefetcher(PcapSource* source);
+  // `flow_hash_seed`: the flow table's hash seed (FlowTable::hash_seed()), for the flow-key hashes of each frame.
+  PacketPrefetcher(PcapSource* source, uint64_t flow_hash_seed);
   ~PacketPrefetcher();  // stops and joins the helper thread
   PacketPrefetcher(const PacketPrefetcher&) = delete;
   PacketPrefetcher& operator=(const PacketPrefetcher&) = delete;
@@ -47,6 +48,8 @@ class PacketPrefetcher {
     struct Frame {
       PacketView view;
       DecodeStatus status;
+      bool keyed;          // the flow table keys it (decoded, and not a later fragment)
+      uint32_t flow_hash;  // PacketFlowHash(view, the table's seed) when keyed
     };
     std::vector<Frame> frames;
     size_t frame_count = 0;  // frames written by the helper (the vector only grows, to be reused)
@@ -68,6 +71,7 @@ class PacketPrefetcher {
 
   PcapSource* source_;
   int link_type_;  // the source's, read once (the helper decodes with it)
+  uint64_t flow_hash_seed_;
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -47,6 +47,14 @@ struct RawPacket {
   // read-ahead thread of a fast replay (PacketPrefetcher). nullptr otherwise. Valid as long as `data`.
   const PacketView* decoded = nullptr;
   DecodeStatus decode_status = DecodeStatus::kOk;  // DecodePacket's result for `decoded`
+  // With `decoded`, the flow-key hashes (PacketFlowHash) the reader computed: this packet's, the next one's and the
+  // one kAheadFar after it, each when the packet has a flow key (bits 0, 1, 2 of `hashed`). The capture thread looks
+  // up this one and prefetches the others' table entries.
+  static constexpr int kAheadFar = 4;
+  uint8_t hashed = 0;
+  uint32_t flow_hash = 0;
+  uint32_t next_hash = 0;
+  uint32_t far_hash = 0;
 };
 
 struct PcapCounters {

@@ -126,4 +126,11 @@ inline uint64_t HashFlowKey(const FlowKey& k, uint64_t seed) {
   return h;
 }
 
+// The low 32 bits of HashFlowKey of `v`'s key: what FlowTable::Process computes first (it picks the bucket).
+inline uint32_t PacketFlowHash(const PacketView& v, uint64_t seed) {
+  FlowKey key;
+  MakeFlowKey(v, &key);
+  return static_cast<uint32_t>(HashFlowKey(key, seed));
+}
+
 }  // namespace vigil

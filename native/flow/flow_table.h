@@ -69,7 +69,21 @@ class FlowTable {
 
   // Accounts one decoded IP packet (status kOk, or a non-first fragment) at packet time ts_ns. Returns false when
   // the packet could not be attributed to a flow (a non-first fragment with no known flow: counted).
-  bool Process(const PacketView& v, int64_t ts_ns);
+  bool Process(const PacketView& v, int64_t ts_ns) { return Process(v, ts_ns, nullptr); }
+  // The same, with the packet's PacketFlowHash(v, hash_seed()) computed ahead (the read-ahead thread of a fast replay
+  // does it beside decoding); nullptr computes it here.
+  bool Process(const PacketView& v, int64_t ts_ns, const uint32_t* hash);
+  uint64_t hash_seed() const { return config_.hash_seed; }
+  // Start loading what Process will read for a later packet with this hash. Its bucket first, a few packets ahead;
+  // then, for the next packet (its bucket in the cache by then), the links and key of the flow at the chain's head.
+  // The bucket index and the flows are far larger than the cache and each packet's lookup missed in both.
+  void PrefetchBucket(uint32_t hash) const { __builtin_prefetch(&buckets_[hash & bucket_mask_]); }
+  void PrefetchChain(uint32_t hash) const {
+    const uint32_t i = buckets_[hash & bucket_mask_];
+    if (i == 0) return;
+    __builtin_prefetch(&link_chunks_[(i - 1) >> kChunkShift][(i - 1) & kChunkMask]);
+    __builtin_prefetch(&chunks_[(i - 1) >> kChunkShift][(i - 1) & kChunkMask].key);
+  }
   // Ends flows idle past the timeout and TCP flows past their linger, as of now_ns; at most expiry_budget per call.
   // Returns the number ended.
   uint32_t Expire(int64_t now_ns);
