@@ -338,6 +338,7 @@ uint32_t FlowTable::Expire(int64_t now_ns) {
     closing_head_ = (closing_head_ + 1) % closing_.size();
     closing_count_--;
     if (valid) {
+      if (closing_count_ > 0) PrefetchEntry(closing_[closing_head_].flow);
       Finish(item.flow, e.close_reason);
       ++ended;
     }
@@ -345,6 +346,8 @@ uint32_t FlowTable::Expire(int64_t now_ns) {
   while (lru_head_ != kNoFlow && ended < config_.expiry_budget) {
     FlowEntry& e = At(lru_head_);
     if (now_ns - e.f.last_ns <= config_.idle_timeout_ns) break;
+    const uint32_t next = Links(lru_head_).lru_next;
+    if (next != kNoFlow) PrefetchEntry(next);
     Finish(lru_head_, EndReason::kIdle);
     ++ended;
   }
@@ -354,6 +357,8 @@ uint32_t FlowTable::Expire(int64_t now_ns) {
 bool FlowTable::FlushSome(uint32_t budget) {
   while (lru_head_ != kNoFlow && budget-- > 0) {
     FlowEntry& e = At(lru_head_);
+    const uint32_t next = Links(lru_head_).lru_next;
+    if (next != kNoFlow) PrefetchEntry(next);
     Finish(lru_head_, e.closing ? e.close_reason : EndReason::kFlush);
   }
   if (lru_head_ != kNoFlow) return false;
