@@ -174,7 +174,7 @@ void CaptureThread::HandlePacket(const RawPacket& p) {
     pc.bytes += p.wirelen;
     if (p.hashed & 4) table_.PrefetchBucket(p.far_hash);
     if (p.hashed & 2) table_.PrefetchChain(p.next_hash);
-    table_.Process(v, p.ts_ns, (p.hashed & 1) ? &p.flow_hash : nullptr);  // unattributable fragments: counted
+    table_.Process(v, p.ts_ns, p.key);  // unattributable fragments are counted by the table
   } else if (st == DecodeStatus::kNonIp) {
     counters_.proto[kProtoNonIp].packets++;
     counters_.proto[kProtoNonIp].bytes += p.wirelen;

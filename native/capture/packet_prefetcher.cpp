@@ -86,7 +86,7 @@ void PacketPrefetcher::DecodeInto(Chunk* c, const uint8_t* frame, uint32_t caple
   f.status = DecodePacket(link_type_, frame, caplen, wirelen, f.view);
   // As CaptureThread::HandlePacket and FlowTable::Process go: a decoded packet is keyed unless it is a later fragment.
   f.keyed = f.status == DecodeStatus::kOk && !(f.view.is_fragment && !f.view.is_first_fragment);
-  f.flow_hash = f.keyed ? PacketFlowHash(f.view, flow_hash_seed_) : 0;
+  if (f.keyed) MakePacketKey(f.view, flow_hash_seed_, &f.key);
 }
 
 void PacketPrefetcher::PushFull(Chunk* chunk) {
@@ -240,22 +240,21 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
         const Chunk::Frame& f = current_->frames[k];
         out->decoded = &f.view;
         out->decode_status = f.status;
-        out->hashed = f.keyed ? 1 : 0;
-        out->flow_hash = f.flow_hash;
+        out->key = f.keyed ? &f.key : nullptr;
+        out->hashed = 0;
         if (k + 1 < current_->frame_count && current_->frames[k + 1].keyed) {
           out->hashed |= 2;
-          out->next_hash = current_->frames[k + 1].flow_hash;
+          out->next_hash = current_->frames[k + 1].key.hash;
         }
         if (k + RawPacket::kAheadFar < current_->frame_count) {
           const Chunk::Frame& far = current_->frames[k + RawPacket::kAheadFar];
           if (far.keyed) {
             out->hashed |= 4;
-            out->far_hash = far.flow_hash;
+            out->far_hash = far.key.hash;
           }
-          // The frames were written on the reader's core: start moving a later one's view here.
+          // The frames were written on the reader's core: start moving a later one here.
           const auto* later = reinterpret_cast<const char*>(&far);
-          __builtin_prefetch(later);
-          __builtin_prefetch(later + 64);
+          for (size_t off = 0; off < sizeof(Chunk::Frame); off += 64) __builtin_prefetch(later + off);
         }
         current_->read_pos += RecordBytes(out->caplen);
         // The next record was written by the kernel on the reader's core: start loading its header and first

@@ -48,8 +48,8 @@ class PacketPrefetcher {
     struct Frame {
       PacketView view;
       DecodeStatus status;
-      bool keyed;          // the flow table keys it (decoded, and not a later fragment)
-      uint32_t flow_hash;  // PacketFlowHash(view, the table's seed) when keyed
+      bool keyed;     // the flow table keys it (decoded, and not a later fragment)
+      PacketKey key;  // MakePacketKey(view, the table's seed) when keyed
     };
     std::vector<Frame> frames;
     size_t frame_count = 0;  // frames written by the helper (the vector only grows, to be reused)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "decode/packet_view.h"
+#include "flow/flow_key.h"
 
 struct pcap;  // libpcap's pcap_t, kept out of this header
 
@@ -47,12 +48,12 @@ struct RawPacket {
   // read-ahead thread of a fast replay (PacketPrefetcher). nullptr otherwise. Valid as long as `data`.
   const PacketView* decoded = nullptr;
   DecodeStatus decode_status = DecodeStatus::kOk;  // DecodePacket's result for `decoded`
-  // With `decoded`, the flow-key hashes (PacketFlowHash) the reader computed: this packet's, the next one's and the
-  // one kAheadFar after it, each when the packet has a flow key (bits 0, 1, 2 of `hashed`). The capture thread looks
-  // up this one and prefetches the others' table entries.
+  // With `decoded`, the flow key the reader made (MakePacketKey), when the packet has one (else nullptr); and the key
+  // hashes of the next packet and of the one kAheadFar after it, when they have one (bits 1 and 2 of `hashed`). The
+  // capture thread looks this packet up with its key and prefetches the others' table entries.
   static constexpr int kAheadFar = 4;
+  const PacketKey* key = nullptr;
   uint8_t hashed = 0;
-  uint32_t flow_hash = 0;
   uint32_t next_hash = 0;
   uint32_t far_hash = 0;
 };

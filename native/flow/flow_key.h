@@ -126,11 +126,17 @@ inline uint64_t HashFlowKey(const FlowKey& k, uint64_t seed) {
   return h;
 }
 
-// The low 32 bits of HashFlowKey of `v`'s key: what FlowTable::Process computes first (it picks the bucket).
-inline uint32_t PacketFlowHash(const PacketView& v, uint64_t seed) {
+// What FlowTable::Process computes first for a packet: its flow key, the direction bit, and the key's hash (the low
+// 32 bits of HashFlowKey, which pick the bucket). The read-ahead thread of a fast replay computes it beside decoding.
+struct PacketKey {
   FlowKey key;
-  MakeFlowKey(v, &key);
-  return static_cast<uint32_t>(HashFlowKey(key, seed));
+  uint32_t hash = 0;
+  bool src_is_lo = false;
+};
+
+inline void MakePacketKey(const PacketView& v, uint64_t seed, PacketKey* out) {
+  out->src_is_lo = MakeFlowKey(v, &out->key);
+  out->hash = static_cast<uint32_t>(HashFlowKey(out->key, seed));
 }
 
 }  // namespace vigil

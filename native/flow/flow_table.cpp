@@ -249,12 +249,15 @@ void FlowTable::Account(uint32_t idx, const PacketView& v, Direction dir, int64_
   AfterPacket(idx, v, dir, ts_ns);
 }
 
-bool FlowTable::Process(const PacketView& v, int64_t ts_ns, const uint32_t* hash_ahead) {
+bool FlowTable::Process(const PacketView& v, int64_t ts_ns, const PacketKey* ahead) {
   if (v.is_fragment && !v.is_first_fragment) return AttributeFragment(v, ts_ns);
-  FlowKey key;
-  const bool src_is_lo = MakeFlowKey(v, &key);
+  PacketKey own;
+  if (ahead == nullptr) MakePacketKey(v, config_.hash_seed, &own);
+  const PacketKey& pk = ahead ? *ahead : own;
+  const FlowKey& key = pk.key;
+  const bool src_is_lo = pk.src_is_lo;
   // The low 32 bits: they pick the bucket and are kept per slot (FlowLinks).
-  const uint32_t hash = hash_ahead ? *hash_ahead : static_cast<uint32_t>(HashFlowKey(key, config_.hash_seed));
+  const uint32_t hash = pk.hash;
   uint32_t idx = Lookup(key, hash);
   if (idx != kNoFlow) {
     FlowEntry& e = At(idx);

@@ -70,9 +70,9 @@ class FlowTable {
   // Accounts one decoded IP packet (status kOk, or a non-first fragment) at packet time ts_ns. Returns false when
   // the packet could not be attributed to a flow (a non-first fragment with no known flow: counted).
   bool Process(const PacketView& v, int64_t ts_ns) { return Process(v, ts_ns, nullptr); }
-  // The same, with the packet's PacketFlowHash(v, hash_seed()) computed ahead (the read-ahead thread of a fast replay
-  // does it beside decoding); nullptr computes it here.
-  bool Process(const PacketView& v, int64_t ts_ns, const uint32_t* hash);
+  // The same, with the packet's key made ahead (MakePacketKey(v, hash_seed(), ...): the read-ahead thread of a fast
+  // replay does it beside decoding); nullptr makes it here.
+  bool Process(const PacketView& v, int64_t ts_ns, const PacketKey* ahead);
   uint64_t hash_seed() const { return config_.hash_seed; }
   // Start loading what Process will read for a later packet with this hash. Its bucket first, a few packets ahead;
   // then, for the next packet (its bucket in the cache by then), the links and key of the flow at the chain's head.
