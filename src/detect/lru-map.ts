@@ -5,6 +5,7 @@
  * keys in a Map; both kinds share the slots and the use order. Entries are addressed by slot: a slot stays its entry's
  * until the entry is removed or evicted.
  */
+import { objectArray } from './arrays.js';
 
 /** A table key: `text` when not null, else the pair (`a`, `b`) (compared as Map keys compare numbers). */
 export interface TableKey {
@@ -243,7 +244,7 @@ export class KeyTable<S extends Keyed> {
    * batch touches states. Not emptied at the start of a batch: `length = 0` gives an array's backing store up, and
    * the next batch grew a new one push by push (with the flood detectors, about 6 MB per 5 runs over the bench input).
    */
-  private readonly touched: S[] = [];
+  private readonly touched: S[] = objectArray<S>();
   private touchedCount = 0;
   private batch = 0;
   private readonly evicted = (state: S): void => {

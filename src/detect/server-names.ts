@@ -8,6 +8,7 @@
 import { flowColumns, flowTexts } from '../native/flow-batch.js';
 import { TEXT_COLUMN as T } from '../native/flow-columns.js';
 import type { FlowRecord } from '../native/flow-record.js';
+import { objectArray } from './arrays.js';
 import { ipv4At, ipv4OfText } from './detectors/address.js';
 import type { Finding } from './finding.js';
 import { pairKey, RecentValues, reusableKey, setIpv4PairKey, setTextKey, type TableKey } from './lru-map.js';
@@ -53,7 +54,11 @@ export function serverNamesOf(flows: readonly FlowRecord[]): ReadonlyArray<strin
 
 /** `a` followed by the names of `b` it lacks, at most `max` (the first ones are kept: an alert keeps the names it opened with). */
 export function mergeNames(a: readonly string[], b: readonly string[] | undefined, max: number): string[] {
-  const out = a.length > max ? a.slice(0, max) : [...a];
+  // An array of strings from the start, whether `a` is empty or not (see arrays.ts): `[...a]` of an empty `a` gave the
+  // optimized alert planning an integer array the first time, and a deoptimization.
+  const out = objectArray<string>();
+  const m = Math.min(a.length, max);
+  for (let i = 0; i < m; i++) out.push(a[i] as string);
   if (b === undefined) return out;
   for (const n of b) {
     if (out.length >= max) break;

@@ -11,6 +11,7 @@ import type { PortScanConfig } from '../../config/detection.js';
 import { flowColumns } from '../../native/flow-batch.js';
 import { FLOW_COLUMN as C, SNAPSHOT_REASON } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
+import { objectArray, sparseObjectArray } from '../arrays.js';
 import { addressKey, addressOfKey, addressOfRef, addressRef, type AddressRef } from './address.js';
 import { ruleScore, type Detector, type Finding } from '../finding.js';
 import { BoundedSet, KeyTable, reusableKey, type Keyed, type TableKey } from '../lru-map.js';
@@ -79,11 +80,11 @@ class BatchProbes {
   unanswered = new Uint8Array(0);
   /** Destination (address.ts `addressRef`) when a number, else NaN and the text in `dstTexts`. */
   dst = new Float64Array(0);
-  dstTexts: string[] = [];
+  dstTexts: string[] = sparseObjectArray<string>();
   /** The source's table key (address.ts `addressKey`): `keyTexts` null, else the text. */
   keyA = new Float64Array(0);
   keyB = new Float64Array(0);
-  keyTexts: Array<string | null> = [];
+  keyTexts: Array<string | null> = objectArray<string | null>();
 
   /** The probes of `flows` (see the module comment), now this object's. */
   of(flows: readonly FlowRecord[]): this {
