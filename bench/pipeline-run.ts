@@ -100,9 +100,10 @@ export async function runPipeline(m: PipelineModules, file: string, model: FlowM
     let flows = 0;
     let alerts = 0;
     let chain: Promise<void> = Promise.resolve();
-    // As the sensor's pipeline does, each batch goes back to the capture core once scored, and the replay runs at most
-    // 64 batches ahead (trees before releaseFlowBatch have neither: their batches are copies the garbage collector
-    // frees, and the replay runs as far ahead as it can).
+    // As the sensor's pipeline does, each batch goes back to the capture core once scored, and the listener declares
+    // the pipeline's 64-batch queue (the replay then runs at most REPLAY_AHEAD_MAX of those ahead). Trees before
+    // releaseFlowBatch have neither: their batches are copies the garbage collector frees, and the replay runs as far
+    // ahead as it can.
     const { releaseFlowBatch: release, givesBatchesBack: givesBack } = m.capture as Partial<CaptureModule>;
     const listener = (batch: FlowRecord[]): void => {
       flows += batch.length;

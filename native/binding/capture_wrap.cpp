@@ -38,6 +38,7 @@ constexpr size_t kSpareBytes = size_t{8} << 20;
 // detection bench's pipeline, mapping in fresh batch buffers was the capture thread's largest kernel cost (a populate
 // call per new buffer: ~70 per run over the bench input, ~100 MB, with 64 batches out).
 constexpr size_t kLendSpareBytes = size_t{32} << 20;
+static_assert(kLendSpareBytes >= kSpareBytes, "a replay held to a lend limit keeps at least the usual spares");
 // With a lend limit (an offline session whose consumers give every batch back), how long the capture thread waits for
 // a lent batch to come back before it hands over another anyway (a consumer that forgot one must not stall the replay
 // for good), and how often it looks at its stop flag meanwhile.
@@ -71,9 +72,7 @@ class SparePool {
     Stash& stash = TheStash();
     std::lock_guard<std::mutex> lock(stash.mutex);
     for (BatchBuffer& b : spare_) stash.buffers.push_back(std::move(b));
-    stash.max_buffers = max_buffers_;
-    stash.max_bytes = max_bytes_;
-    Trim(&stash.buffers, stash.max_buffers, stash.max_bytes);
+    Trim(&stash.buffers, max_buffers_, max_bytes_);
   }
   // Before the session starts, after SetBudget: takes the spares a finished session left, within this pool's budget.
   // A session that starts with none maps in and faults every batch buffer afresh: up to the lend limit's worth (~100 MB
@@ -84,9 +83,7 @@ class SparePool {
     std::lock_guard<std::mutex> lock(mutex_);
     for (BatchBuffer& b : stash.buffers) spare_.push_back(std::move(b));
     stash.buffers.clear();
-    Trim(&spare_, max_buffers_, max_bytes_);
-    spare_bytes_ = 0;
-    for (const BatchBuffer& b : spare_) spare_bytes_ += b.capacity;
+    spare_bytes_ = Trim(&spare_, max_buffers_, max_bytes_);
   }
 
   // Batch buffers go round trip (capture thread -> JS thread -> back) so steady state allocates nothing.
@@ -158,8 +155,6 @@ class SparePool {
   struct Stash {
     std::mutex mutex;
     std::vector<BatchBuffer> buffers;
-    size_t max_buffers = kSpareBuffers;
-    size_t max_bytes = kSpareBytes;
   };
   static Stash& TheStash() {
     static Stash* stash = new Stash();
@@ -638,7 +633,7 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   session->lend_batches = GetBool(o, "lendBatches", false);
   if (kind == "file") session->lend_limit = static_cast<size_t>(GetNumber(o, "lendLimit", 0));
   if (session->lend_limit > 0) {
-    session->pool->SetBudget(std::max(kSpareBuffers, session->lend_limit), std::max(kSpareBytes, kLendSpareBytes));
+    session->pool->SetBudget(std::max(kSpareBuffers, session->lend_limit), kLendSpareBytes);
   }
   session->pool->Adopt();
   session->encoder.SetAppLayer(cfg.app.enabled, cfg.app.community_id_seed);

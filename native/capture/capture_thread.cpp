@@ -172,8 +172,8 @@ void CaptureThread::HandlePacket(const RawPacket& p) {
     ProtoCounters& pc = counters_.proto[FlowTable::ProtoIndex(v.protocol)];
     pc.packets++;
     pc.bytes += p.wirelen;
-    if (p.hashed & 4) table_.PrefetchBucket(p.far_hash);
-    if (p.hashed & 2) table_.PrefetchChain(p.next_hash);
+    if (p.far_keyed) table_.PrefetchBucket(p.far_hash);
+    if (p.next_keyed) table_.PrefetchChain(p.next_hash);
     table_.Process(v, p.ts_ns, p.key);  // unattributable fragments are counted by the table
   } else if (st == DecodeStatus::kNonIp) {
     counters_.proto[kProtoNonIp].packets++;

@@ -241,17 +241,13 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
         out->decoded = &f.view;
         out->decode_status = f.status;
         out->key = f.keyed ? &f.key : nullptr;
-        out->hashed = 0;
-        if (k + 1 < current_->frame_count && current_->frames[k + 1].keyed) {
-          out->hashed |= 2;
-          out->next_hash = current_->frames[k + 1].key.hash;
-        }
+        out->next_keyed = k + 1 < current_->frame_count && current_->frames[k + 1].keyed;
+        if (out->next_keyed) out->next_hash = current_->frames[k + 1].key.hash;
+        out->far_keyed = false;
         if (k + RawPacket::kAheadFar < current_->frame_count) {
           const Chunk::Frame& far = current_->frames[k + RawPacket::kAheadFar];
-          if (far.keyed) {
-            out->hashed |= 4;
-            out->far_hash = far.key.hash;
-          }
+          out->far_keyed = far.keyed;
+          if (far.keyed) out->far_hash = far.key.hash;
           // The frames were written on the reader's core: start moving a later one here.
           const auto* later = reinterpret_cast<const char*>(&far);
           for (size_t off = 0; off < sizeof(Chunk::Frame); off += 64) __builtin_prefetch(later + off);

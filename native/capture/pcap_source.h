@@ -49,11 +49,12 @@ struct RawPacket {
   const PacketView* decoded = nullptr;
   DecodeStatus decode_status = DecodeStatus::kOk;  // DecodePacket's result for `decoded`
   // With `decoded`, the flow key the reader made (MakePacketKey), when the packet has one (else nullptr); and the key
-  // hashes of the next packet and of the one kAheadFar after it, when they have one (bits 1 and 2 of `hashed`). The
-  // capture thread looks this packet up with its key and prefetches the others' table entries.
+  // hashes of the next packet and of the one kAheadFar after it, when they have one. The capture thread looks this
+  // packet up with its key and prefetches the others' table entries.
   static constexpr int kAheadFar = 4;
   const PacketKey* key = nullptr;
-  uint8_t hashed = 0;
+  bool next_keyed = false;
+  bool far_keyed = false;
   uint32_t next_hash = 0;
   uint32_t far_hash = 0;
 };

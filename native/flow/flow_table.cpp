@@ -349,8 +349,7 @@ uint32_t FlowTable::Expire(int64_t now_ns) {
   while (lru_head_ != kNoFlow && ended < config_.expiry_budget) {
     FlowEntry& e = At(lru_head_);
     if (now_ns - e.f.last_ns <= config_.idle_timeout_ns) break;
-    const uint32_t next = Links(lru_head_).lru_next;
-    if (next != kNoFlow) PrefetchEntry(next);
+    PrefetchEntry(Links(lru_head_).lru_next);
     Finish(lru_head_, EndReason::kIdle);
     ++ended;
   }
@@ -360,8 +359,7 @@ uint32_t FlowTable::Expire(int64_t now_ns) {
 bool FlowTable::FlushSome(uint32_t budget) {
   while (lru_head_ != kNoFlow && budget-- > 0) {
     FlowEntry& e = At(lru_head_);
-    const uint32_t next = Links(lru_head_).lru_next;
-    if (next != kNoFlow) PrefetchEntry(next);
+    PrefetchEntry(Links(lru_head_).lru_next);
     Finish(lru_head_, e.closing ? e.close_reason : EndReason::kFlush);
   }
   if (lru_head_ != kNoFlow) return false;

@@ -81,8 +81,8 @@ class FlowTable {
   void PrefetchChain(uint32_t hash) const {
     const uint32_t i = buckets_[hash & bucket_mask_];
     if (i == 0) return;
-    __builtin_prefetch(&link_chunks_[(i - 1) >> kChunkShift][(i - 1) & kChunkMask]);
-    __builtin_prefetch(&chunks_[(i - 1) >> kChunkShift][(i - 1) & kChunkMask].key);
+    __builtin_prefetch(&Links(i - 1));
+    __builtin_prefetch(&At(i - 1).key);
   }
   // Ends flows idle past the timeout and TCP flows past their linger, as of now_ns; at most expiry_budget per call.
   // Returns the number ended.
@@ -129,14 +129,17 @@ class FlowTable {
   };
 
   FlowEntry& At(uint32_t i) { return chunks_[i >> kChunkShift][i & kChunkMask]; }
+  const FlowEntry& At(uint32_t i) const { return chunks_[i >> kChunkShift][i & kChunkMask]; }
   // Starts loading all of a flow's entry: Finish reads every line of it to emit the record, and a flow ending on a
   // timeout (or at the end of a capture) has been out of the cache for long. Called for the next flow to end while
-  // one ends, so its misses overlap that one's work.
-  void PrefetchEntry(uint32_t i) {
+  // one ends, so its misses overlap that one's work. kNoFlow: none.
+  void PrefetchEntry(uint32_t i) const {
+    if (i == kNoFlow) return;
     const char* p = reinterpret_cast<const char*>(&At(i));
     for (size_t off = 0; off < sizeof(FlowEntry); off += 64) __builtin_prefetch(p + off);
   }
   FlowLinks& Links(uint32_t i) { return link_chunks_[i >> kChunkShift][i & kChunkMask]; }
+  const FlowLinks& Links(uint32_t i) const { return link_chunks_[i >> kChunkShift][i & kChunkMask]; }
   uint32_t& Bucket(uint32_t hash) { return buckets_[hash & bucket_mask_]; }
   uint32_t Lookup(const FlowKey& key, uint32_t hash);
   uint32_t Allocate();
