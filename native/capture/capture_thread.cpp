@@ -161,12 +161,21 @@ void CaptureThread::Pace(int64_t ts_ns) {
 }
 
 void CaptureThread::HandlePacket(const RawPacket& p) {
+  if (p.decoded != nullptr) {
+    HandleDecoded(p, *p.decoded, p.decode_status);
+    return;
+  }
+  // Decoded here (live capture, paced replay). The view exists only on this path: default-constructing one for every
+  // packet zeroed its 128 bytes with a `rep stos` per packet even when the read-ahead thread had decoded it, ~3% of
+  // the capture thread's samples in a fast replay (perf annotate; bench/README.md, Capture).
+  PacketView own;
+  const DecodeStatus st = DecodePacket(source_->link_type(), p.data, p.caplen, p.wirelen, own);
+  HandleDecoded(p, own, st);
+}
+
+void CaptureThread::HandleDecoded(const RawPacket& p, const PacketView& v, DecodeStatus st) {
   counters_.packets++;
   counters_.bytes += p.wirelen;
-  PacketView own;
-  const DecodeStatus st =
-      p.decoded ? p.decode_status : DecodePacket(source_->link_type(), p.data, p.caplen, p.wirelen, own);
-  const PacketView& v = p.decoded ? *p.decoded : own;
   const bool later_fragment = v.ip_version != 0 && v.is_fragment && !v.is_first_fragment;
   if (st == DecodeStatus::kOk || later_fragment) {
     ProtoCounters& pc = counters_.proto[FlowTable::ProtoIndex(v.protocol)];

@@ -102,6 +102,7 @@ class CaptureThread {
 
  private:
   void HandlePacket(const RawPacket& p);
+  void HandleDecoded(const RawPacket& p, const PacketView& v, DecodeStatus st);
   void Publish();
   CaptureStats Collect();
   void Pace(int64_t ts_ns);
