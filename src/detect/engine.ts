@@ -37,7 +37,7 @@ import { ZerologonDetector } from './detectors/zerologon.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
 import { LruTable, reusableKey, type TableKey } from './lru-map.js';
-import { mlFindings } from './ml-findings.js';
+import { type FlagMemory, mlFindings } from './ml-findings.js';
 import { ProgramIndex } from './programs.js';
 import { ServerNameIndex } from './server-names.js';
 import { loadThreatIntel, type ThreatIntelIndex } from './threat-intel.js';
@@ -144,7 +144,6 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
   // Flows already flagged (snapshots repeat a flow's id and start; ids restart with a new capture session, so the
   // start time is part of the key): bounded, oldest forgotten first.
   const flaggedFlows = new FlowKeys(config.maxTracked);
-  const firstFlag = (flow: FlowRecord): boolean => flaggedFlows.add(flow.id, flow.firstSeenMs);
   // The server names findings and threats were seen under (bounded; see server-names.ts).
   const names = new ServerNameIndex();
   // The local programs on findings' flows and with threat addresses (bounded; see programs.ts).
@@ -169,7 +168,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
       const scored = await scoring;
       if (scored && scored.flagged.length > 0)
         findings.push(
-          ...mlFindings(flows, scored.flagged, model.info, model.thresholds, firstFlag, model.attributor ? 'path' : 'heuristic', config.ml.minClassShare),
+          ...mlFindings(flows, scored.flagged, model.info, model.thresholds, flaggedFlows, model.attributor ? 'path' : 'heuristic', config.ml.minClassShare),
         );
     }
     for (const f of findings) {
@@ -230,7 +229,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
  * `${id}@${firstSeenMs}` strings without building the strings. An {@link LruTable} whose entries are never `use`d, so
  * its use order is the order of adding.
  */
-export class FlowKeys {
+export class FlowKeys implements FlagMemory {
   private readonly seen = new LruTable<0>();
   private readonly key: TableKey = reusableKey();
 
@@ -238,6 +237,11 @@ export class FlowKeys {
 
   get size(): number {
     return this.seen.size;
+  }
+
+  /** ml-findings.ts {@link FlagMemory}: adds the flow's (id, first-seen ms); false when it was there already. */
+  firstFlag(flow: FlowRecord): boolean {
+    return this.add(flow.id, flow.firstSeenMs);
   }
 
   /** Adds the pair; false (and no change) when it is already there. */

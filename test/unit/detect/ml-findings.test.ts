@@ -29,7 +29,7 @@ describe('detect/ml-findings', () => {
         return true;
       };
       // 0.55 of 0.9 is 61% (clear); 0.35 of 0.7 is 50% (split between families).
-      const findings = mlFindings(flows, [hit(0, 'dos', 0.9, 0.55), hit(1, 'web_attack', 0.7, 0.35)], info, thresholds, isNew, 'path', 0.6);
+      const findings = mlFindings(flows, [hit(0, 'dos', 0.9, 0.55), hit(1, 'web_attack', 0.7, 0.35)], info, thresholds, { firstFlag: isNew }, 'path', 0.6);
       expect(findings.map((f) => [f.srcIp, f.category, f.severity])).to.deep.equal([['10.0.0.2', 'dos', 'medium']]);
       expect(findings[0]!.details.classShare).to.equal(0.6111);
       expect(counted).to.deep.equal([flows[0]!.id]);
@@ -37,7 +37,7 @@ describe('detect/ml-findings', () => {
 
     it('keeps every flagged flow when the share is 0', () => {
       const flows = [makeFlow({ srcIp: '10.0.0.2' }), makeFlow({ srcIp: '10.0.0.3' })];
-      const findings = mlFindings(flows, [hit(0, 'dos', 0.9, 0.55), hit(1, 'web_attack', 0.7, 0.35)], info, thresholds, () => true, 'path', 0);
+      const findings = mlFindings(flows, [hit(0, 'dos', 0.9, 0.55), hit(1, 'web_attack', 0.7, 0.35)], info, thresholds, { firstFlag: () => true }, 'path', 0);
       expect(findings.map((f) => f.category)).to.deep.equal(['dos', 'web_attack']);
     });
   });
