@@ -12,7 +12,20 @@
  * Same inputs -> byte-identical outputs; the cache key holds the source's size and mtime and {@link GENERATOR_VERSION}.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -166,6 +179,26 @@ function cacheKey(source: string): string {
 }
 
 /**
+ * Removes the cached inputs built like `target` from an earlier version of `source`: the same name, size and copies,
+ * another mtime or generator. The key changes whenever a checkout rewrites the source (a fresh clone, a stash), and
+ * each stale copy of the bench input held ~365 MiB of .cache/bench for good.
+ */
+function removeStaleCopies(source: string, target: string): void {
+  const name = path.basename(source, path.extname(source));
+  const size = statSync(source).size;
+  const suffix = target.slice(target.lastIndexOf('-x'));
+  if (!existsSync(CACHE_DIR)) return;
+  for (const file of readdirSync(CACHE_DIR)) {
+    const match = /^(.*)-(\d+)-(\d+)-g(\d+)(-x\d+\.pcap)$/.exec(file);
+    if (match === null || match[1] !== name || Number(match[2]) !== size || match[5] !== suffix) continue;
+    const stale = path.join(CACHE_DIR, file);
+    if (stale === target) continue;
+    process.stderr.write(`bench: removing the stale ${path.relative(ROOT, stale)}\n`);
+    rmSync(stale, { force: true });
+  }
+}
+
+/**
  * Builds (or reuses from the cache) `copies` concatenated copies of `source` with remapped addresses and timestamps
  * shifted by k days for copy k. Progress goes to stderr.
  */
@@ -183,6 +216,7 @@ export function replicatedInput(copies: number, source: string = DEFAULT_SOURCE)
   };
   if (existsSync(target)) return result;
 
+  removeStaleCopies(source, target);
   process.stderr.write(`bench: building ${path.relative(ROOT, target)} (${result.packets} packets)\n`);
   const { bytes, littleEndian } = pcap;
   const out = new AtomicWriter(target);
