@@ -151,7 +151,9 @@ function cpuDelta(before: Record<string, number>, after: Record<string, number>)
   return out;
 }
 
-function readFloor(file: string): ReadFloorOut & { processSeconds: number } {
+type FloorRun = ReadFloorOut & { processSeconds: number };
+
+function readFloor(file: string): FloorRun {
   const r = run(READ_FLOOR, [file]);
   return { ...lastJsonLine<ReadFloorOut>(r.stdout), processSeconds: r.seconds };
 }
@@ -228,11 +230,11 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   log(`input ${path.relative(ROOT, input.path)}: warming the page cache`);
   const warm = readFloor(input.path);
   const sfBin = softflowdPath();
-  const rf: (ReadFloorOut & { processSeconds: number })[] = [];
+  const rf: FloorRun[] = [];
   // A read floor just before each target measurement (replay into JS, whole process; app layer on), for the paired
   // ratios: the machine's speed drifts over a rep's ~10 programs, and a ratio of two runs a moment apart cancels it.
-  const floorBeforeReplay: (ReadFloorOut & { processSeconds: number })[] = [];
-  const floorBeforeCli: (ReadFloorOut & { processSeconds: number })[] = [];
+  const floorBeforeReplay: FloorRun[] = [];
+  const floorBeforeCli: FloorRun[] = [];
   const js: ChildReplayOut[] = [];
   const raw: ChildReplayOut[] = [];
   const rawOff: ChildReplayOut[] = [];
@@ -281,9 +283,11 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
   const floors = [...rf, ...floorBeforeReplay, ...floorBeforeCli];
   const floorSec = median(floors.map((r) => r.seconds));
   const floorProcSec = median(floors.map((r) => r.processSeconds));
-  /** Median over reps of each run over the read floor measured just before it. */
-  const paired = (runs: { seconds: number }[], before: { seconds: number }[], floorKey: 'seconds' | 'processSeconds' = 'seconds'): number =>
-    round(median(runs.map((r, k) => r.seconds / (before[k] as ReadFloorOut & { processSeconds: number })[floorKey])), 2);
+  /** Each run over the read floor measured just before it. */
+  const paired = (runs: { seconds: number }[], before: FloorRun[], floorKey: 'seconds' | 'processSeconds' = 'seconds'): number[] =>
+    runs.map((r, k) => r.seconds / (before[k] as FloorRun)[floorKey]);
+  const replayPaired = paired(raw, floorBeforeReplay);
+  const processPaired = paired(cli, floorBeforeCli);
   const jsSec = median(raw.map((r) => r.seconds));
   const decodedSec = median(js.map((r) => r.seconds));
   const cliSec = median(cli.map((r) => r.seconds));
@@ -422,11 +426,11 @@ function measure(input: BenchInput, reps: number): Record<string, unknown> {
     // Each run over the read floor measured just before it, median over reps: what the targets are judged on. The ratio
     // of medians above pairs runs seconds apart, so the machine's drift on a shared host moves it (bench/README.md).
     ratiosPaired: {
-      replayVsReadFloor: paired(raw, floorBeforeReplay),
-      processVsReadFloor: paired(cli, floorBeforeCli),
-      processVsReadFloorProcess: paired(cli, floorBeforeCli, 'processSeconds'),
-      replayRuns: raw.map((r, k) => round(r.seconds / floorBeforeReplay[k].seconds, 2)),
-      processRuns: cli.map((r, k) => round(r.seconds / floorBeforeCli[k].seconds, 2)),
+      replayVsReadFloor: round(median(replayPaired), 2),
+      processVsReadFloor: round(median(processPaired), 2),
+      processVsReadFloorProcess: round(median(paired(cli, floorBeforeCli, 'processSeconds')), 2),
+      replayRuns: replayPaired.map((x) => round(x, 2)),
+      processRuns: processPaired.map((x) => round(x, 2)),
     },
     // The same ratios from each program's fastest run: less sensitive to other load on a shared machine.
     ratiosBest: {

@@ -82,9 +82,8 @@ PacketPrefetcher::Chunk* PacketPrefetcher::TakeFree() {
 void PacketPrefetcher::DecodeInto(Chunk* c, const uint8_t* frame, uint32_t caplen, uint32_t wirelen) {
   if (c->frame_count == c->frames.size()) c->frames.emplace_back();
   Chunk::Frame& f = c->frames[c->frame_count++];
-  f.view = PacketView();
   f.status = DecodePacket(link_type_, frame, caplen, wirelen, f.view);
-  // As CaptureThread::HandlePacket and FlowTable::Process go: a decoded packet is keyed unless it is a later fragment.
+  // As CaptureThread::HandleDecoded and FlowTable::Process go: a decoded packet is keyed unless it is a later fragment.
   f.keyed = f.status == DecodeStatus::kOk && !(f.view.is_fragment && !f.view.is_first_fragment);
   if (f.keyed) MakePacketKey(f.view, flow_hash_seed_, &f.key);
 }
