@@ -141,6 +141,39 @@ export interface BruteForceConfig {
   maxReplyRatio: number;
   /** A connection counts when it carried at most this many payload bytes both ways (`VIGIL_DETECT_BRUTE_MAX_ATTEMPT_BYTES`, default 32768). */
   maxAttemptBytes: number;
+  /**
+   * Long window for slow guessing against a login service, seconds (`VIGIL_DETECT_BRUTE_LONG_WINDOW_SEC`, default
+   * 1800; 0 turns the slow path off; else at least `windowSec`). Zeek `policy/protocols/ssh/detect-bruteforcing.zeek`
+   * `SSH::guessing_timeout` (30 mins).
+   */
+  longWindowSec: number;
+  /**
+   * Attempts against one login service within the long window (`VIGIL_DETECT_BRUTE_LONG_MIN_ATTEMPTS`, default 30;
+   * at least `minAttempts`). Zeek `SSH::password_guesses_limit` (30).
+   */
+  longMinAttempts: number;
+}
+
+/** The brute-force settings; throws ConfigError when the long window or its threshold undercuts the short one's. */
+function bruteForceConfig(env: Env): BruteForceConfig {
+  const windowSec = int(env, 'VIGIL_DETECT_BRUTE_WINDOW_SEC', 120, 1, 86400);
+  const minAttempts = int(env, 'VIGIL_DETECT_BRUTE_MIN_ATTEMPTS', 8, 2, 1_000_000);
+  const longWindowSec = int(env, 'VIGIL_DETECT_BRUTE_LONG_WINDOW_SEC', 1800, 0, 7 * 86400);
+  const longMinAttempts = int(env, 'VIGIL_DETECT_BRUTE_LONG_MIN_ATTEMPTS', 30, 2, 1_000_000);
+  if (longWindowSec > 0 && longWindowSec < windowSec)
+    throw new ConfigError('VIGIL_DETECT_BRUTE_LONG_WINDOW_SEC', `must be 0 or at least VIGIL_DETECT_BRUTE_WINDOW_SEC (${windowSec}), got ${longWindowSec}`);
+  if (longMinAttempts < minAttempts)
+    throw new ConfigError('VIGIL_DETECT_BRUTE_LONG_MIN_ATTEMPTS', `must be at least VIGIL_DETECT_BRUTE_MIN_ATTEMPTS (${minAttempts}), got ${longMinAttempts}`);
+  return {
+    windowSec,
+    minAttempts,
+    maxDurationSec: num(env, 'VIGIL_DETECT_BRUTE_MAX_DURATION_SEC', 30, 0, 86400),
+    maxSizeCv: num(env, 'VIGIL_DETECT_BRUTE_MAX_SIZE_CV', 0.3, 0, 10),
+    maxReplyRatio: num(env, 'VIGIL_DETECT_BRUTE_MAX_REPLY_RATIO', 4, 0, 1e9),
+    maxAttemptBytes: int(env, 'VIGIL_DETECT_BRUTE_MAX_ATTEMPT_BYTES', 32768, 1, 1e12),
+    longWindowSec,
+    longMinAttempts,
+  };
 }
 
 /**
@@ -284,16 +317,26 @@ export interface DnsTunnelConfig {
   minEntropy: number;
   /** Share of queries of type NULL, TXT, MX, CNAME or private use (`VIGIL_DETECT_DNS_TUNNEL_MIN_QTYPE_SHARE`, default 0.5). */
   minTunnelQtypeShare: number;
+  /**
+   * Short sessions (a tool's handshake, fewer queries than the volume signals need): queries under one domain from one
+   * client within the window (`VIGIL_DETECT_DNS_TUNNEL_SHORT_MIN_QUERIES`, default 10).
+   */
+  shortMinQueries: number;
+  /** Short sessions: share of their queries of type NULL, TXT, MX or private use (`VIGIL_DETECT_DNS_TUNNEL_SHORT_MIN_QTYPE_SHARE`, default 0.8). */
+  shortMinQtypeShare: number;
+  /** Short sessions: mean subdomain length, characters without dots, of encoded names (`VIGIL_DETECT_DNS_TUNNEL_SHORT_MIN_NAME_LENGTH`, default 24). */
+  shortMinNameLength: number;
   /** Domains (and their subdomains) never judged (`VIGIL_DETECT_DNS_TUNNEL_ALLOW`, comma-separated; replaces the default list of lookup-by-DNS services). */
   allow: string[];
 }
 
 /**
  * Services that look names up by DNS by design (file and URL reputation queries carry hashes in the name):
- * McAfee GTI (`mcafee.com`, also ignored by Zeek package jbaggs/anomalous-dns) and Sophos Live Protection
- * (`sophosxl.net`).
+ * McAfee GTI (`mcafee.com`, also ignored by Zeek package jbaggs/anomalous-dns), Sophos Live Protection
+ * (`sophosxl.net`) and Team Cymru's malware hash and IP-to-ASN TXT lookups (`cymru.com`, which Slips
+ * `modules/flowalerts/dns.py` also leaves out).
  */
-export const DEFAULT_DNS_TUNNEL_ALLOW = Object.freeze(['mcafee.com', 'sophosxl.net']);
+export const DEFAULT_DNS_TUNNEL_ALLOW = Object.freeze(['mcafee.com', 'sophosxl.net', 'cymru.com']);
 
 /**
  * Malware evidence per host (src/detect/detectors/malware-evidence.ts): weighted signs of an infected client added up
@@ -472,14 +515,7 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       windowSec: int(env, 'VIGIL_DETECT_ZEROLOGON_WINDOW_SEC', 120, 1, 86400),
       minAttempts: int(env, 'VIGIL_DETECT_ZEROLOGON_MIN_ATTEMPTS', 20, 2, 1_000_000),
     },
-    bruteForce: {
-      windowSec: int(env, 'VIGIL_DETECT_BRUTE_WINDOW_SEC', 120, 1, 86400),
-      minAttempts: int(env, 'VIGIL_DETECT_BRUTE_MIN_ATTEMPTS', 8, 2, 1_000_000),
-      maxDurationSec: num(env, 'VIGIL_DETECT_BRUTE_MAX_DURATION_SEC', 30, 0, 86400),
-      maxSizeCv: num(env, 'VIGIL_DETECT_BRUTE_MAX_SIZE_CV', 0.3, 0, 10),
-      maxReplyRatio: num(env, 'VIGIL_DETECT_BRUTE_MAX_REPLY_RATIO', 4, 0, 1e9),
-      maxAttemptBytes: int(env, 'VIGIL_DETECT_BRUTE_MAX_ATTEMPT_BYTES', 32768, 1, 1e12),
-    },
+    bruteForce: bruteForceConfig(env),
     beacon: {
       windowSec: int(env, 'VIGIL_DETECT_BEACON_WINDOW_SEC', 86400, 10, 7 * 86400),
       minConnections: int(env, 'VIGIL_DETECT_BEACON_MIN_CONNECTIONS', 8, 4, 1_000_000),
@@ -503,6 +539,9 @@ export function loadDetectionConfig(env: Env = process.env): Readonly<DetectionC
       minQueryBytes: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_QUERY_BYTES', 70, 0, 65535),
       minEntropy: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_ENTROPY', 3.5, 0, 8),
       minTunnelQtypeShare: num(env, 'VIGIL_DETECT_DNS_TUNNEL_MIN_QTYPE_SHARE', 0.5, 0, 1),
+      shortMinQueries: int(env, 'VIGIL_DETECT_DNS_TUNNEL_SHORT_MIN_QUERIES', 10, 2, 1_000_000),
+      shortMinQtypeShare: num(env, 'VIGIL_DETECT_DNS_TUNNEL_SHORT_MIN_QTYPE_SHARE', 0.8, 0.5, 1),
+      shortMinNameLength: num(env, 'VIGIL_DETECT_DNS_TUNNEL_SHORT_MIN_NAME_LENGTH', 24, 1, 253),
       allow: list(env, 'VIGIL_DETECT_DNS_TUNNEL_ALLOW', [...DEFAULT_DNS_TUNNEL_ALLOW]),
     },
     malwareEvidence: malwareEvidenceConfig(env),

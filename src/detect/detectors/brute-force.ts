@@ -14,13 +14,22 @@
  *   banner are guessing, whatever their sizes (nmap's ssh-brute mixes full dialogues with early resets, which no
  *   single size-variation test over all attempts accepts).
  * And what rules attempts out: TLS and QUIC recognised by content on a port that is not a login service, and
- * cleartext HTTP whose first request is not a POST, are not login attempts (see {@link OPAQUE_APPS}); nor are DCE-RPC
- * connections (remote procedure calls: Netlogon's challenge/authenticate exchange repeated is Zerologon, judged by
- * zerologon.ts, and endpoint-mapper lookups precede every RPC), nor SMB sessions that connected to a share (the
- * login succeeded and the session was used).
+ * cleartext HTTP that does not look like authentication (see {@link httpLooksLikeLogin}: a UPnP control point polling
+ * its router posts SOAP requests, alike, every few hundred milliseconds), are not login attempts (see
+ * {@link OPAQUE_APPS}); nor are DCE-RPC connections (remote procedure calls: Netlogon's challenge/authenticate exchange
+ * repeated is Zerologon, judged by zerologon.ts, and endpoint-mapper lookups precede every RPC), nor SMB sessions that
+ * connected to a share (the login succeeded and the session was used).
+ *
+ * Slow guessing (a tool paced to one attempt every 20 s stays under `minAttempts` per `windowSec`) is judged on a long
+ * window as Zeek `policy/protocols/ssh/detect-bruteforcing.zeek` does: `SSH::password_guesses_limit` (30) failed
+ * logins within `SSH::guessing_timeout` (30 minutes), here `longMinAttempts` attempts against one login service within
+ * `longWindowSec`. Zeek sees the server's verdict; a sensor does not, so each attempt must pass the same per-connection
+ * tests as on the short window (short, small, balanced: a login that succeeded and was used runs long, transfers more,
+ * or is one multiplexed connection, as git over SSH, Ansible's ControlPersist and rsync loops are), and together they
+ * must be alike or carry an attack tool's banner. The long window keeps counts, not attempts (see {@link LONG_BUCKETS}).
  */
 import type { BruteForceConfig } from '../../config/detection.js';
-import { flowColumns, flowTexts } from '../../native/flow-batch.js';
+import { flowColumns, flowTexts, type FlowTexts } from '../../native/flow-batch.js';
 import { APP_BY, APP_NAMES, FLOW_COLUMN as C, SNAPSHOT_REASON, TEXT_COLUMN as T } from '../../native/flow-columns.js';
 import type { FlowRecord } from '../../native/flow-record.js';
 import { addressesOfPairKey, addressPairKey } from './address.js';
@@ -82,6 +91,58 @@ const DCERPC_APP = APP_NAMES.indexOf('dcerpc');
 const TALKATIVE_APPS: ReadonlySet<number> = new Set(['ftp', 'smtp', 'pop3', 'imap'].map((a) => APP_NAMES.indexOf(a)));
 const TALKATIVE_FACTOR = 3;
 const CONTENT = APP_BY.indexOf('content');
+
+/**
+ * Paths of login handlers: WordPress's `wp-login.php` and `xmlrpc.php` (CrowdSec `crowdsecurity/http-bf-wordpress_bf`
+ * and `http-bf-wordpress_bf_xmlrpc`, ET OPEN sid 2014020 "ET WEB_SERVER Wordpress Login Bruteforcing Detected"), and the
+ * usual names of a form's or an API's login endpoint (`/login.php`, `/users/sign_in`, `/api/auth`, `/session`,
+ * Java EE's `j_security_check`), as a path segment or a file name.
+ */
+const LOGIN_PATH = /(?:^|[/._-])(?:wp-login|xmlrpc|log[-_]?[io]n|sign[-_]?in|auth(?:enticate|entication|orize)?|sessions?|j_security_check)(?=$|[/._-])/i;
+
+/**
+ * Cleartext HTTP counts as a login attempt only when it looks like authentication, after CrowdSec's hub scenarios:
+ * - a 401 or 407 answer (an authentication challenge refused: `crowdsecurity/http-generic-bf` counts web servers'
+ *   `auth_fail` events, which their parsers raise on Basic authentication failures; 407 is the proxy's 401), whatever
+ *   the method (hydra's http-get guesses with GET and an Authorization header);
+ * - a POST answered 403 (`LePresidente/http-generic-403-bf`; a 403 to a GET is a forbidden page, not a refused login);
+ * - a POST to a login path ({@link LOGIN_PATH}), whatever the answer (WordPress answers a failed login 200, which is
+ *   why `http-bf-wordpress_bf` counts POSTs to `wp-login.php` answered 200).
+ * Other posts are not (SOAP calls of a UPnP control point to its router, API clients, form submissions); nor are runs
+ * of GETs (browsing, polling, crawling). The method, URI and status are those of the flow's first request and answer.
+ */
+function httpLooksLikeLogin(status: number, texts: FlowTexts, i: number): boolean {
+  if (status === 401 || status === 407) return true;
+  if (!texts.textIs(T.httpMethod, i, 'POST')) return false;
+  if (status === 403) return true;
+  const uri = texts.text(T.httpUri, i);
+  if (uri === null) return false;
+  const query = uri.search(/[?#]/);
+  return LOGIN_PATH.test(query < 0 ? uri : uri.slice(0, query));
+}
+
+/**
+ * Buckets of a login service's long window: attempts are counted per `longWindowSec / LONG_BUCKETS` of capture time,
+ * the newest {@link LONG_BUCKETS} buckets make the window (so an attempt counts for between five and six sixths of
+ * `longWindowSec` after its bucket opened). Fixed memory per service, however many attempts: counts and sums, not
+ * attempts (as event-window.ts keeps running totals rather than objects).
+ */
+const LONG_BUCKETS = 6;
+/**
+ * Numbers per bucket in {@link ServiceState.long}: the bucket's index (start time / bucket length), attempts, attempts
+ * reported, the sum and the sum of squares of their byte totals, attempts with a tool's banner, the first attempt's
+ * start and the last one's end (epoch ms), and the attempts' flags OR-ed.
+ */
+const L_STRIDE = 9;
+const L_INDEX = 0;
+const L_COUNT = 1;
+const L_REPORTED = 2;
+const L_SUM = 3;
+const L_SQUARES = 4;
+const L_TOOL = 5;
+const L_FIRST = 6;
+const L_LAST = 7;
+const L_FLAGS = 8;
 /** Client banners an alert shows. */
 const MAX_BANNERS = 3;
 
@@ -99,6 +160,89 @@ interface ServiceState extends Keyed {
   port: number;
   /** Distinct SSH client banners seen (at most {@link MAX_BANNERS}); null until one is. */
   banners: string[] | null;
+  /**
+   * The long window's buckets ({@link LONG_BUCKETS} of {@link L_STRIDE} numbers, slot = bucket index modulo
+   * {@link LONG_BUCKETS}); null until an attempt against a login service arrives (only login services have one).
+   */
+  long: number[] | null;
+}
+
+/** Totals of the live buckets of a long window (see {@link longTotals}). */
+interface LongTotals {
+  count: number;
+  reported: number;
+  sizeCv: number;
+  tool: number;
+  flags: number;
+  /** Start of the first and end of the last attempt of the buckets that hold attempts not reported yet. */
+  first: number;
+  last: number;
+}
+
+/** Adds an attempt to a long window of buckets `bucketMs` long; an attempt older than the window is dropped. */
+function longAdd(long: number[], bucketMs: number, t: number, end: number, bytes: number, flags: number): void {
+  const index = Math.floor(t / bucketMs);
+  const at = (((index % LONG_BUCKETS) + LONG_BUCKETS) % LONG_BUCKETS) * L_STRIDE;
+  const held = long[at + L_INDEX] as number;
+  // The slot holds a later bucket: this attempt is at least LONG_BUCKETS buckets older than it.
+  if (held > index) return;
+  if (held < index) {
+    long[at + L_INDEX] = index;
+    long[at + L_COUNT] = 0;
+    long[at + L_REPORTED] = 0;
+    long[at + L_SUM] = 0;
+    long[at + L_SQUARES] = 0;
+    long[at + L_TOOL] = 0;
+    long[at + L_FIRST] = Infinity;
+    long[at + L_LAST] = -Infinity;
+    long[at + L_FLAGS] = 0;
+  }
+  long[at + L_COUNT] = (long[at + L_COUNT] as number) + 1;
+  long[at + L_SUM] = (long[at + L_SUM] as number) + bytes;
+  long[at + L_SQUARES] = (long[at + L_SQUARES] as number) + bytes * bytes;
+  if (flags & TOOL) long[at + L_TOOL] = (long[at + L_TOOL] as number) + 1;
+  if (t < (long[at + L_FIRST] as number)) long[at + L_FIRST] = t;
+  if (end > (long[at + L_LAST] as number)) long[at + L_LAST] = end;
+  long[at + L_FLAGS] = (long[at + L_FLAGS] as number) | flags;
+}
+
+/** A long window with no bucket: every slot's index below any real one. */
+function newLongWindow(): number[] {
+  const long = new Array<number>(LONG_BUCKETS * L_STRIDE).fill(0);
+  for (let at = 0; at < long.length; at += L_STRIDE) long[at + L_INDEX] = -Infinity;
+  return long;
+}
+
+/** Totals of the newest {@link LONG_BUCKETS} buckets (those of the window). */
+function longTotals(long: readonly number[]): LongTotals {
+  let newest = -Infinity;
+  for (let at = 0; at < long.length; at += L_STRIDE) if ((long[at + L_INDEX] as number) > newest) newest = long[at + L_INDEX] as number;
+  const out: LongTotals = { count: 0, reported: 0, sizeCv: 0, tool: 0, flags: 0, first: Infinity, last: -Infinity };
+  let sum = 0;
+  let squares = 0;
+  for (let at = 0; at < long.length; at += L_STRIDE) {
+    if (!((long[at + L_INDEX] as number) > newest - LONG_BUCKETS)) continue;
+    const count = long[at + L_COUNT] as number;
+    const reported = long[at + L_REPORTED] as number;
+    out.count += count;
+    out.reported += reported;
+    sum += long[at + L_SUM] as number;
+    squares += long[at + L_SQUARES] as number;
+    out.tool += long[at + L_TOOL] as number;
+    out.flags |= long[at + L_FLAGS] as number;
+    if (count > reported) {
+      if ((long[at + L_FIRST] as number) < out.first) out.first = long[at + L_FIRST] as number;
+      if ((long[at + L_LAST] as number) > out.last) out.last = long[at + L_LAST] as number;
+    }
+  }
+  const mean = out.count === 0 ? 0 : sum / out.count;
+  out.sizeCv = mean === 0 ? 0 : Math.sqrt(Math.max(0, squares / out.count - mean * mean)) / mean;
+  return out;
+}
+
+/** Marks every attempt of a long window reported. */
+function longMarkReported(long: number[]): void {
+  for (let at = 0; at < long.length; at += L_STRIDE) long[at + L_REPORTED] = long[at + L_COUNT] as number;
 }
 
 /**
@@ -138,6 +282,7 @@ export class BruteForceDetector implements Detector {
     const { cols, n } = c;
     const texts = flowTexts(flows);
     const maxDurationUs = this.config.maxDurationSec * 1e6;
+    const longBucketMs = (this.config.longWindowSec * 1000) / LONG_BUCKETS;
     for (let i = 0; i < n; i++) {
       if (cols[C.protocol * n + i] !== 6 || cols[C.endReason * n + i] === SNAPSHOT_REASON) continue;
       const fwd = cols[C.fwdPayloadBytes * n + i] as number;
@@ -151,9 +296,8 @@ export class BruteForceDetector implements Detector {
       if (byContent && OPAQUE_APPS.has(app) && !LOGIN_PORTS.has(port)) continue;
       if (byContent && app === DCERPC_APP) continue;
       if ((cols[C.smbTrees * n + i] as number) > 0 && (cols[C.smbRequests * n + i] as number) >= 0) continue;
-      // Cleartext HTTP: a login form is posted (CIC-IDS2017's and Patator's web brute force post every guess); runs of
-      // GETs are browsing, polling or crawling.
-      if (byContent && app === HTTP_APP && !texts.textIs(T.httpMethod, i, 'POST')) continue; // `f.http?.method`, no text made
+      // Cleartext HTTP: only what looks like authentication (see httpLooksLikeLogin).
+      if (byContent && app === HTTP_APP && !httpLooksLikeLogin(cols[C.httpStatus * n + i] as number, texts, i)) continue;
       let flags = app > 0 && byContent && LOGIN_APPS.has(app) ? LOGIN_APP : 0;
       // Text protocols whose servers greet and answer at length (FTP, SMTP, POP3, IMAP banners and error texts).
       const ratio = TALKATIVE_APPS.has(app) ? this.config.maxReplyRatio * TALKATIVE_FACTOR : this.config.maxReplyRatio;
@@ -166,7 +310,7 @@ export class BruteForceDetector implements Detector {
       if (banner !== null && matchesAny(ATTACK_TOOL_SSH_CLIENTS, banner)) flags |= TOOL;
       let state = this.services.use(key);
       // Exact-size arrays for the first two attempts (as event-window.ts `push` makes them).
-      if (!state) state = this.services.add(key, { slot: -1, batch: 0, attempts: [t, end, fwd + bwd, flags], reported: 0, port, banners: null });
+      if (!state) state = this.services.add(key, { slot: -1, batch: 0, attempts: [t, end, fwd + bwd, flags], reported: 0, port, banners: null, long: null });
       else if (state.attempts.length === STRIDE) {
         const a = state.attempts;
         state.attempts = [a[0] as number, a[END] as number, a[BYTES] as number, a[FLAGS] as number, t, end, fwd + bwd, flags];
@@ -174,85 +318,172 @@ export class BruteForceDetector implements Detector {
       if (banner !== null && !(state.banners ?? []).includes(banner) && (state.banners?.length ?? 0) < MAX_BANNERS) {
         state.banners = [...(state.banners ?? []), banner.slice(0, 100)];
       }
+      if (longBucketMs > 0 && (LOGIN_PORTS.has(port) || flags & LOGIN_APP)) {
+        state.long ??= newLongWindow();
+        longAdd(state.long, longBucketMs, t, end, fwd + bwd, flags);
+      }
     }
     this.services.cap(this.maxTracked);
     const out: Finding[] = [];
-    const windowMs = this.config.windowSec * 1000;
     for (const state of this.services.live()) {
-      const attempts = state.attempts;
-      let latest = -Infinity;
-      for (let j = 0; j < attempts.length; j += STRIDE) if ((attempts[j] as number) > latest) latest = attempts[j] as number;
-      // Drops the attempts before the window, in place, keeping the order.
-      let kept = 0;
-      let reported = 0;
-      for (let j = 0; j < attempts.length; j += STRIDE) {
-        if ((attempts[j] as number) >= latest - windowMs) {
-          if (j < state.reported * STRIDE) reported++;
-          attempts[kept] = attempts[j] as number;
-          attempts[kept + END] = attempts[j + END] as number;
-          attempts[kept + BYTES] = attempts[j + BYTES] as number;
-          attempts[kept + FLAGS] = attempts[j + FLAGS] as number;
-          kept += STRIDE;
-        }
-      }
-      attempts.length = kept;
-      state.reported = reported;
-      const n = kept / STRIDE;
-      if (n < this.config.minAttempts) continue;
-      const cv = strideCv(attempts, BYTES, STRIDE, n);
-      let toolAttempts = 0;
-      let loginApp = false;
-      for (let j = FLAGS; j < kept; j += STRIDE) {
-        const f = attempts[j] as number;
-        if (f & TOOL) toolAttempts++;
-        if (f & LOGIN_APP) loginApp = true;
-      }
-      // Alike sizes, or an attack tool's banner on enough of them (then sizes may differ: see the module comment).
-      const byTool = toolAttempts >= this.config.minAttempts;
-      if (cv > this.config.maxSizeCv && !byTool) continue;
-      const login = LOGIN_PORTS.has(state.port) || loginApp;
-      if (reported === n) continue;
-      const fresh = n - reported;
-      state.reported = n;
-      let first = Infinity;
-      let last = -Infinity;
-      for (let j = reported * STRIDE; j < kept; j += STRIDE) {
-        if ((attempts[j] as number) < first) first = attempts[j] as number;
-        if ((attempts[j + END] as number) > last) last = attempts[j + END] as number;
-      }
-      const [src, dst] = addressesOfPairKey(this.services.keyOf(state));
-      out.push({
-        category: 'brute_force',
-        source: 'rule',
-        severity: login ? (n >= this.config.minAttempts * 10 ? 'critical' : 'high') : n >= this.config.minAttempts * 10 ? 'high' : 'medium',
-        score: ruleScore(n, this.config.minAttempts),
-        srcIp: src,
-        srcPort: null,
-        dstIp: dst,
-        dstPort: state.port,
-        protocol: 6,
-        target: `${dst}:${state.port}/6`,
-        threatIp: src,
-        title: `Brute force against ${dst}:${state.port} from ${src}`,
-        description: byTool
-          ? `${src} made ${n} short connections to ${dst}:${state.port} within ${this.config.windowSec} s, ${toolAttempts} with the SSH client banner of an attack tool's library (${(state.banners ?? []).join(', ')}).`
-          : `${src} made ${n} short, alike connections to ${dst}:${state.port} within ${this.config.windowSec} s (size variation ${cv.toFixed(2)}).`,
-        count: fresh,
-        firstSeenMs: first,
-        lastSeenMs: last,
-        details: {
-          detector: 'brute_force',
-          attemptsInWindow: n,
-          sizeCv: Math.round(cv * 1000) / 1000,
-          windowSec: this.config.windowSec,
-          threshold: this.config.minAttempts,
-          loginService: login,
-          ...(state.banners !== null ? { clientBanners: state.banners, toolBannerAttempts: toolAttempts } : {}),
-          countUnit: 'connections',
-        },
-      });
+      const finding = this.judgeWindow(state) ?? this.judgeLongWindow(state);
+      if (finding !== null) out.push(finding);
     }
     return out;
+  }
+
+  /**
+   * The short window: drops the attempts before it, and reports when enough alike (or tool-bannered) attempts are in
+   * it and some are not reported yet; a report marks the long window's attempts reported too (one alert per attempt).
+   */
+  private judgeWindow(state: ServiceState): Finding | null {
+    const windowMs = this.config.windowSec * 1000;
+    const attempts = state.attempts;
+    let latest = -Infinity;
+    for (let j = 0; j < attempts.length; j += STRIDE) if ((attempts[j] as number) > latest) latest = attempts[j] as number;
+    // Drops the attempts before the window, in place, keeping the order.
+    let kept = 0;
+    let reported = 0;
+    for (let j = 0; j < attempts.length; j += STRIDE) {
+      if ((attempts[j] as number) >= latest - windowMs) {
+        if (j < state.reported * STRIDE) reported++;
+        attempts[kept] = attempts[j] as number;
+        attempts[kept + END] = attempts[j + END] as number;
+        attempts[kept + BYTES] = attempts[j + BYTES] as number;
+        attempts[kept + FLAGS] = attempts[j + FLAGS] as number;
+        kept += STRIDE;
+      }
+    }
+    attempts.length = kept;
+    state.reported = reported;
+    const n = kept / STRIDE;
+    if (n < this.config.minAttempts) return null;
+    const cv = strideCv(attempts, BYTES, STRIDE, n);
+    let toolAttempts = 0;
+    let loginApp = false;
+    for (let j = FLAGS; j < kept; j += STRIDE) {
+      const f = attempts[j] as number;
+      if (f & TOOL) toolAttempts++;
+      if (f & LOGIN_APP) loginApp = true;
+    }
+    // Alike sizes, or an attack tool's banner on enough of them (then sizes may differ: see the module comment).
+    const byTool = toolAttempts >= this.config.minAttempts;
+    if (cv > this.config.maxSizeCv && !byTool) return null;
+    const login = LOGIN_PORTS.has(state.port) || loginApp;
+    if (reported === n) return null;
+    state.reported = n;
+    if (state.long !== null) longMarkReported(state.long);
+    let first = Infinity;
+    let last = -Infinity;
+    for (let j = reported * STRIDE; j < kept; j += STRIDE) {
+      if ((attempts[j] as number) < first) first = attempts[j] as number;
+      if ((attempts[j + END] as number) > last) last = attempts[j + END] as number;
+    }
+    const { minAttempts, windowSec } = this.config;
+    const [src, dst] = addressesOfPairKey(this.services.keyOf(state));
+    return this.finding(state, {
+      severity: login ? (n >= minAttempts * 10 ? 'critical' : 'high') : n >= minAttempts * 10 ? 'high' : 'medium',
+      score: ruleScore(n, minAttempts),
+      description: byTool
+        ? `${src} made ${n} short connections to ${dst}:${state.port} within ${windowSec} s, ${toolAttempts} with the SSH client banner of an attack tool's library (${(state.banners ?? []).join(', ')}).`
+        : `${src} made ${n} short, alike connections to ${dst}:${state.port} within ${windowSec} s (size variation ${cv.toFixed(2)}).`,
+      count: n - reported,
+      first,
+      last,
+      attempts: n,
+      cv,
+      windowSec,
+      threshold: minAttempts,
+      login,
+      slow: false,
+      toolAttempts,
+    });
+  }
+
+  /**
+   * The long window (slow guessing, see the module comment): only login services have one. Reports when at least
+   * `longMinAttempts` attempts are in it, alike or enough of them with a tool's banner, and some are not reported yet
+   * (by either window); `medium`, `high` with the tool banner evidence.
+   */
+  private judgeLongWindow(state: ServiceState): Finding | null {
+    if (state.long === null) return null;
+    const { longMinAttempts, longWindowSec } = this.config;
+    const t = longTotals(state.long);
+    if (t.count < longMinAttempts || t.reported === t.count) return null;
+    const byTool = t.tool >= longMinAttempts;
+    if (t.sizeCv > this.config.maxSizeCv && !byTool) return null;
+    longMarkReported(state.long);
+    // The short window's attempts are among these: reported.
+    state.reported = state.attempts.length / STRIDE;
+    const [src, dst] = addressesOfPairKey(this.services.keyOf(state));
+    const minutes = Math.round(longWindowSec / 6) / 10;
+    return this.finding(state, {
+      severity: byTool ? 'high' : 'medium',
+      score: ruleScore(t.count, longMinAttempts),
+      description: byTool
+        ? `${src} made ${t.count} short connections to ${dst}:${state.port} within ${minutes} min (slow guessing), ${t.tool} with the SSH client banner of an attack tool's library (${(state.banners ?? []).join(', ')}).`
+        : `${src} made ${t.count} short, alike connections to ${dst}:${state.port} within ${minutes} min (slow guessing; size variation ${t.sizeCv.toFixed(2)}).`,
+      count: t.count - t.reported,
+      first: t.first,
+      last: t.last,
+      attempts: t.count,
+      cv: t.sizeCv,
+      windowSec: longWindowSec,
+      threshold: longMinAttempts,
+      login: true,
+      slow: true,
+      toolAttempts: t.tool,
+    });
+  }
+
+  private finding(
+    state: ServiceState,
+    f: {
+      severity: Finding['severity'];
+      score: number;
+      description: string;
+      count: number;
+      first: number;
+      last: number;
+      attempts: number;
+      cv: number;
+      windowSec: number;
+      threshold: number;
+      login: boolean;
+      slow: boolean;
+      toolAttempts: number;
+    },
+  ): Finding {
+    const [src, dst] = addressesOfPairKey(this.services.keyOf(state));
+    return {
+      category: 'brute_force',
+      source: 'rule',
+      severity: f.severity,
+      score: f.score,
+      srcIp: src,
+      srcPort: null,
+      dstIp: dst,
+      dstPort: state.port,
+      protocol: 6,
+      target: `${dst}:${state.port}/6`,
+      threatIp: src,
+      title: `Brute force against ${dst}:${state.port} from ${src}`,
+      description: f.description,
+      count: f.count,
+      firstSeenMs: f.first,
+      lastSeenMs: f.last,
+      details: {
+        detector: 'brute_force',
+        attemptsInWindow: f.attempts,
+        sizeCv: Math.round(f.cv * 1000) / 1000,
+        windowSec: f.windowSec,
+        threshold: f.threshold,
+        loginService: f.login,
+        slow: f.slow,
+        ...(state.banners !== null ? { clientBanners: state.banners, toolBannerAttempts: f.toolAttempts } : {}),
+        countUnit: 'connections',
+      },
+    };
   }
 }
 

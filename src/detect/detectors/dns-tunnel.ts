@@ -17,6 +17,17 @@
  *   Shannon entropy of the subdomains), `tunnel_qtypes` (NULL, which `an-dns-query_type.zeek` blacklists for iodine,
  *   and TXT, MX, CNAME, private-use types, which dnscat2 uses), `tool_tag` (dnscat2's `dnscat.` prefix).
  * A finding needs a volume signal and an encoding signal; three or more signals make it `high`.
+ *
+ * Short sessions (a tool's handshake: 10 to 20 queries, fewer than the volume signals need) have their own path,
+ * `short_session`: >= 10 queries under the domain, nearly all (80%) of a type that carries data and that stub
+ * resolvers seldom ask (NULL, TXT, MX, private use; not CNAME, which every browser meets in answers), and one sign
+ * that the names are data: `null_qtype` (nearly all NULL or private use: the types jbaggs/anomalous-dns
+ * `scripts/an-dns-query_type.zeek` blacklists as iodine's, which no ordinary lookup asks), `encoded_names` (a new
+ * name per query, long and of high entropy, as Slips `modules/flowalerts/dns.py` `check_high_entropy_dns_answers`
+ * judges TXT data by its Shannon entropy), or `long_names` over one socket (its queries' names are not seen past the
+ * first, their size is). `medium`, `high` with two of those. Names of record attributes and service discovery
+ * (`_domainkey`, `_dmarc`, `_tcp`, `.local`, ... RFC 8552, RFC 6763) never count as data queries, and, as Slips does
+ * for mDNS, only port 53 is read (mDNS 5353 and LLMNR 5355 never are).
  */
 import { parse } from 'tldts';
 import type { DnsTunnelConfig } from '../../config/detection.js';
@@ -30,6 +41,29 @@ import { boundedMemo } from '../../net/memo.js';
 /** Query types that carry data in tunnels: CNAME 5, NULL 10, MX 15, TXT 16, and the private-use range (RFC 6895). */
 function isTunnelQtype(qtype: number): boolean {
   return qtype === 5 || qtype === 10 || qtype === 15 || qtype === 16 || qtype >= 65280;
+}
+
+/** The record types a short session's queries must (nearly) all be: NULL 10, MX 15, TXT 16, private use (RFC 6895). */
+function isDataQtype(qtype: number): boolean {
+  return qtype === 10 || qtype === 15 || qtype === 16 || qtype >= 65280;
+}
+
+/** NULL (obsolete since RFC 1035, iodine's favourite) and the private-use types: no ordinary lookup asks for them. */
+function isRawQtype(qtype: number): boolean {
+  return qtype === 10 || qtype >= 65280;
+}
+
+/**
+ * Underscore labels of record attributes (RFC 8552 registry: DKIM, DMARC, ACME, MTA-STS, BIMI, TLS-RPT, SRV and DNS-SD
+ * service protocols) and trust anchor telemetry (`_ta-<key tag>`, RFC 8145, sent as NULL queries by BIND): their TXT
+ * and NULL lookups are mail and resolver housekeeping, not data.
+ */
+const ATTRIBUTE_LABEL = /(^|\.)(_domainkey|_dmarc|_acme-challenge|_mta-sts|_smtp|_tls|_bimi|_tcp|_udp|_sctp|_dns-sd|_ta(-[0-9a-f]{4})+)(\.|$)/;
+
+/** Names no short session counts as data: record attributes ({@link ATTRIBUTE_LABEL}) and link-local `.local` (mDNS). */
+function isHousekeepingName(query: string): boolean {
+  const q = query.toLowerCase();
+  return q.endsWith('.local') || q.endsWith('.local.') || ATTRIBUTE_LABEL.test(q);
 }
 
 /** Unique subdomains a group keeps (its count saturates there: far beyond any threshold). */
@@ -46,6 +80,9 @@ interface Group {
   queryBytes: number;
   answerBytes: number;
   tunnelQtypeQueries: number;
+  /** Queries of {@link isDataQtype} types, and of {@link isRawQtype} types, without housekeeping names. */
+  dataQtypeQueries: number;
+  rawQtypeQueries: number;
   names: Set<string>;
   /** Sum of subdomain lengths and entropies over `names`. */
   nameLength: number;
@@ -113,16 +150,46 @@ export function dnsGroup(name: string, server: string): { domain: string; subdom
   return { domain: known.domain ?? `@${server}`, subdomain: known.subdomain };
 }
 
-/** {@link dnsGroup} of `name` without its server: a null domain stands for `@<server>`. */
+/**
+ * {@link dnsGroup} of `name` without its server: a null domain stands for `@<server>`.
+ *
+ * Names on the wire may hold any byte (RFC 2181 §11), and tunnels write theirs into the leftmost labels (dns2tcp's
+ * `AAAAAH7wQA.=auth.dns2tcp.hsc.fr`, base64 with `_` and `-`, escapes such as `\\000`), while tldts only parses host
+ * names (letters, digits, `-` and `_`) and gives no domain otherwise. Such a name is grouped by its trailing labels
+ * that are host name labels, which hold the registered domain of a name the DNS can route; the labels before it,
+ * odd ones included, are its subdomain. A name whose last labels are not host name labels cannot be delegated: it
+ * goes straight to its server (`@<server>`).
+ */
 function nameGroup(name: string): NameGroup | null {
   const q = name.toLowerCase().replace(/\.$/, '');
   if (q.endsWith('.in-addr.arpa') || q.endsWith('.ip6.arpa')) return null;
-  const p = parse(q, { allowPrivateDomains: true });
+  let p = parse(q, { allowPrivateDomains: true });
+  let head = ''; // labels left of the parsed part, with their dot
+  if (p.domain === null && !p.isIp) {
+    const labels = q.split('.');
+    let k = labels.length;
+    while (k > 0 && isHostLabel(labels[k - 1] as string)) k--;
+    if (k === 0) return null; // a host name without a domain (`wpad`)
+    if (k === labels.length) return labels.length > 1 ? { domain: null, subdomain: labels.slice(0, -1).join('.') } : null;
+    head = `${labels.slice(0, k).join('.')}.`;
+    p = parse(labels.slice(k).join('.'), { allowPrivateDomains: true });
+    if (p.domain === null) return { domain: null, subdomain: labels.slice(0, -1).join('.') };
+  }
   if (p.domain === null || p.isIp) return null;
   const known = p.isIcann === true || p.isPrivate === true;
-  if (known || /^[a-z]{2,10}$/.test(p.publicSuffix ?? '')) return { domain: p.domain, subdomain: p.subdomain ?? '' };
+  if (known || /^[a-z]{2,10}$/.test(p.publicSuffix ?? '')) {
+    return { domain: p.domain, subdomain: `${head}${p.subdomain ?? ''}`.replace(/\.$/, '') };
+  }
   const labels = q.split('.');
   return { domain: null, subdomain: labels.slice(0, -1).join('.') };
+}
+
+/**
+ * A label tldts accepts in a host name (tldts-core `is-valid.ts`): 1 to 63 characters, letters, digits, `-`, `_` or
+ * above 127, neither starting nor ending with `-`.
+ */
+function isHostLabel(label: string): boolean {
+  return label.length > 0 && label.length <= 63 && /^[a-z0-9_\u0080-\uffff]([a-z0-9_\u0080-\uffff-]*[a-z0-9_\u0080-\uffff])?$/.test(label);
 }
 
 interface NameGroup {
@@ -212,6 +279,8 @@ export class DnsTunnelDetector implements Detector {
         queryBytes: 0,
         answerBytes: 0,
         tunnelQtypeQueries: 0,
+        dataQtypeQueries: 0,
+        rawQtypeQueries: 0,
         names: new Set(),
         nameLength: 0,
         entropy: 0,
@@ -257,6 +326,10 @@ export class DnsTunnelDetector implements Detector {
     g.answerBytes += answerBytes;
     g.lastMs = Math.max(g.lastMs, c.lastSeenMs(i));
     if (isTunnelQtype(qtype)) g.tunnelQtypeQueries += queries;
+    if (isDataQtype(qtype) && !isHousekeepingName(query)) {
+      g.dataQtypeQueries += queries;
+      if (isRawQtype(qtype)) g.rawQtypeQueries += queries;
+    }
     g.qtypes.set(qtype, (g.qtypes.get(qtype) ?? 0) + queries);
     if (!g.servers.includes(server) && g.servers.length < 4) g.servers.push(server);
     if (subdomain === 'dnscat' || subdomain.startsWith('dnscat.')) g.toolTag = true; // its first label
@@ -286,10 +359,28 @@ export class DnsTunnelDetector implements Detector {
     if (meanEntropy >= c.minEntropy) encoding.push('high_entropy');
     if (tunnelShare >= c.minTunnelQtypeShare) encoding.push('tunnel_qtypes');
     if (g.toolTag) encoding.push('tool_tag');
-    if (volume.length === 0 || encoding.length === 0) return null;
+    const full = volume.length > 0 && encoding.length > 0;
+    // Short sessions: few queries, nearly all of a data type, with names that are data.
+    const dataShare = g.queries > 0 ? g.dataQtypeQueries / g.queries : 0;
+    const rawShare = g.queries > 0 ? g.rawQtypeQueries / g.queries : 0;
+    const short: string[] = [];
+    if (!full && g.queries >= c.shortMinQueries && dataShare >= c.shortMinQtypeShare) {
+      if (rawShare >= c.shortMinQtypeShare) short.push('null_qtype');
+      if (unique >= c.shortMinQueries && meanNameLength >= c.shortMinNameLength && meanEntropy >= c.minEntropy) short.push('encoded_names');
+      if (meanQueryBytes >= c.minQueryBytes) short.push('long_names');
+      if (g.maxQueriesPerFlow >= c.shortMinQueries) short.push('one_flow');
+      if (g.toolTag) short.push('tool_tag');
+    }
+    // The type or the names must be data; long queries count too when one socket carries them all (a long flow shows
+    // its first name only).
+    const evidence = short.filter((s) => s === 'null_qtype' || s === 'encoded_names' || s === 'long_names').length;
+    const shortFires = short.includes('null_qtype') || short.includes('encoded_names') || (short.includes('long_names') && short.includes('one_flow'));
+    if (!full && !shortFires) return null;
     const fresh = g.queries - g.reported;
     g.reported = g.queries;
-    const signals = [...volume, ...encoding];
+    const signals = full ? [...volume, ...encoding] : ['short_session', 'tunnel_qtypes', ...short];
+    const severity = full ? (signals.length >= 3 ? 'high' : 'medium') : evidence >= 2 ? 'high' : 'medium';
+    const score = full ? ruleScore(Math.max(unique / c.minUniqueNames, g.maxQueriesPerFlow / c.minQueriesPerFlow), 1) : ruleScore(g.queries, c.shortMinQueries);
     const [client, domain] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
     const server = g.servers[g.servers.length - 1] as string;
     const round = (x: number): number => Math.round(x * 100) / 100;
@@ -298,8 +389,8 @@ export class DnsTunnelDetector implements Detector {
     return {
       category: 'dns_tunnel',
       source: 'rule',
-      severity: signals.length >= 3 ? 'high' : 'medium',
-      score: ruleScore(Math.max(unique / c.minUniqueNames, g.maxQueriesPerFlow / c.minQueriesPerFlow), 1),
+      severity,
+      score,
       srcIp: client,
       srcPort: null,
       dstIp: server,
@@ -326,6 +417,8 @@ export class DnsTunnelDetector implements Detector {
         meanNameLength: round(meanNameLength),
         meanEntropy: round(meanEntropy),
         tunnelQtypeShare: round(tunnelShare),
+        dataQtypeShare: round(dataShare),
+        nullQtypeShare: round(rawShare),
         qtypes,
         servers: g.servers,
         examples: g.examples,

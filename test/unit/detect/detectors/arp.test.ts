@@ -137,6 +137,182 @@ describe('detect/detectors/arp: ArpDetector#observeArp()', () => {
     expect(host!.details).to.deep.include({ claimantIps: [] });
   });
 
+  describe('attribution (which MAC is the likely spoofer)', () => {
+    // The pattern of SniperDZ-Pro/Cyber-Forensics-Workshop arp_spoofing.pcap (tshark): b4:b6:86:fb:db:07 sends 18
+    // replies "192.168.1.1 is at b4:b6:86:fb:db:07" to 192.168.1.175 every 2 s from 1.25 s and never asks; the real
+    // gateway 50:a7:2b:73:a9:c6 only asks, as 192.168.1.1, first at 8.20 s (16 requests); 192.168.1.175 never asks,
+    // it only answers the gateway 3 times.
+    const SPOOFER = 'b4:b6:86:fb:db:07';
+    const REAL_GW = '50:a7:2b:73:a9:c6';
+    const VICTIM_MAC = '0c:54:15:40:d8:f5';
+    const spoofer = (replies: number, last: number): ArpBinding => binding({ senderMac: SPOOFER, targetIp: '192.168.1.175', replies, first: 1.25, last });
+    const gateway = (requests: number, last: number): ArpBinding =>
+      binding({ senderMac: REAL_GW, targetIp: '192.168.1.55', requests, replies: 0, targetRuns: 2, first: 8.2, last });
+    const victim = binding({ senderIp: '192.168.1.175', senderMac: VICTIM_MAC, targetIp: '192.168.1.1', replies: 3, first: 10.62, last: 95.7 });
+
+    it('blames the MAC sending unasked replies, not the one seen first, and names the host it poisons (one batch, as a replay)', () => {
+      const d = new ArpDetector(config(), 100);
+      const out = d.observeArp([spoofer(18, 35.28), gateway(16, 114.29), victim]);
+      expect(out).to.have.length(1);
+      const f = out[0]!;
+      expect(f).to.deep.include({
+        category: 'arp_spoofing',
+        severity: 'high',
+        srcIp: '192.168.1.1',
+        dstIp: '192.168.1.175',
+        target: '192.168.1.1',
+        threatIp: '0.0.0.0',
+        count: 18,
+        title: `ARP spoofing of 192.168.1.1 by ${SPOOFER}`,
+      });
+      expect(f.details).to.deep.include({
+        kind: 'unsolicited_replies',
+        claimantMac: SPOOFER,
+        spooferMac: SPOOFER,
+        ownerMac: REAL_GW,
+        ownerRequests: 16,
+        ownerReplies: 0,
+        attribution: 'evidence',
+        evidence: ['unsolicited_replies', 'other_mac_asks_as_ip'],
+        unsolicitedReplies: 18,
+        targets: ['192.168.1.175'],
+        replyIntervalSec: 2,
+      });
+      expect(f.description).to.contain(`${SPOOFER} is the likely spoofer`).and.contain('sent to 192.168.1.175');
+      expect(f.firstSeenMs).to.equal(T0 + 1250);
+    });
+
+    it('is critical when the claimed address is the configured gateway', () => {
+      const d = new ArpDetector(config({ gateways: ['192.168.1.1'] }), 100);
+      const [f] = d.observeArp([spoofer(18, 35.28), gateway(16, 114.29), victim]);
+      expect(f).to.deep.include({ severity: 'critical', title: `ARP spoofing of gateway 192.168.1.1 by ${SPOOFER}` });
+      expect(f!.details).to.include({ gateway: true, spooferMac: SPOOFER });
+    });
+
+    it('blames the same MAC when the bindings arrive second by second (live)', () => {
+      const d = new ArpDetector(config(), 100);
+      const out = [];
+      for (let i = 1; i <= 4; i++) out.push(...d.observeArp([spoofer(i, 1.25 + 2 * (i - 1))]));
+      out.push(...d.observeArp([gateway(1, 8.2)]));
+      out.push(...d.observeArp([spoofer(5, 9.26), gateway(2, 9.23)]));
+      out.push(
+        ...d.observeArp([gateway(3, 10.62), binding({ senderIp: '192.168.1.175', senderMac: VICTIM_MAC, targetIp: '192.168.1.1', replies: 1, first: 10.62 })]),
+      );
+      out.push(...d.observeArp([spoofer(18, 35.28)]));
+      expect(out.length).to.be.greaterThan(0);
+      expect(out.map((f) => [f.details['claimantMac'], f.details['spooferMac'], f.dstIp])).to.deep.equal(out.map(() => [SPOOFER, SPOOFER, '192.168.1.175']));
+      expect(out[0]!.details).to.include({ kind: 'unsolicited_replies', unsolicitedReplies: 4 });
+    });
+
+    it('still blames the newcomer when the owner seen first answers hosts that asked (owner first)', () => {
+      const d = new ArpDetector(config(), 100);
+      d.observeArp([
+        binding({ replies: 4, targetIp: '192.168.1.20', last: 30 }),
+        binding({ senderIp: '192.168.1.20', senderMac: '02:00:00:00:00:20', requests: 4, replies: 0, targetIp: '192.168.1.1', targetRuns: 1, last: 30 }),
+      ]);
+      const [f] = d.observeArp([binding({ senderMac: ATTACKER_MAC, targetIp: '192.168.1.30', replies: 10, first: 40, last: 58 })]);
+      expect(f).to.deep.include({ severity: 'high', srcIp: '192.168.1.1', dstIp: '192.168.1.30' });
+      expect(f!.details).to.deep.include({
+        kind: 'conflicting_replies',
+        claimantMac: ATTACKER_MAC,
+        ownerMac: GATEWAY_MAC,
+        spooferMac: ATTACKER_MAC,
+        attribution: 'evidence',
+        unsolicitedReplies: 10,
+        targets: ['192.168.1.30'],
+      });
+    });
+
+    it('blames the MAC seen second when it is the one sending unasked replies, even though the first also replied', () => {
+      const d = new ArpDetector(config(), 100);
+      // The real gateway answers a host that asked twice; the spoofer, seen before, tells 192.168.1.40 every 2 s.
+      const [f] = d.observeArp([
+        binding({ senderMac: ATTACKER_MAC, targetIp: '192.168.1.40', replies: 12, first: 0, last: 22 }),
+        binding({ replies: 2, targetIp: '192.168.1.20', first: 5, last: 20 }),
+        binding({
+          senderIp: '192.168.1.20',
+          senderMac: '02:00:00:00:00:20',
+          requests: 2,
+          replies: 0,
+          targetIp: '192.168.1.1',
+          targetRuns: 1,
+          first: 5,
+          last: 20,
+        }),
+      ]);
+      expect(f!.details).to.deep.include({ kind: 'conflicting_replies', claimantMac: ATTACKER_MAC, ownerMac: GATEWAY_MAC, spooferMac: ATTACKER_MAC });
+      expect(f).to.deep.include({ dstIp: '192.168.1.40' });
+    });
+
+    it('blames nobody for a NIC change: the new MAC asks and announces itself at boot (medium, no spoofer)', () => {
+      const d = new ArpDetector(config(), 100);
+      d.observeArp([binding({ senderIp: '192.168.1.30', senderMac: '02:00:00:00:00:01', targetIp: '192.168.1.1', requests: 5, replies: 2, last: 50 })]);
+      const [f] = d.observeArp([
+        binding({
+          senderIp: '192.168.1.30',
+          senderMac: '02:00:00:00:00:02',
+          targetIp: '192.168.1.1',
+          requests: 3,
+          replies: 0,
+          gratuitous: 2,
+          first: 90,
+          last: 95,
+        }),
+      ]);
+      expect(f).to.deep.include({ severity: 'medium', dstIp: '192.168.1.30' });
+      expect(f!.details).to.deep.include({ kind: 'mac_changed', attribution: 'newer_claim', spooferMac: null, evidence: [], unsolicitedReplies: 0 });
+    });
+
+    it('counts no gratuitous announcement as an unsolicited reply (a host reusing a DHCP lease)', () => {
+      const d = new ArpDetector(config(), 100);
+      d.observeArp([binding({ senderIp: '192.168.1.30', senderMac: '02:00:00:00:00:01', targetIp: '192.168.1.1', requests: 4, replies: 0 })]);
+      const [f] = d.observeArp([
+        binding({
+          senderIp: '192.168.1.30',
+          senderMac: '02:00:00:00:00:02',
+          targetIp: '192.168.1.30',
+          requests: 0,
+          replies: 3,
+          gratuitous: 3,
+          first: 60,
+          last: 62,
+        }),
+      ]);
+      expect(f!.details).to.deep.include({ kind: 'gratuitous_claim', spooferMac: null, unsolicitedReplies: 0, targets: [] });
+    });
+
+    it('raises nothing for a boot announcement with no other MAC for the address', () => {
+      const d = new ArpDetector(config(), 100);
+      expect(
+        d.observeArp([binding({ senderIp: '192.168.1.30', senderMac: '02:00:00:00:00:01', targetIp: '192.168.1.30', requests: 0, replies: 2, gratuitous: 2 })]),
+      ).to.deep.equal([]);
+    });
+  });
+
+  describe('one MAC for several IPs', () => {
+    it('is high for repeated unasked replies telling each of two hosts the other is at its MAC (ettercap, sgr na-arpSpoofing.pcap)', () => {
+      const d = new ArpDetector(config(), 100);
+      const [f, ...rest] = d.observeArp([
+        binding({ senderIp: '10.0.0.153', senderMac: '00:e0:4d:3c:25:7b', targetIp: '10.0.0.157', replies: 18, last: 134 }),
+        binding({ senderIp: '10.0.0.157', senderMac: '00:e0:4d:3c:25:7b', targetIp: '10.0.0.153', replies: 18, last: 134 }),
+      ]);
+      expect(rest).to.deep.equal([]);
+      expect(f).to.deep.include({ severity: 'high', srcIp: '10.0.0.153', target: '00:e0:4d:3c:25:7b', threatIp: '0.0.0.0' });
+      expect(f!.details).to.deep.include({ kind: 'mac_claims_many_ips', unsolicitedReplies: 36, targets: ['10.0.0.157', '10.0.0.153'] });
+    });
+
+    it('stays medium for proxy ARP: a router answering a host that asked for each address', () => {
+      const d = new ArpDetector(config(), 100);
+      const [f] = d.observeArp([
+        binding({ senderIp: '192.168.1.20', senderMac: '02:00:00:00:00:20', targetIp: '10.1.0.31', requests: 6, replies: 0, targetRuns: 6, last: 30 }),
+        binding({ senderIp: '10.1.0.30', senderMac: '02:00:00:00:00:fe', targetIp: '192.168.1.20', replies: 3, last: 30 }),
+        binding({ senderIp: '10.1.0.31', senderMac: '02:00:00:00:00:fe', targetIp: '192.168.1.20', replies: 3, last: 30 }),
+      ]);
+      expect(f).to.deep.include({ severity: 'medium' });
+      expect(f!.details).to.deep.include({ kind: 'mac_claims_many_ips', unsolicitedReplies: 0, targets: ['192.168.1.20'] });
+    });
+  });
+
   it('ignores RFC 5227 probes from 0.0.0.0', () => {
     const d = new ArpDetector(config({ sweepMinTargets: 2 }), 100);
     d.observeArp([binding({ senderIp: '0.0.0.0', senderMac: '02:00:00:00:00:01', requests: 3, replies: 0, targetRuns: 3 })]);

@@ -54,15 +54,63 @@ describe('detect/detectors/brute-force: application-layer evidence', () => {
     expect(detector().observe(alike(993, { app: 'tls', appBy: 'content' }))[0]).to.deep.include({ severity: 'high', dstPort: 993 });
   });
 
-  it('cleartext HTTP counts only when it posts (a login form), not runs of GETs', () => {
-    const http = (method: string): Partial<FlowRecord> => ({
-      app: 'http',
-      appBy: 'content',
-      http: { method, host: 'intranet.example', uri: '/login.php', userAgent: 'x', status: 200, requests: 1 },
-    });
-    expect(new BruteForceDetector(config.bruteForce, 1000).observe(alike(80, http('GET')))).to.deep.equal([]);
-    const [f] = new BruteForceDetector(config.bruteForce, 1000).observe(alike(80, http('POST')));
-    expect(f).to.deep.include({ category: 'brute_force', dstPort: 80, count: 12 });
+  /** Cleartext HTTP by content whose first request is `method uri`, answered `status`. */
+  const http = (method: string, uri: string, status: number | null): Partial<FlowRecord> => ({
+    app: 'http',
+    appBy: 'content',
+    http: { method, host: 'intranet.example', uri, userAgent: 'x', status, requests: 1 },
+  });
+  const judge = (flows: FlowRecord[]) => new BruteForceDetector(config.bruteForce, 1000).observe(flows);
+
+  it('cleartext HTTP: a POST to a login path counts whatever the answer (WordPress answers a failed login 200); GETs do not', () => {
+    expect(judge(alike(80, http('GET', '/login.php', 200)))).to.deep.equal([]);
+    for (const uri of ['/login.php', '/dvwa/login.php?x=1', '/wp-login.php', '/xmlrpc.php', '/users/sign_in', '/api/auth', '/j_security_check']) {
+      const [f, ...rest] = judge(alike(80, http('POST', uri, 200)));
+      expect(rest, uri).to.deep.equal([]);
+      expect(f, uri).to.deep.include({ category: 'brute_force', dstPort: 80, count: 12, severity: 'medium' });
+    }
+  });
+
+  it('cleartext HTTP: 401 and 407 answers count whatever the method, 403 only to a POST', () => {
+    expect(judge(alike(8080, http('POST', '/api/v1/items', 401)))[0]).to.deep.include({ dstPort: 8080, count: 12 });
+    expect(judge(alike(8080, http('GET', '/admin/', 401)))[0]).to.deep.include({ dstPort: 8080, count: 12 });
+    expect(judge(alike(3128, http('GET', 'http://example.com/', 407)))[0]).to.deep.include({ dstPort: 3128, count: 12 });
+    expect(judge(alike(8080, http('POST', '/api/v1/items', 403)))[0]).to.deep.include({ dstPort: 8080, count: 12 });
+    expect(judge(alike(8080, http('GET', '/private/', 403)))).to.deep.equal([]);
+    // Posts elsewhere answered 200 (an API client, a form) are no attempts; nor is a path that merely contains "login".
+    expect(judge(alike(8080, http('POST', '/api/v1/items', 200)))).to.deep.equal([]);
+    expect(judge(alike(8080, http('POST', '/blog/loginless-tips', 200)))).to.deep.equal([]);
+    expect(judge(alike(8080, http('POST', '/oauth2/token', 200)))).to.deep.equal([]);
+  });
+
+  it("a UPnP control point polling its router (80 alike SOAP POSTs in 17 s, Windows' GetTotalBytesSent) raises nothing", () => {
+    // As in SniperDZ-Pro/Cyber-Forensics-Workshop tcp_syn_flood.pcap: 192.168.1.175 -> 192.168.1.1:48640.
+    const upnp = Array.from({ length: 80 }, (_, i) =>
+      makeFlow({
+        srcIp: '192.168.1.175',
+        srcPort: 17100 + i,
+        dstIp: '192.168.1.1',
+        dstPort: 48640,
+        firstSeenMs: T0 + i * 212,
+        durationUs: 7400,
+        fwdPayloadBytes: 623 + (i % 2) * 8,
+        bwdPayloadBytes: 532 + (i % 2) * 15,
+        app: 'http',
+        appBy: 'content',
+        http: {
+          method: 'POST',
+          host: '192.168.1.1:48640',
+          uri: i % 2 ? '/upnp/control/WANCommonIFC1' : '/ctl/CmnIfCfg',
+          userAgent: 'Microsoft-Windows/10.0 UPnP/1.0',
+          status: 200,
+          requests: 1,
+        },
+      }),
+    );
+    expect(judge(upnp)).to.deep.equal([]);
+    // The same connections answered 401 (the router refusing them) would be guessing.
+    const refused = upnp.map((f) => ({ ...f, http: { ...f.http!, status: 401 } }));
+    expect(judge(refused)[0]).to.deep.include({ dstPort: 48640, count: 80, severity: 'high' });
   });
 
   it('ATTACK_TOOL_SSH_CLIENTS: the libraries of attack tools, not OpenSSH or PuTTY', () => {
@@ -122,5 +170,102 @@ describe('detect/detectors/brute-force: application-layer evidence', () => {
     expect(f).to.deep.include({ severity: 'high', count: 10 });
     // The same ratio on a service that is not a talkative login protocol stays out.
     expect(new BruteForceDetector(config.bruteForce, 1000).observe(Array.from({ length: 10 }, (_, i) => ftp(i, null)))).to.deep.equal([]);
+  });
+});
+
+describe('detect/detectors/brute-force: slow guessing on the long window', () => {
+  /**
+   * An attempt against 10.0.0.9:22 every `gapSec` seconds: a failed SSH password dialogue of ~3 KB lasting 11 s (as
+   * hydra's libssh attempts in Trace-Share's SSH-Hydra capture), or what `over` makes of it.
+   */
+  const attempt = (i: number, gapSec: number, client = 'SSH-2.0-OpenSSH_9.6', over: Partial<FlowRecord> = {}): FlowRecord =>
+    makeFlow({
+      srcIp: '10.0.0.66',
+      srcPort: 52000 + i,
+      dstIp: '10.0.0.9',
+      dstPort: 22,
+      firstSeenMs: T0 + i * gapSec * 1000,
+      durationUs: 11e6,
+      fwdPayloadBytes: 1133,
+      bwdPayloadBytes: 1863,
+      app: 'ssh',
+      appBy: 'content',
+      ssh: { client, server: 'SSH-2.0-OpenSSH_6.7p1' },
+      ...over,
+    });
+  /** Feeds the flows one batch each (as they end, one by one) and returns every finding. */
+  const run = (flows: FlowRecord[], c = config.bruteForce) => {
+    const d = new BruteForceDetector(c, 1000);
+    return flows.flatMap((f, i) => d.observe([f]).map((finding) => ({ at: i, finding })));
+  };
+
+  it('35 attempts 40 s apart (never 8 within 120 s) raise a medium slow brute force from the 30th on, each attempt counted once', () => {
+    const out = run(Array.from({ length: 35 }, (_, i) => attempt(i, 40)));
+    expect(out.map((o) => o.at)).to.deep.equal([29, 30, 31, 32, 33, 34]);
+    const first = out[0]!.finding;
+    expect(first).to.deep.include({
+      category: 'brute_force',
+      severity: 'medium',
+      dstPort: 22,
+      count: 30,
+      firstSeenMs: T0,
+      lastSeenMs: T0 + 29 * 40_000 + 11_000,
+    });
+    expect(first.details).to.deep.include({ attemptsInWindow: 30, windowSec: 1800, threshold: 30, slow: true, loginService: true, sizeCv: 0 });
+    expect(out.slice(1).map((o) => o.finding.count)).to.deep.equal([1, 1, 1, 1, 1]);
+    expect(out[5]!.finding.details).to.deep.include({ attemptsInWindow: 35 });
+  });
+
+  it("hydra's pace (61 libssh attempts 20 s apart) is high by the tool banner; 29 attempts are not enough", () => {
+    const out = run(Array.from({ length: 61 }, (_, i) => attempt(i, 20, 'SSH-2.0-libssh-0.6.3')));
+    expect(out[0]).to.deep.include({ at: 29 });
+    expect(out[0]!.finding).to.deep.include({ severity: 'high', count: 30 });
+    expect(out[0]!.finding.details).to.deep.include({ toolBannerAttempts: 30, clientBanners: ['SSH-2.0-libssh-0.6.3'], slow: true });
+    expect(out.reduce((sum, o) => sum + o.finding.count, 0)).to.equal(61);
+    expect(run(Array.from({ length: 29 }, (_, i) => attempt(i, 20, 'SSH-2.0-libssh-0.6.3')))).to.deep.equal([]);
+  });
+
+  it('attempts leave the long window: 29, an hour of silence, 29 more raise nothing', () => {
+    const flows = [...Array.from({ length: 29 }, (_, i) => attempt(i, 40)), ...Array.from({ length: 29 }, (_, i) => attempt(i + 120, 40))];
+    expect(run(flows)).to.deep.equal([]);
+  });
+
+  it('a fast run then slow attempts: the long window reports only what the short one did not', () => {
+    const fast = Array.from({ length: 8 }, (_, i) => attempt(i, 2));
+    const slow = Array.from({ length: 25 }, (_, i) => attempt(i + 10, 40));
+    const out = run([...fast, ...slow]);
+    expect(out.map((o) => [o.at, o.finding.count, o.finding.details['slow']])).to.deep.equal([
+      [7, 8, false],
+      [29, 22, true],
+      [30, 1, true],
+      [31, 1, true],
+      [32, 1, true],
+    ]);
+  });
+
+  it('completed logins repeated (long sessions, large or server-heavy transfers, unlike sizes, not a login service) raise nothing', () => {
+    const n = 40;
+    // An interactive or scripted session that ran 45 s.
+    expect(run(Array.from({ length: n }, (_, i) => attempt(i, 40, undefined, { durationUs: 45e6 })))).to.deep.equal([]);
+    // git fetch over SSH: the server sends the pack (reply 10 times the client's bytes).
+    expect(
+      run(Array.from({ length: n }, (_, i) => attempt(i, 40, undefined, { durationUs: 2e6, fwdPayloadBytes: 1500, bwdPayloadBytes: 15000 }))),
+    ).to.deep.equal([]);
+    // rsync or scp of a file: over maxAttemptBytes.
+    expect(run(Array.from({ length: n }, (_, i) => attempt(i, 40, undefined, { fwdPayloadBytes: 40000, bwdPayloadBytes: 2000 })))).to.deep.equal([]);
+    // A monitoring check whose output size varies (size variation over maxSizeCv).
+    expect(
+      run(Array.from({ length: n }, (_, i) => attempt(i, 40, undefined, { fwdPayloadBytes: 1133 * (1 + (i % 4)), bwdPayloadBytes: 1863 * (1 + (i % 4)) }))),
+    ).to.deep.equal([]);
+    // Alike short connections to a port that is no login service, recognised as nothing: pollers.
+    expect(run(Array.from({ length: n }, (_, i) => attempt(i, 40, undefined, { dstPort: 8081, app: null, appBy: null, ssh: null })))).to.deep.equal([]);
+  });
+
+  it('VIGIL_DETECT_BRUTE_LONG_WINDOW_SEC=0 turns the slow path off; a shorter long window lets the attempts go sooner', () => {
+    const flows = Array.from({ length: 35 }, (_, i) => attempt(i, 40));
+    expect(run(flows, loadDetectionConfig({ VIGIL_DETECT_BRUTE_LONG_WINDOW_SEC: '0' }).bruteForce)).to.deep.equal([]);
+    // 35 attempts over 1360 s against a 900 s window (counted in 150 s buckets): at most 24 attempts in it.
+    expect(run(flows, loadDetectionConfig({ VIGIL_DETECT_BRUTE_LONG_WINDOW_SEC: '900' }).bruteForce)).to.deep.equal([]);
+    expect(run(flows, loadDetectionConfig({ VIGIL_DETECT_BRUTE_LONG_MIN_ATTEMPTS: '20' }).bruteForce)[0]).to.deep.include({ at: 19 });
   });
 });
