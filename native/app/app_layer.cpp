@@ -9,6 +9,7 @@
 #include "app/dhcp.h"
 #include "app/display_text.h"
 #include "app/http.h"
+#include "app/sip.h"
 #include "app/ssh.h"
 #include "common/byte_order.h"
 #include "flow/flow_record.h"
@@ -359,6 +360,9 @@ bool AppLayer::Recognise(FlowEntry& e, const PacketView& v, Direction dir) {
       Label(e, AppProto::kQuic, stats_);
     } else if ((IsPort(v, kPortBootps) || IsPort(v, kPortBootpc)) && LooksLikeDhcp(p, n)) {
       Label(e, AppProto::kDhcp, stats_);
+    } else if (LooksLikeSip(p, n)) {  // before HTTP: "OPTIONS sip:..." starts like an HTTP request
+      Label(e, AppProto::kSip, stats_);
+      Done(e);
     } else if (LooksLikeHttpRequest(p, n) || LooksLikeHttpResponse(p, n)) {
       Label(e, IsPort(v, kPortSsdp) ? AppProto::kSsdp : AppProto::kHttp, stats_);
     } else if (IsPort(v, kPortNtp) && n >= 48 && ((p[0] >> 3) & 7) >= 1 && ((p[0] >> 3) & 7) <= 4 && (p[0] & 7) != 0) {
@@ -372,6 +376,9 @@ bool AppLayer::Recognise(FlowEntry& e, const PacketView& v, Direction dir) {
   if (v.protocol != 6) return false;
   if (LooksLikeTlsHandshake(p, n)) {
     Label(e, AppProto::kTls, stats_);
+  } else if (LooksLikeSip(p, n)) {
+    Label(e, AppProto::kSip, stats_);
+    Done(e);
   } else if (LooksLikeHttpRequest(p, n) || LooksLikeHttpResponse(p, n)) {
     Label(e, AppProto::kHttp, stats_);
   } else if (LooksLikeSsh(p, n)) {

@@ -235,8 +235,12 @@ export interface BeaconConfig {
   allowAddresses: string[];
 }
 
-/** Applications that are periodic by design: name resolution, time, address configuration, discovery. */
-export const DEFAULT_BEACON_ALLOW_APPS = Object.freeze(['dns', 'mdns', 'llmnr', 'ntp', 'dhcp', 'dhcpv6', 'netbios', 'ssdp']);
+/**
+ * Applications that are periodic by design: name resolution, time, address configuration, discovery, and SIP (a
+ * phone re-registers before its binding expires, RFC 3261 §10.2.4, and keeps its NAT binding open with keep-alives,
+ * RFC 5626 §4.4: the REGISTER refreshes and OPTIONS pings of any softphone or VoIP app, every 15-60 s).
+ */
+export const DEFAULT_BEACON_ALLOW_APPS = Object.freeze(['dns', 'mdns', 'llmnr', 'ntp', 'dhcp', 'dhcpv6', 'netbios', 'ssdp', 'sip']);
 
 /**
  * Server names that operating systems and browsers poll by design: captive-portal and connectivity checks (Android,

@@ -21,7 +21,7 @@ describe('config/detection: loadDetectionConfig()', () => {
       longMinAttempts: 30,
     });
     expect(c.beacon).to.deep.include({ windowSec: 86400, minConnections: 8, minIntervalSec: 1, maxJitter: 0.2, minSizeScore: 0.7 });
-    expect(c.beacon.allowApps).to.deep.equal(['dns', 'mdns', 'llmnr', 'ntp', 'dhcp', 'dhcpv6', 'netbios', 'ssdp']);
+    expect(c.beacon.allowApps).to.deep.equal(['dns', 'mdns', 'llmnr', 'ntp', 'dhcp', 'dhcpv6', 'netbios', 'ssdp', 'sip']);
     expect(c.beacon.allowNames).to.include.members(['www.msftconnecttest.com', 'push.apple.com']);
     // Configured names add to the defaults.
     expect(loadDetectionConfig({ VIGIL_DETECT_BEACON_ALLOW_NAMES: 'backup.example.com' }).beacon.allowNames).to.include.members([

@@ -234,6 +234,10 @@ describe('detect/detectors/beacon', () => {
       // Something else on port 53 (only a port guess): judged.
       const fake = every10.map((t) => tlsCall(t, { dstPort: 53, protocol: 17, app: 'dns', appBy: 'port', serverName: null, serverNameSource: null }));
       expect(feed(new BeaconDetector(config(), 1000), fake)).to.have.length.at.least(1);
+      // SIP recognised by content (a phone's REGISTER refreshes, nDPI's sip.pcap every 17 s): periodic by design.
+      const sip = every10.map((t) => tlsCall(t, { dstPort: 5060, protocol: 17, app: 'sip', appBy: 'content', serverName: null, serverNameSource: null }));
+      expect(feed(new BeaconDetector(config(), 1000), sip)).to.deep.equal([]);
+      expect(feed(new BeaconDetector(config({ allowApps: ['dns'] }), 1000), sip)).to.have.length.at.least(1);
       // Default and configured names, with their subdomains.
       const check = every10.map((t) => tlsCall(t, { serverName: 'www.msftconnecttest.com' }));
       expect(feed(new BeaconDetector(config(), 1000), check)).to.deep.equal([]);

@@ -1,0 +1,45 @@
+// SIP message recognition (RFC 3261 §7.1 request line, §7.2 status line). The methods are RFC 3261's and those its
+// extensions registered (PRACK RFC 3262, SUBSCRIBE/NOTIFY RFC 6665, UPDATE RFC 3311, MESSAGE RFC 3428, REFER RFC 3515,
+// PUBLISH RFC 3903, INFO RFC 6086). Methods are case-sensitive (RFC 3261 §7.1); URI schemes are not (RFC 3986 §3.1).
+#include "app/sip.h"
+
+#include <cstring>
+
+namespace vigil {
+namespace {
+
+constexpr const char* kMethods[] = {"INVITE",    "ACK",    "BYE",     "CANCEL", "REGISTER", "OPTIONS", "PRACK",
+                                    "SUBSCRIBE", "NOTIFY", "PUBLISH", "INFO",   "REFER",    "MESSAGE", "UPDATE"};
+constexpr const char* kSchemes[] = {"sip:", "sips:", "tel:"};
+constexpr char kStatusPrefix[] = "SIP/2.0 ";
+
+// True when data[at..] starts with `lower` (ASCII, lowercase) compared without case.
+bool StartsWithNoCase(const uint8_t* data, uint32_t len, uint32_t at, const char* lower) {
+  const size_t n = std::strlen(lower);
+  if (at > len || len - at < n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t c = data[at + i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<uint8_t>(c - 'A' + 'a');
+    if (c != static_cast<uint8_t>(lower[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool LooksLikeSip(const uint8_t* data, uint32_t len) {
+  if (data == nullptr) return false;
+  const uint32_t status_len = sizeof kStatusPrefix - 1;
+  if (len >= status_len && std::memcmp(data, kStatusPrefix, status_len) == 0) return true;
+  for (const char* method : kMethods) {
+    const uint32_t m = static_cast<uint32_t>(std::strlen(method));
+    if (len <= m || std::memcmp(data, method, m) != 0 || data[m] != ' ') continue;
+    for (const char* scheme : kSchemes) {
+      if (StartsWithNoCase(data, len, m + 1, scheme)) return true;
+    }
+    return false;
+  }
+  return false;
+}
+
+}  // namespace vigil
