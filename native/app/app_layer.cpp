@@ -11,6 +11,7 @@
 #include "app/http.h"
 #include "app/sip.h"
 #include "app/ssh.h"
+#include "app/stratum.h"
 #include "common/byte_order.h"
 #include "flow/flow_record.h"
 
@@ -146,10 +147,10 @@ void CountError(AppLayerStats& stats, int base, Status st) {
 }  // namespace
 
 const char* AppProtoName(AppProto p) {
-  static const char* const kNames[] = {"",      "dns",  "mdns", "llmnr",  "tls",    "quic",   "http",     "ssh",
-                                       "dhcp",  "ntp",  "ftp",  "telnet", "smtp",   "pop3",   "imap",     "netbios",
-                                       "snmp",  "ldap", "smb",  "syslog", "ssdp",   "dhcpv6", "mysql",    "postgresql",
-                                       "redis", "rdp",  "sip",  "mqtt",   "modbus", "dnp3",   "kerberos", "dcerpc"};
+  static const char* const kNames[] = {
+      "",       "dns",        "mdns",  "llmnr", "tls",     "quic", "http",   "ssh",  "dhcp",     "ntp",    "ftp",
+      "telnet", "smtp",       "pop3",  "imap",  "netbios", "snmp", "ldap",   "smb",  "syslog",   "ssdp",   "dhcpv6",
+      "mysql",  "postgresql", "redis", "rdp",   "sip",     "mqtt", "modbus", "dnp3", "kerberos", "dcerpc", "stratum"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(AppProto::kCount), "one name per label");
   const int i = static_cast<int>(p);
   return i >= 0 && i < static_cast<int>(AppProto::kCount) ? kNames[i] : "";
@@ -387,6 +388,9 @@ bool AppLayer::Recognise(FlowEntry& e, const PacketView& v, Direction dir) {
     Label(e, AppProto::kSmb, stats_);
   } else if (LooksLikeDcerpcClient(p, n)) {
     Label(e, AppProto::kDcerpc, stats_);
+  } else if (LooksLikeStratum(p, n)) {
+    Label(e, AppProto::kStratum, stats_);
+    Done(e);
   } else if (IsPort(v, kPortDns) && n > 2 && LooksLikeDns(p + 2, n - 2)) {
     Label(e, AppProto::kDns, stats_);
   } else {

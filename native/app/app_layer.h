@@ -58,7 +58,8 @@ enum class AppProto : uint8_t {
   kModbus,
   kDnp3,
   kKerberos,
-  kDcerpc,  // recognised by content (a bind or request on TCP); SMB also by content (kSmb)
+  kDcerpc,   // recognised by content (a bind or request on TCP); SMB also by content (kSmb)
+  kStratum,  // crypto-currency mining (native/app/stratum.h), by content only
   kCount
 };
 const char* AppProtoName(AppProto p);  // "dns", "tls", ...; "" for kUnknown

@@ -33,6 +33,7 @@ import { TlsHeartbeatDetector } from './detectors/tls-heartbeat.js';
 import { ExecutableDownloadDetector } from './detectors/executable-download.js';
 import { MalwareEvidenceDetector } from './detectors/malware-evidence.js';
 import { LateralMovementDetector } from './detectors/lateral-movement.js';
+import { CryptoMiningDetector } from './detectors/crypto-mining.js';
 import { ZerologonDetector } from './detectors/zerologon.js';
 import type { Detector, Finding } from './finding.js';
 import { createGeoLocator, type GeoLocator } from './geo.js';
@@ -125,6 +126,7 @@ export async function createDetectionEngine(deps: DetectionEngineDeps): Promise<
     new MalwareEvidenceDetector(config.malwareEvidence, config.maxTracked),
     new LateralMovementDetector(config.lateralMovement, config.maxTracked),
     new ZerologonDetector(config.zerologon, config.maxTracked),
+    new CryptoMiningDetector(config.maxTracked),
   ];
   if (!intel.empty) detectors.push(new ThreatIntelDetector(intel, config.maxTracked));
   const arp = new ArpDetector(config.arp, config.maxTracked);

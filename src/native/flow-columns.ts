@@ -255,6 +255,7 @@ export const APP_NAMES: readonly string[] = [
   'dnp3',
   'kerberos',
   'dcerpc',
+  'stratum',
 ];
 /** `appBy` column values (`AppBy`). */
 export const APP_BY: ReadonlyArray<AppBy | null> = [null, 'content', 'port'];

@@ -1,0 +1,48 @@
+// Stratum recognition. Learned from nDPI `src/lib/protocols/mining.c` (JSON-RPC payloads naming `mining.subscribe`,
+// `eth_submitLogin` or a Monero `login` with an `agent`) and jpalanco/ProtocolDetector `rules/stratum.yar` ("id",
+// "method", "params" and a `mining.*` method); no code copied. A bounded prefix is searched, never past `len`.
+#include "app/stratum.h"
+
+#include <cstring>
+
+namespace vigil {
+namespace {
+
+constexpr uint32_t kWindow = 512;  // bytes of the first message searched
+
+// Mining methods; any one of them (with "method") makes the message Stratum.
+constexpr const char* kMethods[] = {"\"mining.subscribe\"", "\"mining.authorize\"",  "\"mining.submit\"",
+                                    "\"mining.notify\"",    "\"mining.set_target\"", "\"mining.set_difficulty\"",
+                                    "\"eth_submitLogin\"",  "\"eth_getWork\"",       "\"eth_submitWork\""};
+
+bool Contains(const uint8_t* data, uint32_t len, const char* needle) {
+  const size_t n = std::strlen(needle);
+  if (n == 0 || n > len) return false;
+  const uint8_t first = static_cast<uint8_t>(needle[0]);
+  for (uint32_t i = 0; i + n <= len; ++i) {
+    const void* hit = std::memchr(data + i, first, len - n + 1 - i);
+    if (hit == nullptr) return false;
+    i = static_cast<uint32_t>(static_cast<const uint8_t*>(hit) - data);
+    if (std::memcmp(data + i, needle, n) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool LooksLikeStratum(const uint8_t* data, uint32_t len) {
+  if (data == nullptr) return false;
+  uint32_t i = 0;
+  while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n')) ++i;
+  if (i >= len || data[i] != '{') return false;
+  const uint32_t n = len - i < kWindow ? len - i : kWindow;
+  const uint8_t* p = data + i;
+  if (!Contains(p, n, "\"method\"")) return false;
+  for (const char* m : kMethods) {
+    if (Contains(p, n, m)) return true;
+  }
+  // Monero pools (XMRig and its kind): {"method":"login","params":{"login":"<wallet>","pass":"x","agent":"XMRig/6.x"}}
+  return Contains(p, n, "\"login\"") && Contains(p, n, "\"agent\"");
+}
+
+}  // namespace vigil
