@@ -284,6 +284,8 @@ export declare namespace Binding {
     replies: number;
     /** Runs of consecutive requests for the same target IP, gratuitous ones aside (N for a sender sweeping N addresses). */
     targetRuns: number;
+    /** Requests for a target not among the binding's 64 most recently asked distinct ones (a sweep's N; a gateway's neighbours once). */
+    newTargets: number;
     /** Messages whose sender IP equals their target IP (gratuitous ARP). */
     gratuitous: number;
     /** First and last message time: whole seconds since the epoch and nanoseconds within the second. */
@@ -492,6 +494,7 @@ export declare namespace Binding {
     requests: number;
     replies: number;
     targetRuns: number;
+    newTargets: number;
     gratuitous: number;
     firstNs: bigint;
     lastNs: bigint;

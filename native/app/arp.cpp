@@ -73,6 +73,10 @@ ArpStatus ParseArp(const uint8_t* data, uint32_t len, ArpMessage* out) {
 struct ArpTable::Impl {
   struct Slot {
     ArpBinding b;
+    // The binding's most recently asked distinct targets (a ring of kRecentTargets; `recent_count` of them valid).
+    uint32_t recent[kRecentTargets] = {};
+    uint32_t recent_count = 0;
+    uint32_t recent_next = 0;
     uint32_t bucket = 0;
     uint32_t chain_next = kNone;
     uint32_t lru_prev = kNone, lru_next = kNone;
@@ -182,6 +186,8 @@ void ArpTable::Add(const ArpMessage& m, int64_t ts_ns) {
     }
     Impl::Slot& s = t.slots[i];
     s.b = ArpBinding{};
+    s.recent_count = 0;
+    s.recent_next = 0;
     std::memcpy(s.b.sender_ip, m.sender_ip, 4);
     std::memcpy(s.b.sender_mac, m.sender_mac, 6);
     s.b.first_ns = ts_ns;
@@ -201,6 +207,17 @@ void ArpTable::Add(const ArpMessage& m, int64_t ts_ns) {
   if (m.op == 1 && !gratuitous && (b.target_runs == 0 || std::memcmp(b.run_target_ip, m.target_ip, 4) != 0)) {
     ++b.target_runs;
     std::memcpy(b.run_target_ip, m.target_ip, 4);
+    Impl::Slot& s = t.slots[i];
+    uint32_t target;
+    std::memcpy(&target, m.target_ip, 4);
+    bool known = false;
+    for (uint32_t k = 0; k < s.recent_count && !known; ++k) known = s.recent[k] == target;
+    if (!known) {
+      ++b.new_targets;
+      s.recent[s.recent_next] = target;
+      s.recent_next = (s.recent_next + 1) % kRecentTargets;
+      if (s.recent_count < kRecentTargets) ++s.recent_count;
+    }
   }
   std::memcpy(b.target_ip, m.target_ip, 4);
   if (m.op == 1) ++b.requests;

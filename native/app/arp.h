@@ -33,6 +33,10 @@ struct ArpBinding {
   // state).
   uint64_t target_runs = 0;
   uint8_t run_target_ip[4] = {};  // target of the current run
+  // Requests, gratuitous ones aside, for a target that is not among the binding's ArpTable::kRecentTargets most
+  // recently asked distinct targets: N for a sender sweeping N addresses, and once per neighbour for a gateway or a
+  // host refreshing the same neighbours over and over (which target_runs counts at every alternation).
+  uint64_t new_targets = 0;
   // Messages whose sender IP equals their target IP (gratuitous ARP: announcements, or unsolicited claims).
   uint64_t gratuitous = 0;
   int64_t first_ns = 0;
@@ -43,6 +47,8 @@ struct ArpBinding {
 // last drain (at most `max` per call) and keeps them for later counting.
 class ArpTable {
  public:
+  // Distinct targets each binding remembers for ArpBinding::new_targets (a LAN's neighbours; 256 bytes per binding).
+  static constexpr uint32_t kRecentTargets = 64;
   explicit ArpTable(uint32_t capacity);
   ~ArpTable();
   void Add(const ArpMessage& m, int64_t ts_ns);

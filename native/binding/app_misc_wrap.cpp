@@ -147,6 +147,7 @@ Napi::Object BindingObject(Napi::Env env, const ArpBinding& b) {
   o.Set("requests", static_cast<double>(b.requests));
   o.Set("replies", static_cast<double>(b.replies));
   o.Set("targetRuns", static_cast<double>(b.target_runs));
+  o.Set("newTargets", static_cast<double>(b.new_targets));
   o.Set("gratuitous", static_cast<double>(b.gratuitous));
   o.Set("firstNs", Napi::BigInt::New(env, b.first_ns));
   o.Set("lastNs", Napi::BigInt::New(env, b.last_ns));

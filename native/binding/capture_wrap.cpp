@@ -295,6 +295,7 @@ Napi::Object ArpToObject(Napi::Env env, const ArpBinding& b) {
   o.Set("requests", Napi::Number::New(env, static_cast<double>(b.requests)));
   o.Set("replies", Napi::Number::New(env, static_cast<double>(b.replies)));
   o.Set("targetRuns", Napi::Number::New(env, static_cast<double>(b.target_runs)));
+  o.Set("newTargets", Napi::Number::New(env, static_cast<double>(b.new_targets)));
   o.Set("gratuitous", Napi::Number::New(env, static_cast<double>(b.gratuitous)));
   o.Set("firstSec", Napi::Number::New(env, static_cast<double>(b.first_ns / 1000000000LL)));
   o.Set("firstNsec", Napi::Number::New(env, static_cast<double>(b.first_ns % 1000000000LL)));

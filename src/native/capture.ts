@@ -34,6 +34,12 @@ export interface ArpBinding {
   replies: number;
   /** Runs of consecutive requests for the same target IP, gratuitous ones aside: 1 for a host asking for one address, N for a sweep of N. */
   targetRuns: number;
+  /**
+   * Requests for a target not among the binding's 64 most recently asked distinct targets, gratuitous ones aside: N for
+   * a sweep of N addresses, each neighbour once for a gateway refreshing the same neighbours (which `targetRuns`
+   * counts at every alternation).
+   */
+  newTargets: number;
   /** Messages whose sender IP equals their target IP (gratuitous ARP: announcements, or unsolicited claims). */
   gratuitous: number;
   firstSeen: string;
@@ -232,6 +238,7 @@ class NativeSensor implements CaptureSensor {
           requests: r.requests,
           replies: r.replies,
           targetRuns: r.targetRuns,
+          newTargets: r.newTargets,
           gratuitous: r.gratuitous,
           firstSeen: isoTimestamp(r.firstSec + offsetSec, r.firstNsec, this.#tsDigits),
           lastSeen: isoTimestamp(r.lastSec + offsetSec, r.lastNsec, this.#tsDigits),

@@ -133,6 +133,7 @@ describe('vigil replay', function () {
       requests: 11,
       replies: 0,
       targetRuns: 4,
+      newTargets: 2,
       gratuitous: 0,
       firstSeen: '2016-10-16T08:10:26.613220Z',
       lastSeen: '2016-10-16T08:11:40.965529Z',

@@ -13,8 +13,10 @@
  *   hosts), high when those replies were repeated and unsolicited for two of them or more.
  * - `port_scan` with `details.kind = 'arp_sweep'` when one sender asks for many addresses within a short window
  *   (Slips `modules/arp/arp.py` `check_arp_scan`: 5 distinct targets within 30 s). The core counts, per binding, the
- *   runs of consecutive requests to the same target (`targetRuns`), which equals the targets asked for in a sweep; as
- *   it also counts alternation between two addresses, the default threshold is higher than Slips'.
+ *   requests for a target not among its 64 most recently asked distinct ones (`newTargets`): a sweep's targets, and a
+ *   gateway's or a host's neighbours only once however often it refreshes them (`targetRuns`, the runs of consecutive
+ *   requests to one target, counted every alternation: a sandbox gateway refreshing 20 neighbours reached 480 in a
+ *   capture, a high sweep). The default threshold stays above Slips'.
  *
  * Probes from 0.0.0.0 (RFC 5227) claim nothing and are skipped, as Slips does. State is bounded: at most
  * `maxTracked` IPs and as many bindings, the least recently seen forgotten first.
@@ -34,11 +36,13 @@ interface Claim {
   requests: number;
   replies: number;
   gratuitous: number;
-  targetRuns: number;
+  newTargets: number;
   /** The hosts its (not gratuitous) replies were sent to, as the binding's latest target when replies grew. */
   targets: string[];
   /** When a spoofing finding about this claim was last made (epoch ms), -Infinity when never. */
   reportedMs: number;
+  /** Its replies and requests counted in findings so far (a finding counts the messages since the last one). */
+  reportedMessages: number;
 }
 
 /** Why a MAC is the likely spoofer of an IP (the reasons, strongest first, and their weight). */
@@ -104,7 +108,7 @@ export class ArpDetector implements ArpObserver {
   private readonly requestsFrom = new Map<string, Map<string, number>>();
   private readonly sweeps = new Map<string, SweepState>();
   /** Per MAC: the IPs it answered for (last reply, epoch ms) and when it was last reported. */
-  private readonly repliesOfMac = new Map<string, { answered: Map<string, number>; reportedMs: number }>();
+  private readonly repliesOfMac = new Map<string, { answered: Map<string, number>; reportedMs: number; reportedPoisoned: boolean }>();
   private readonly gateways: ReadonlySet<string>;
 
   constructor(
@@ -189,9 +193,10 @@ export class ArpDetector implements ArpObserver {
         requests: 0,
         replies: 0,
         gratuitous: 0,
-        targetRuns: 0,
+        newTargets: 0,
         targets: [],
         reportedMs: -Infinity,
+        reportedMessages: 0,
       };
       list.push(c);
       if (list.length > MAX_CLAIMS_PER_IP) list.splice(0, list.length - MAX_CLAIMS_PER_IP);
@@ -211,7 +216,7 @@ export class ArpDetector implements ArpObserver {
     c.requests = b.requests;
     c.replies = b.replies;
     c.gratuitous = b.gratuitous;
-    c.targetRuns = b.targetRuns;
+    c.newTargets = b.newTargets;
 
     const windowMs = this.config.windowSec * 1000;
     // The other MACs that held this IP within the window before this one's latest message.
@@ -297,6 +302,10 @@ export class ArpDetector implements ArpObserver {
     // One finding per claim per window, unless it got worse (a reply or gratuitous reply arrived since).
     if (nowMs - claimant.reportedMs < windowMs && newReplies === 0 && newGratuitous === 0) return null;
     claimant.reportedMs = nowMs;
+    // The alert adds up its findings' counts: each counts the claimant's messages since the previous one.
+    const messages = claimant.replies + claimant.requests;
+    const fresh = Math.max(1, messages - claimant.reportedMessages);
+    claimant.reportedMessages = Math.max(claimant.reportedMessages, messages);
     const gateway = this.gateways.has(ip);
     let severity: Severity = kind === 'mac_changed' ? 'medium' : 'high';
     if (gateway) severity = shiftSeverity(severity, 1);
@@ -335,7 +344,7 @@ export class ArpDetector implements ArpObserver {
         ? `ARP spoofing of ${gateway ? 'gateway ' : ''}${ip} by ${claimant.mac}`
         : `${gateway ? 'Gateway ' : ''}${ip} claimed by a second MAC (${claimant.mac})`,
       description: `ARP for ${ip}: ${what}${attackerIp ? `; ${claimant.mac} is also ${attackerIp}` : ''}${why}. Possible ARP spoofing (man in the middle).`,
-      count: Math.max(1, claimant.replies + claimant.requests),
+      count: fresh,
       firstSeenMs: claimant.firstMs,
       lastSeenMs: claimant.lastMs,
       details: {
@@ -370,7 +379,7 @@ export class ArpDetector implements ArpObserver {
    */
   private answers(b: ArpBinding, lastMs: number, newReplies: number, judge: boolean): Finding | null {
     let m = this.repliesOfMac.get(b.senderMac);
-    if (m === undefined) m = { answered: new Map(), reportedMs: -Infinity };
+    if (m === undefined) m = { answered: new Map(), reportedMs: -Infinity, reportedPoisoned: false };
     else this.repliesOfMac.delete(b.senderMac);
     this.repliesOfMac.set(b.senderMac, m);
     if (newReplies <= 0) return null;
@@ -379,15 +388,19 @@ export class ArpDetector implements ArpObserver {
     if (m.answered.size > MAX_CLAIMS_PER_IP) m.answered.delete(m.answered.keys().next().value as string);
     const windowMs = this.config.windowSec * 1000;
     const claimed = [...m.answered].filter(([, t]) => t >= lastMs - windowMs).map(([ip]) => ip);
-    if (!judge || claimed.length < 2 || lastMs - m.reportedMs < windowMs) return null;
-    m.reportedMs = lastMs;
-    const own = (this.ipsOfMac.get(b.senderMac) ?? []).filter((ip) => !claimed.includes(ip)).at(-1) ?? null;
-    const gateway = claimed.some((ip) => this.gateways.has(ip));
+    if (!judge || claimed.length < 2) return null;
     // Proxy ARP answers the hosts that ask; a poisoner keeps telling hosts that never asked (each victim is told the
     // other's address is at its MAC): repeated unsolicited replies for two addresses or more make it high.
     const claims = claimed.map((ip) => this.claims.get(ip)?.find((x) => x.mac === b.senderMac)).filter((x): x is Claim => x !== undefined);
     const unsolicited = claims.map((c) => this.unsolicited(c));
     const poisoned = unsolicited.filter((n) => n >= MIN_UNSOLICITED_REPLIES).length >= 2;
+    // Once per window, unless the evidence grew into poisoning since (bindings come every second: the first replies of
+    // a poisoner are not yet repeated; the alert then rises to high).
+    if (lastMs - m.reportedMs < windowMs && (m.reportedPoisoned || !poisoned)) return null;
+    m.reportedMs = lastMs;
+    m.reportedPoisoned = poisoned;
+    const own = (this.ipsOfMac.get(b.senderMac) ?? []).filter((ip) => !claimed.includes(ip)).at(-1) ?? null;
+    const gateway = claimed.some((ip) => this.gateways.has(ip));
     const targets = [...new Set(claims.flatMap((c) => c.targets))];
     return {
       category: 'arp_spoofing',
@@ -438,7 +451,7 @@ export class ArpDetector implements ArpObserver {
   private sweep(b: ArpBinding, lastMs: number): Finding | null {
     const key = `${b.senderIp}|${b.senderMac}`;
     const prev = this.claims.get(b.senderIp)?.find((x) => x.mac === b.senderMac);
-    const added = b.targetRuns - (prev?.targetRuns ?? 0);
+    const added = b.newTargets - (prev?.newTargets ?? 0);
     let s = this.sweeps.get(key);
     if (s === undefined) {
       if (added <= 0) return null;

@@ -96,7 +96,8 @@ describe('ArpTable (native/app/arp.cpp)', () => {
     expect(r).to.include({ evictions: 0, size: 7 });
     // Per (sender IP, sender MAC), in order of first appearance, from the tshark fields above (frame numbers noted);
     // targetRuns counts the changes of arp.dst.proto_ipv4 between a binding's consecutive requests (arp.opcode 1) that
-    // are not gratuitous (plus its first), gratuitous the frames whose arp.src.proto_ipv4 equals arp.dst.proto_ipv4.
+    // are not gratuitous (plus its first), newTargets the distinct arp.dst.proto_ipv4 of those requests, gratuitous the
+    // frames whose arp.src.proto_ipv4 equals arp.dst.proto_ipv4.
     const expected: Binding.ArpBindingRecord[] = [
       // ARP probes (RFC 5227) carry sender IP 0.0.0.0: frames 14..62
       {
@@ -106,6 +107,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         requests: 6,
         replies: 0,
         targetRuns: 2,
+        newTargets: 2,
         gratuitous: 0,
         firstNs: 1476605302067418000n,
         lastNs: 1476605331567172000n,
@@ -118,6 +120,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         requests: 1,
         replies: 0,
         targetRuns: 0,
+        newTargets: 0,
         gratuitous: 1,
         firstNs: 1476605305067479000n,
         lastNs: 1476605305067479000n,
@@ -130,6 +133,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         requests: 26,
         replies: 2,
         targetRuns: 7,
+        newTargets: 2,
         gratuitous: 1,
         firstNs: 1476605330822719000n,
         lastNs: 1476605926566334000n,
@@ -142,6 +146,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         requests: 0,
         replies: 29,
         targetRuns: 0,
+        newTargets: 0,
         gratuitous: 0,
         firstNs: 1476605330822737000n,
         lastNs: 1476605926566366000n,
@@ -154,6 +159,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         requests: 11,
         replies: 0,
         targetRuns: 4,
+        newTargets: 2,
         gratuitous: 0,
         firstNs: 1476605426613220000n,
         lastNs: 1476605500965529000n,
@@ -166,6 +172,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         requests: 11,
         replies: 3,
         targetRuns: 4,
+        newTargets: 2,
         gratuitous: 2,
         firstNs: 1476605427665300000n,
         lastNs: 1476605886462166000n,
@@ -178,6 +185,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
         requests: 1,
         replies: 0,
         targetRuns: 0,
+        newTargets: 0,
         gratuitous: 1,
         firstNs: 1476605474965581000n,
         lastNs: 1476605474965581000n,
@@ -222,11 +230,28 @@ describe('ArpTable (native/app/arp.cpp)', () => {
     steps.push({ arp: ask(21), tsNs: 30n }, { arp: announce, tsNs: 31n }, { arp: ask(21), tsNs: 32n }, { drain: 10 });
     const r = addon._arpTableTest(8, steps);
     expect(r.drains[0]).to.have.length(1);
-    expect(r.drains[0]![0]).to.include({ senderIp: '192.168.199.133', requests: 23, targetRuns: 20, gratuitous: 1 });
+    expect(r.drains[0]![0]).to.include({ senderIp: '192.168.199.133', requests: 23, targetRuns: 20, newTargets: 20, gratuitous: 1 });
     // The gateway answering two askers in turn: replies start no runs.
     const toOther = hex('0001 0800 06 04 0002  005056c00001 c0a8c701  000c2903dfad c0a8c784');
     const g = addon._arpTableTest(8, [{ arp: REPLY, tsNs: 1n }, { arp: toOther, tsNs: 2n }, { arp: REPLY, tsNs: 3n }, { drain: 10 }]);
     expect(g.drains[0]![0]).to.include({ replies: 3, targetRuns: 0 });
+  });
+
+  it('counts a gateway refreshing the same neighbours in turn once per neighbour as new targets, each change as a run', () => {
+    // The sandbox gateway of corelight's AsyncRAT captures: ~500 requests cycling over ~20 neighbours. Here 3 neighbours
+    // asked in turn 10 times: 30 runs, 3 new targets; then 70 distinct addresses (more than the 64 remembered), twice.
+    const ask = (last: number): Buffer => Buffer.concat([REQUEST.subarray(0, 24), Buffer.from([192, 168, 199, last])]);
+    const steps: Binding.ArpTableStep[] = [];
+    let t = 0n;
+    for (let round = 0; round < 10; round++) for (const last of [10, 11, 12]) steps.push({ arp: ask(last), tsNs: ++t });
+    steps.push({ drain: 10 });
+    for (let round = 0; round < 2; round++) for (let last = 140; last < 210; last++) steps.push({ arp: ask(last), tsNs: ++t });
+    steps.push({ drain: 10 });
+    const r = addon._arpTableTest(8, steps);
+    expect(r.drains[0]![0]).to.include({ requests: 30, targetRuns: 30, newTargets: 3 });
+    // 70 new, then the 70 again: the 64 most recent are remembered, so the cycle's first 70 - 64 = 6 come back as new,
+    // and each of them pushes out the next one (a sweep of more than 64 addresses counts every request).
+    expect(r.drains[1]![0]).to.include({ requests: 170, targetRuns: 170, newTargets: 3 + 70 + 70 });
   });
 
   it('evicts the least recently seen binding when full, counts it, and drops its undrained changes', () => {

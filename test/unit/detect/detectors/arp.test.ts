@@ -7,10 +7,14 @@ const T0 = Date.parse('2026-01-01T10:00:00.000Z');
 const GATEWAY_MAC = '00:50:56:c0:00:01';
 const ATTACKER_MAC = '00:0c:29:03:df:ad';
 
-/** A binding's totals as the sensor's `arp` event gives them; times in seconds after T0. */
+/**
+ * A binding's totals as the sensor's `arp` event gives them; times in seconds after T0. `newTargets` defaults to
+ * `targetRuns` (a sender asking for each target once: a sweep).
+ */
 function binding(over: Partial<Omit<ArpBinding, 'firstSeen' | 'lastSeen'>> & { first?: number; last?: number } = {}): ArpBinding {
   const { first = 0, last = first, ...rest } = over;
   return {
+    newTargets: over.targetRuns ?? 0,
     senderMac: GATEWAY_MAC,
     senderIp: '192.168.1.1',
     targetIp: '192.168.1.20',
@@ -107,7 +111,7 @@ describe('detect/detectors/arp: ArpDetector#observeArp()', () => {
     expect(e.observeArp([binding({ senderMac: '02:aa:00:00:00:01', replies: 1, first: 700, last: 700 })])).to.have.length(1);
   });
 
-  it('calls one MAC answering for two IPs a claim on both (ettercap between two hosts), once per window', () => {
+  it('calls one MAC answering for two IPs a claim on both (ettercap between two hosts), once per window unless it grows into poisoning', () => {
     const d = new ArpDetector(config(), 100);
     const poison = (ip: string, replies: number, at: number): ArpBinding => binding({ senderIp: ip, senderMac: ATTACKER_MAC, replies, first: 0, last: at });
     expect(d.observeArp([poison('10.0.0.153', 1, 0)])).to.deep.equal([]);
@@ -115,7 +119,10 @@ describe('detect/detectors/arp: ArpDetector#observeArp()', () => {
     expect(rest).to.deep.equal([]);
     expect(f).to.deep.include({ category: 'arp_spoofing', severity: 'medium', target: ATTACKER_MAC, srcIp: '10.0.0.153', threatIp: '0.0.0.0' });
     expect(f!.details).to.deep.include({ kind: 'mac_claims_many_ips', claimedIps: ['10.0.0.153', '10.0.0.157'], claimantIps: [] });
-    expect(d.observeArp([poison('10.0.0.153', 5, 4), poison('10.0.0.157', 5, 4)])).to.deep.equal([]);
+    // Repeated unasked replies for both since: reported again, high (the aggregator raises the alert); then no more.
+    const rose = d.observeArp([poison('10.0.0.153', 5, 4), poison('10.0.0.157', 5, 4)]);
+    expect(rose.map((x) => [x.severity, x.details['kind']])).to.deep.equal([['high', 'mac_claims_many_ips']]);
+    expect(d.observeArp([poison('10.0.0.153', 9, 8), poison('10.0.0.157', 9, 8)])).to.deep.equal([]);
   });
 
   it('names the claimant by the address it asks from, and is high when a gateway is among the claimed', () => {
@@ -202,6 +209,9 @@ describe('detect/detectors/arp: ArpDetector#observeArp()', () => {
       expect(out.length).to.be.greaterThan(0);
       expect(out.map((f) => [f.details['claimantMac'], f.details['spooferMac'], f.dstIp])).to.deep.equal(out.map(() => [SPOOFER, SPOOFER, '192.168.1.175']));
       expect(out[0]!.details).to.include({ kind: 'unsolicited_replies', unsolicitedReplies: 4 });
+      // The alert adds its findings' counts up: together they count the spoofer's 18 replies once (each finding the
+      // replies since the previous one), not its running total at every finding.
+      expect(out.reduce((n, f) => n + f.count, 0)).to.equal(18);
     });
 
     it('still blames the newcomer when the owner seen first answers hosts that asked (owner first)', () => {
@@ -356,6 +366,15 @@ describe('detect/detectors/arp: ArpDetector#observeArp()', () => {
     for (let i = 1; i <= 40; i++)
       out.push(...d.observeArp([binding({ senderIp: '192.168.1.20', senderMac: '02:00:00:00:00:20', requests: i, replies: 0, targetRuns: i, last: i * 5 })]));
     expect(out).to.deep.equal([]);
+  });
+
+  it('a gateway refreshing the same neighbours in turn is no sweep: new targets count, not runs', () => {
+    // The sandbox gateway of corelight's AsyncRAT captures: hundreds of runs over ~20 neighbours, each neighbour new once.
+    const d = new ArpDetector(config({ sweepMinTargets: 16, sweepWindowSec: 30 }), 100);
+    const gw = { senderIp: '192.168.100.2', senderMac: '52:54:00:36:3e:ff', replies: 0 };
+    expect(d.observeArp([binding({ ...gw, requests: 12, targetRuns: 12, newTargets: 12, last: 20 })])).to.deep.equal([]);
+    expect(d.observeArp([binding({ ...gw, requests: 508, targetRuns: 480, newTargets: 14, last: 40 })])).to.deep.equal([]);
+    // Runs counted as targets, the second poll alone would have been a high sweep (468 >= 10 x 16).
   });
 
   it('a host asking for the same address again and again is no sweep (one run)', () => {
