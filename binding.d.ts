@@ -286,6 +286,8 @@ export declare namespace Binding {
     targetRuns: number;
     /** Requests for a target not among the binding's 64 most recently asked distinct ones (a sweep's N; a gateway's neighbours once). */
     newTargets: number;
+    /** Capture times (ms since the epoch) of the new targets since the previous drain, oldest first (the latest 64). */
+    newTargetTimesMs: number[];
     /** Messages whose sender IP equals their target IP (gratuitous ARP). */
     gratuitous: number;
     /** First and last message time: whole seconds since the epoch and nanoseconds within the second. */
@@ -495,6 +497,7 @@ export declare namespace Binding {
     replies: number;
     targetRuns: number;
     newTargets: number;
+    newTargetTimesNs: bigint[];
     gratuitous: number;
     firstNs: bigint;
     lastNs: bigint;

@@ -77,6 +77,9 @@ struct ArpTable::Impl {
     uint32_t recent[kRecentTargets] = {};
     uint32_t recent_count = 0;
     uint32_t recent_next = 0;
+    // Times of the new targets since the last drain: a ring of kArpNewTargetTimesKept, `pending_times` written.
+    int64_t pending[kArpNewTargetTimesKept] = {};
+    uint32_t pending_times = 0;
     uint32_t bucket = 0;
     uint32_t chain_next = kNone;
     uint32_t lru_prev = kNone, lru_next = kNone;
@@ -188,6 +191,7 @@ void ArpTable::Add(const ArpMessage& m, int64_t ts_ns) {
     s.b = ArpBinding{};
     s.recent_count = 0;
     s.recent_next = 0;
+    s.pending_times = 0;
     std::memcpy(s.b.sender_ip, m.sender_ip, 4);
     std::memcpy(s.b.sender_mac, m.sender_mac, 6);
     s.b.first_ns = ts_ns;
@@ -214,6 +218,8 @@ void ArpTable::Add(const ArpMessage& m, int64_t ts_ns) {
     for (uint32_t k = 0; k < s.recent_count && !known; ++k) known = s.recent[k] == target;
     if (!known) {
       ++b.new_targets;
+      s.pending[s.pending_times % kArpNewTargetTimesKept] = ts_ns;
+      if (s.pending_times < UINT32_MAX) ++s.pending_times;
       s.recent[s.recent_next] = target;
       s.recent_next = (s.recent_next + 1) % kRecentTargets;
       if (s.recent_count < kRecentTargets) ++s.recent_count;
@@ -232,7 +238,15 @@ size_t ArpTable::Drain(std::vector<ArpBinding>* out, size_t max) {
   size_t n = 0;
   while (n < max && t.dirty_head != kNone) {
     const uint32_t i = t.dirty_head;
-    out->push_back(t.slots[i].b);
+    Impl::Slot& s = t.slots[i];
+    out->push_back(s.b);
+    // The new targets' times since the last drain, oldest first.
+    ArpBinding& o = out->back();
+    const uint32_t kept = s.pending_times < kArpNewTargetTimesKept ? s.pending_times : kArpNewTargetTimesKept;
+    const uint32_t from = s.pending_times - kept;
+    for (uint32_t k = 0; k < kept; ++k) o.new_target_times_ns[k] = s.pending[(from + k) % kArpNewTargetTimesKept];
+    o.new_target_times = kept;
+    s.pending_times = 0;
     t.DirtyUnlink(i);
     ++n;
   }

@@ -22,6 +22,9 @@ struct ArpMessage {
 // Parses an ARP packet (the bytes after the ethertype 0x0806). Only htype 1 / ptype 0x0800 / 6 / 4 is read.
 ArpStatus ParseArp(const uint8_t* data, uint32_t len, ArpMessage* out);
 
+// New-target times an ArpBinding carries at most (the latest, when more arrived between two drains).
+constexpr uint32_t kArpNewTargetTimesKept = 64;
+
 struct ArpBinding {
   uint8_t sender_mac[6];
   uint8_t sender_ip[4];
@@ -37,6 +40,11 @@ struct ArpBinding {
   // recently asked distinct targets: N for a sender sweeping N addresses, and once per neighbour for a gateway or a
   // host refreshing the same neighbours over and over (which target_runs counts at every alternation).
   uint64_t new_targets = 0;
+  // Capture times of the new targets since the previous drain, oldest first (the latest kArpNewTargetTimesKept when
+  // more came): a drain once a wall-clock second hands a fast replay's whole capture over at one moment, and these
+  // let a detector's windows see when each target was asked for. Only drained bindings carry them.
+  uint32_t new_target_times = 0;
+  int64_t new_target_times_ns[kArpNewTargetTimesKept] = {};
   // Messages whose sender IP equals their target IP (gratuitous ARP: announcements, or unsolicited claims).
   uint64_t gratuitous = 0;
   int64_t first_ns = 0;

@@ -148,6 +148,9 @@ Napi::Object BindingObject(Napi::Env env, const ArpBinding& b) {
   o.Set("replies", static_cast<double>(b.replies));
   o.Set("targetRuns", static_cast<double>(b.target_runs));
   o.Set("newTargets", static_cast<double>(b.new_targets));
+  Napi::Array times = Napi::Array::New(env, b.new_target_times);
+  for (uint32_t k = 0; k < b.new_target_times; ++k) times.Set(k, Napi::BigInt::New(env, b.new_target_times_ns[k]));
+  o.Set("newTargetTimesNs", times);
   o.Set("gratuitous", static_cast<double>(b.gratuitous));
   o.Set("firstNs", Napi::BigInt::New(env, b.first_ns));
   o.Set("lastNs", Napi::BigInt::New(env, b.last_ns));

@@ -296,6 +296,10 @@ Napi::Object ArpToObject(Napi::Env env, const ArpBinding& b) {
   o.Set("replies", Napi::Number::New(env, static_cast<double>(b.replies)));
   o.Set("targetRuns", Napi::Number::New(env, static_cast<double>(b.target_runs)));
   o.Set("newTargets", Napi::Number::New(env, static_cast<double>(b.new_targets)));
+  // Capture times (ms since the epoch) of the new targets since the previous drain, oldest first.
+  Napi::Array times = Napi::Array::New(env, b.new_target_times);
+  for (uint32_t k = 0; k < b.new_target_times; ++k) times.Set(k, static_cast<double>(b.new_target_times_ns[k]) / 1e6);
+  o.Set("newTargetTimesMs", times);
   o.Set("gratuitous", Napi::Number::New(env, static_cast<double>(b.gratuitous)));
   o.Set("firstSec", Napi::Number::New(env, static_cast<double>(b.first_ns / 1000000000LL)));
   o.Set("firstNsec", Napi::Number::New(env, static_cast<double>(b.first_ns % 1000000000LL)));

@@ -224,10 +224,6 @@ void CaptureThread::Run() {
   int64_t last_stats = last_flush;
   int64_t packet_clock = 0;  // timestamp of the latest packet (ns), the flush clock of a replay
   bool replay_clock_set = false;
-  // A fast replay hands out ARP bindings by packet time too (every stats interval of capture time), not only by the
-  // wall clock: one drain at the end would give a detector a whole capture's totals at one moment, and its windows
-  // (ARP sweeps: targets within 30 s) would see hours of a gateway's refreshes as one burst.
-  int64_t last_arp_packet = 0;
   CaptureError error = CaptureError::kNone;
   std::string message;
   bool consumer_gone = false;
@@ -243,13 +239,7 @@ void CaptureThread::Run() {
         packet_clock = pkt.ts_ns;
         if (!replay_clock_set) {
           last_flush = packet_clock;
-          last_arp_packet = packet_clock;
           replay_clock_set = true;
-        }
-        // Per packet, not every 256: a quiet LAN's capture may hold fewer packets than that per minute.
-        if (packet_clock - last_arp_packet >= config_.stats_interval_ns) {
-          last_arp_packet = packet_clock;
-          DeliverArp();
         }
       }
       if (output_->pending() >= config_.batch_flows && !output_->Flush(blocking)) {

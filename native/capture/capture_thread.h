@@ -75,7 +75,7 @@ class CaptureOutput : public FlowSink {
 struct CaptureConfig {
   FlowTableConfig flows;
   double speed = 0;                           // offline only: 0 = as fast as possible; else x real time
-  int64_t stats_interval_ns = 1'000'000'000;  // wall clock (and capture time for ARP in a fast replay)
+  int64_t stats_interval_ns = 1'000'000'000;  // wall clock
   int64_t flush_interval_ns =
       100'000'000;            // max delay of a finished flow before its batch goes (packet time in a fast replay)
   size_t batch_flows = 1024;  // records per batch

@@ -40,6 +40,12 @@ export interface ArpBinding {
    * counts at every alternation).
    */
   newTargets: number;
+  /**
+   * Capture times (epoch ms, the session's time offset applied) of the new targets since the previous `arp` event of
+   * this binding, oldest first (the latest 64): a fast replay hands bindings over once a second of wall time, which
+   * may hold hours of capture time. Not part of a binding's totals.
+   */
+  newTargetTimes: number[];
   /** Messages whose sender IP equals their target IP (gratuitous ARP: announcements, or unsolicited claims). */
   gratuitous: number;
   firstSeen: string;
@@ -239,6 +245,7 @@ class NativeSensor implements CaptureSensor {
           replies: r.replies,
           targetRuns: r.targetRuns,
           newTargets: r.newTargets,
+          newTargetTimes: offsetSec === 0 ? r.newTargetTimesMs : r.newTargetTimesMs.map((ms) => ms + offsetSec * 1000),
           gratuitous: r.gratuitous,
           firstSeen: isoTimestamp(r.firstSec + offsetSec, r.firstNsec, this.#tsDigits),
           lastSeen: isoTimestamp(r.lastSec + offsetSec, r.lastNsec, this.#tsDigits),

@@ -61,7 +61,7 @@ function appText(f: FlowRecord): string {
 }
 
 /** The readable summary: totals, protocols, top flows by bytes, decode error counters, ARP bindings. */
-export function formatSummary(title: string, stats: CaptureStats, top: FlowRecord[], wallMs: number, arp: readonly ArpBinding[] = []): string {
+export function formatSummary(title: string, stats: CaptureStats, top: FlowRecord[], wallMs: number, arp: readonly ArpTotals[] = []): string {
   const lines: string[] = [];
   lines.push(terminalText(title));
   lines.push(
@@ -129,14 +129,17 @@ export class TopFlows {
   }
 }
 
+/** An ARP binding's totals: what a session's summary shows (the new targets' times are per event, not totals). */
+export type ArpTotals = Omit<ArpBinding, 'newTargetTimes'>;
+
 /** ARP bindings of a session, latest totals per (IP, MAC), in address order. */
 export class ArpBindings {
-  readonly #byKey = new Map<string, ArpBinding>();
+  readonly #byKey = new Map<string, ArpTotals>();
   add(bindings: readonly ArpBinding[]): void {
-    for (const b of bindings) this.#byKey.set(`${b.senderIp} ${b.senderMac}`, b);
+    for (const { newTargetTimes: _times, ...totals } of bindings) this.#byKey.set(`${totals.senderIp} ${totals.senderMac}`, totals);
   }
-  get items(): ArpBinding[] {
-    const key = (b: ArpBinding): string =>
+  get items(): ArpTotals[] {
+    const key = (b: ArpTotals): string =>
       `${b.senderIp
         .split('.')
         .map((o) => o.padStart(3, '0'))
@@ -146,7 +149,7 @@ export class ArpBindings {
 }
 
 /** `{"arp": {...}}` lines, one per binding. */
-export function arpAsJsonLines(bindings: readonly ArpBinding[]): string {
+export function arpAsJsonLines(bindings: readonly ArpTotals[]): string {
   let out = '';
   for (const b of bindings) out += `${terminalJson({ arp: b })}\n`;
   return out;

@@ -458,25 +458,46 @@ export class ArpDetector implements ArpObserver {
       s = { events: [], sum: 0, reported: 0 };
     } else this.sweeps.delete(key);
     this.sweeps.set(key, s);
+    // Each new target at its capture time when the core gave it (a replay hands bindings over once a wall-clock
+    // second, which may hold hours of capture time), any beyond the times given at the earliest of them; the window
+    // slides over them in order, and the busiest window is judged.
+    const windowMs = this.config.sweepWindowSec * 1000;
+    const state = s;
+    let peak = -1;
+    let peakFirst = lastMs;
+    let peakLast = lastMs;
+    const slide = (t: number): void => {
+      while (state.events.length > 0 && (state.events[0] as number) < t - windowMs) {
+        state.sum -= state.events[1] as number;
+        state.events.splice(0, 2);
+        state.reported = Math.min(state.reported, state.sum);
+      }
+      if (state.sum > peak) {
+        peak = state.sum;
+        peakFirst = (state.events[0] as number | undefined) ?? t;
+        peakLast = t;
+      }
+    };
+    const add = (t: number, n: number): void => {
+      state.events.push(t, n);
+      state.sum += n;
+      slide(t);
+    };
     if (added > 0) {
-      s.events.push(lastMs, added);
-      s.sum += added;
-    }
-    const cutoff = lastMs - this.config.sweepWindowSec * 1000;
-    while (s.events.length > 0 && (s.events[0] as number) < cutoff) {
-      s.sum -= s.events[1] as number;
-      s.events.splice(0, 2);
-      s.reported = Math.min(s.reported, s.sum);
-    }
-    if (s.sum < this.config.sweepMinTargets || s.sum <= s.reported) return null;
-    const fresh = s.sum - s.reported;
-    s.reported = s.sum;
-    const severity: Severity = s.sum >= 10 * this.config.sweepMinTargets ? 'high' : 'medium';
+      const times = b.newTargetTimes.length > added ? b.newTargetTimes.slice(-added) : b.newTargetTimes;
+      const untimed = added - times.length;
+      if (untimed > 0) add(times[0] ?? lastMs, untimed);
+      for (const t of times) add(t, 1);
+    } else slide(lastMs);
+    if (peak < this.config.sweepMinTargets || peak <= s.reported) return null;
+    const fresh = peak - s.reported;
+    s.reported = peak;
+    const severity: Severity = peak >= 10 * this.config.sweepMinTargets ? 'high' : 'medium';
     return {
       category: 'port_scan',
       source: 'rule',
       severity,
-      score: ruleScore(s.sum, this.config.sweepMinTargets),
+      score: ruleScore(peak, this.config.sweepMinTargets),
       srcIp: b.senderIp,
       srcPort: null,
       dstIp: null,
@@ -485,15 +506,15 @@ export class ArpDetector implements ArpObserver {
       target: '*/arp',
       threatIp: b.senderIp,
       title: `ARP sweep from ${b.senderIp}`,
-      description: `${b.senderIp} (${b.senderMac}) asked for ${s.sum} addresses by ARP within ${this.config.sweepWindowSec} s: host discovery on the local network.`,
+      description: `${b.senderIp} (${b.senderMac}) asked for ${peak} addresses by ARP within ${this.config.sweepWindowSec} s: host discovery on the local network.`,
       count: fresh,
-      firstSeenMs: s.events[0] as number,
-      lastSeenMs: lastMs,
+      firstSeenMs: peakFirst,
+      lastSeenMs: peakLast,
       details: {
         detector: 'arp',
         kind: 'arp_sweep',
         senderMac: b.senderMac,
-        targets: s.sum,
+        targets: peak,
         requests: b.requests,
         lastTarget: b.targetIp,
         windowSec: this.config.sweepWindowSec,

@@ -98,7 +98,7 @@ describe('ArpTable (native/app/arp.cpp)', () => {
     // targetRuns counts the changes of arp.dst.proto_ipv4 between a binding's consecutive requests (arp.opcode 1) that
     // are not gratuitous (plus its first), newTargets the distinct arp.dst.proto_ipv4 of those requests, gratuitous the
     // frames whose arp.src.proto_ipv4 equals arp.dst.proto_ipv4.
-    const expected: Binding.ArpBindingRecord[] = [
+    const expected: Array<Omit<Binding.ArpBindingRecord, 'newTargetTimesNs'>> = [
       // ARP probes (RFC 5227) carry sender IP 0.0.0.0: frames 14..62
       {
         senderIp: '0.0.0.0',
@@ -192,7 +192,12 @@ describe('ArpTable (native/app/arp.cpp)', () => {
       },
     ];
     expect(r.drains).to.have.length(1);
-    expect(r.drains[0]).to.deep.equal(expected);
+    expect(r.drains[0]!.map(({ newTargetTimesNs, ...totals }) => totals)).to.deep.equal(expected);
+    // One drain: every new target's time, within the binding's first and last.
+    for (const b of r.drains[0]!) {
+      expect(b.newTargetTimesNs).to.have.length(b.newTargets);
+      for (const t of b.newTargetTimesNs) expect(t >= b.firstNs && t <= b.lastNs, b.senderIp).to.equal(true);
+    }
   });
 
   it('hands out only the bindings changed since the last drain, at most max per call, with running totals', () => {
@@ -249,9 +254,12 @@ describe('ArpTable (native/app/arp.cpp)', () => {
     steps.push({ drain: 10 });
     const r = addon._arpTableTest(8, steps);
     expect(r.drains[0]![0]).to.include({ requests: 30, targetRuns: 30, newTargets: 3 });
+    expect(r.drains[0]![0]!.newTargetTimesNs).to.deep.equal([1n, 2n, 3n]);
     // 70 new, then the 70 again: the 64 most recent are remembered, so the cycle's first 70 - 64 = 6 come back as new,
     // and each of them pushes out the next one (a sweep of more than 64 addresses counts every request).
     expect(r.drains[1]![0]).to.include({ requests: 170, targetRuns: 170, newTargets: 3 + 70 + 70 });
+    // 140 new targets since the first drain: the latest 64 times, oldest first (requests 31..170 at times 31n..170n).
+    expect(r.drains[1]![0]!.newTargetTimesNs).to.deep.equal(Array.from({ length: 64 }, (_, k) => BigInt(170 - 63 + k)));
   });
 
   it('evicts the least recently seen binding when full, counts it, and drops its undrained changes', () => {

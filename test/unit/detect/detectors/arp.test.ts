@@ -15,6 +15,7 @@ function binding(over: Partial<Omit<ArpBinding, 'firstSeen' | 'lastSeen'>> & { f
   const { first = 0, last = first, ...rest } = over;
   return {
     newTargets: over.targetRuns ?? 0,
+    newTargetTimes: [],
     senderMac: GATEWAY_MAC,
     senderIp: '192.168.1.1',
     targetIp: '192.168.1.20',
@@ -375,6 +376,22 @@ describe('detect/detectors/arp: ArpDetector#observeArp()', () => {
     expect(d.observeArp([binding({ ...gw, requests: 12, targetRuns: 12, newTargets: 12, last: 20 })])).to.deep.equal([]);
     expect(d.observeArp([binding({ ...gw, requests: 508, targetRuns: 480, newTargets: 14, last: 40 })])).to.deep.equal([]);
     // Runs counted as targets, the second poll alone would have been a high sweep (468 >= 10 x 16).
+  });
+
+  it('places new targets at the times the core gives (one drain of a fast replay spanning minutes)', () => {
+    const d = new ArpDetector(config({ sweepMinTargets: 16, sweepWindowSec: 30 }), 100);
+    const at = (sec: number): number => T0 + sec * 1000;
+    // A gateway asking for 20 neighbours one every 3 s, handed over at once: never 16 within 30 s.
+    const gw = { senderIp: '192.168.56.1', senderMac: '52:54:00:12:35:01', replies: 0 };
+    const slow = Array.from({ length: 20 }, (_, k) => at(3 * k));
+    expect(d.observeArp([binding({ ...gw, requests: 200, targetRuns: 200, newTargets: 20, newTargetTimes: slow, last: 600 })])).to.deep.equal([]);
+    // A sweep of 40 addresses in 2 s at minute 5, then 10 slow ones, in the same drain: the busiest window is judged.
+    const sweeper = { senderIp: '192.168.56.66', senderMac: ATTACKER_MAC, replies: 0 };
+    const times = [...Array.from({ length: 40 }, (_, k) => at(300 + k / 20)), ...Array.from({ length: 10 }, (_, k) => at(400 + 20 * k))];
+    const [f, ...rest] = d.observeArp([binding({ ...sweeper, requests: 50, targetRuns: 50, newTargets: 50, newTargetTimes: times, last: 600 })]);
+    expect(rest).to.deep.equal([]);
+    expect(f!.details).to.deep.include({ kind: 'arp_sweep', targets: 40 });
+    expect(f).to.deep.include({ severity: 'medium', firstSeenMs: at(300), lastSeenMs: at(300 + 39 / 20) });
   });
 
   it('a host asking for the same address again and again is no sweep (one run)', () => {
