@@ -53,16 +53,6 @@ bool IsTokenChar(uint8_t c) {
   return std::strchr("!#$%&'*+-.^_`|~", c) != nullptr && c != 0;
 }
 
-bool EqualsIgnoreCase(const uint8_t* a, uint32_t n, const char* lower) {
-  if (std::strlen(lower) != n) return false;
-  for (uint32_t i = 0; i < n; ++i) {
-    uint8_t c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<uint8_t>(c | 0x20);
-    if (c != static_cast<uint8_t>(lower[i])) return false;
-  }
-  return true;
-}
-
 // Position of the first LF in data[from..len), or len when there is none.
 uint32_t FindLf(const uint8_t* data, uint32_t len, uint32_t from) {
   const void* p = from < len ? std::memchr(data + from, '\n', len - from) : nullptr;
@@ -98,6 +88,16 @@ bool ParseFieldLine(const uint8_t* data, uint32_t begin, uint32_t end, HttpReque
 }
 
 }  // namespace
+
+bool EqualsIgnoreCase(const uint8_t* a, uint32_t n, const char* lower) {
+  if (std::strlen(lower) != n) return false;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint8_t c = a[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<uint8_t>(c | 0x20);
+    if (c != static_cast<uint8_t>(lower[i])) return false;
+  }
+  return true;
+}
 
 const char* HttpStatusName(HttpStatus s) {
   switch (s) {

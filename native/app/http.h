@@ -19,6 +19,9 @@ struct HttpRequest {
   uint8_t version_minor = 1;
 };
 
+// True when a[0..n) equals `lower` (ASCII, lower case) compared without case: header names, URI schemes.
+bool EqualsIgnoreCase(const uint8_t* a, uint32_t n, const char* lower);
+
 // True when data starts with an HTTP/1.x request method token and a space (GET, POST, HEAD, PUT, DELETE, OPTIONS,
 // CONNECT, PATCH, TRACE, PROPFIND, ...).
 bool LooksLikeHttpRequest(const uint8_t* data, uint32_t len);

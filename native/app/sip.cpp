@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "app/http.h"
+
 namespace vigil {
 namespace {
 
@@ -12,18 +14,6 @@ constexpr const char* kMethods[] = {"INVITE",    "ACK",    "BYE",     "CANCEL", 
                                     "SUBSCRIBE", "NOTIFY", "PUBLISH", "INFO",   "REFER",    "MESSAGE", "UPDATE"};
 constexpr const char* kSchemes[] = {"sip:", "sips:", "tel:"};
 constexpr char kStatusPrefix[] = "SIP/2.0 ";
-
-// True when data[at..] starts with `lower` (ASCII, lowercase) compared without case.
-bool StartsWithNoCase(const uint8_t* data, uint32_t len, uint32_t at, const char* lower) {
-  const size_t n = std::strlen(lower);
-  if (at > len || len - at < n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    uint8_t c = data[at + i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<uint8_t>(c - 'A' + 'a');
-    if (c != static_cast<uint8_t>(lower[i])) return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -35,7 +25,8 @@ bool LooksLikeSip(const uint8_t* data, uint32_t len) {
     const uint32_t m = static_cast<uint32_t>(std::strlen(method));
     if (len <= m || std::memcmp(data, method, m) != 0 || data[m] != ' ') continue;
     for (const char* scheme : kSchemes) {
-      if (StartsWithNoCase(data, len, m + 1, scheme)) return true;
+      const uint32_t n = static_cast<uint32_t>(std::strlen(scheme));
+      if (len - (m + 1) >= n && EqualsIgnoreCase(data + m + 1, n, scheme)) return true;
     }
     return false;
   }

@@ -3,6 +3,8 @@
 // "method", "params" and a `mining.*` method); no code copied. A bounded prefix is searched, never past `len`.
 #include "app/stratum.h"
 
+#include <string.h>  // memmem (GNU, BSD)
+
 #include <cstring>
 
 namespace vigil {
@@ -16,16 +18,7 @@ constexpr const char* kMethods[] = {"\"mining.subscribe\"", "\"mining.authorize\
                                     "\"eth_submitLogin\"",  "\"eth_getWork\"",       "\"eth_submitWork\""};
 
 bool Contains(const uint8_t* data, uint32_t len, const char* needle) {
-  const size_t n = std::strlen(needle);
-  if (n == 0 || n > len) return false;
-  const uint8_t first = static_cast<uint8_t>(needle[0]);
-  for (uint32_t i = 0; i + n <= len; ++i) {
-    const void* hit = std::memchr(data + i, first, len - n + 1 - i);
-    if (hit == nullptr) return false;
-    i = static_cast<uint32_t>(static_cast<const uint8_t*>(hit) - data);
-    if (std::memcmp(data + i, needle, n) == 0) return true;
-  }
-  return false;
+  return memmem(data, len, needle, std::strlen(needle)) != nullptr;
 }
 
 }  // namespace
