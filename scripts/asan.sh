@@ -3,7 +3,8 @@
 # capture in test/fixtures/pcaps/ through each native replay tool that exists (vigil_replay: decode -> flows ->
 # features; decode_pcap: decode only). Fails on any sanitizer report or unexpected tool failure. The one expected
 # failure: libpcap 1.10 cannot read zeek_pcapng_126_idbs_mixed_linktypes.pcapng (per-interface snapshot lengths);
-# the tool must say so clearly and exit non-zero, which counts as a pass for that file.
+# the tool must say so clearly and exit non-zero, which counts as a pass for that file. Then stage_check (the encoder
+# stage's checks) under ASan+UBSan, and under ThreadSanitizer from a build of its own (build-tsan/).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,7 +16,7 @@ tools=()
 for name in vigil_replay decode_pcap; do
   [[ -f "$root/native/tools/$name.cpp" ]] && tools+=("$name")
 done
-cmake --build "$build" --target "${tools[@]}" -j 2 >/dev/null
+cmake --build "$build" --target "${tools[@]}" stage_check -j 2 >/dev/null
 
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:exitcode=86"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86"
@@ -66,8 +67,30 @@ if [[ $status -ne 0 ]] || grep -qE 'AddressSanitizer|LeakSanitizer|UndefinedBeha
   failures=$((failures + 1))
 fi
 
+# The encoder stage (a fast replay's encoder thread) driven as the capture thread drives it, with a consumer checking
+# order and hand-back: under ASan+UBSan, and under ThreadSanitizer (its own build, build-tsan/, this one tool).
+runs=$((runs + 1))
+status=0
+"$build/stage_check" 50000 >/dev/null 2>"$log" || status=$?
+if [[ $status -ne 0 ]] || grep -qE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' "$log"; then
+  echo "test:asan: stage_check: exit $status" >&2
+  cat "$log" >&2
+  failures=$((failures + 1))
+fi
+tsan_build="$root/build-tsan"
+cmake -S "$root" -B "$tsan_build" -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE_THREAD=ON -DVIGIL_ADDON=OFF >/dev/null
+cmake --build "$tsan_build" --target stage_check -j 2 >/dev/null
+runs=$((runs + 1))
+status=0
+TSAN_OPTIONS="halt_on_error=1:exitcode=86" "$tsan_build/stage_check" 50000 >/dev/null 2>"$log" || status=$?
+if [[ $status -ne 0 ]] || grep -q 'ThreadSanitizer' "$log"; then
+  echo "test:asan: stage_check under ThreadSanitizer: exit $status" >&2
+  cat "$log" >&2
+  failures=$((failures + 1))
+fi
+
 if ((failures > 0)); then
-  echo "test:asan: $failures of $runs replays failed" >&2
+  echo "test:asan: $failures of $runs runs failed" >&2
   exit 1
 fi
-echo "test:asan: $runs replays (${tools[*]}, and every packet prefix) clean under ASan+UBSan" >&2
+echo "test:asan: $runs runs (${tools[*]} replays, every packet prefix, stage_check) clean under ASan+UBSan, and stage_check under TSan" >&2

@@ -312,10 +312,14 @@ AppState* AppLayer::Acquire(FlowEntry& e) {
 }
 
 void AppLayer::OnFlowEnd(FlowEntry& e) {
-  if (e.app == nullptr) return;
-  e.app->Clear();
-  free_.push_back(e.app);
+  if (e.app == nullptr) return;  // none, or the flow sink took it (FlowSink::OnFinished)
+  Recycle(e.app);
   e.app = nullptr;
+}
+
+void AppLayer::Recycle(AppState* state) {
+  state->Clear();
+  free_.push_back(state);
   stats_.counters[kAppStatesLive]--;
 }
 

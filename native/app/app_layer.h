@@ -216,6 +216,8 @@ class AppLayer : public FlowObserver {
   void OnPacket(FlowEntry& e, const PacketView& v, Direction dir, int64_t ts_ns) override;
   // The flow ended (after its record was emitted): frees its state.
   void OnFlowEnd(FlowEntry& e) override;
+  // A state the flow sink took from a finished flow (FlowSink::OnFinished) and is done with: back to the pool.
+  void Recycle(AppState* state);
   // A frame that is not IP (ARP is summarised).
   void OnNonIp(const PacketView& v, int64_t ts_ns);
   // ARP bindings changed since the last call (appended to out).

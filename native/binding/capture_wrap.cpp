@@ -19,6 +19,7 @@
 
 #include "binding/batch_encoder.h"
 #include "binding/errors.h"
+#include "capture/encode_stage.h"
 #include "common/malloc_policy.h"
 
 namespace vigil {
@@ -315,18 +316,62 @@ using CaptureTsfn = Napi::TypedThreadSafeFunction<CaptureSession, Message, CallJ
 
 // One capture session: the thread, its output (batches -> TSFN) and lifecycle flags. Created on the JS thread in
 // start(); deleted by the TSFN finalizer (JS thread) after the capture thread released it.
-struct CaptureSession : public CaptureOutput {
+//
+// A fast replay encodes on a thread of its own (EncodeStage): the capture thread hands finished flows and flush
+// requests over, and everything else (snapshots, ARP, stats, the end) first waits for the stage to run what it holds,
+// so JS sees every message in the order the capture thread produced it. Otherwise the capture thread encodes.
+struct CaptureSession : public CaptureOutput, public EncodeStage::Consumer {
   explicit CaptureSession(size_t batch_flows) : encoder(batch_flows) {}
 
+  // Before the capture thread starts: encode on a thread of its own.
+  void UseEncodeStage() { stage = std::make_unique<EncodeStage>(this); }
+
   // --- CaptureOutput (capture thread) ---
-  void OnFlow(const FlowEntry& flow, EndReason reason) override { encoder.Add(flow, reason); }
-  size_t pending() const override { return encoder.size(); }
+  void OnFlow(const FlowEntry& flow, EndReason reason) override {
+    // A snapshot: the flow lives on, so its record is encoded here, after the stage ran what it holds.
+    if (stage) stage->Drain();
+    encoder.Add(flow, reason);
+    ++staged;
+  }
+  void OnFinished(FlowEntry& flow, EndReason reason) override {
+    if (!stage) {
+      encoder.Add(flow, reason);
+      return;
+    }
+    stage->PushFinished(flow, reason);
+    ++staged;
+  }
+  size_t pending() const override { return stage ? staged : encoder.size(); }
   void Discard() override {
+    if (!stage) return DiscardNow();
+    staged = 0;
+    stage->PushDiscard();
+  }
+  bool Flush(bool blocking) override {
+    if (!stage) return FlushNow(blocking);
+    if (staged == 0) return true;
+    staged = 0;
+    stage->PushFlush(blocking);
+    return stage->consumer_alive();
+  }
+  void TakeReturnedAppStates(std::vector<AppState*>* out) override {
+    if (stage) stage->TakeReturned(out);
+  }
+  void Drain() override {
+    if (stage) stage->Drain();
+  }
+
+  // --- EncodeStage::Consumer (the stage's thread) ---
+  void EncodeFlow(const FlowEntry& flow, EndReason reason) override { encoder.Add(flow, reason); }
+  bool FlushBatch(bool blocking) override { return FlushNow(blocking); }
+  void DiscardBatch() override { DiscardNow(); }
+
+  void DiscardNow() {
     BatchBuffer drop = pool->Take(encoder.EncodedBytes());
     encoder.TakeBuffer(&drop);
     pool->Recycle(std::move(drop));
   }
-  bool Flush(bool blocking) override {
+  bool FlushNow(bool blocking) {
     if (encoder.size() == 0) return true;
     // A replay lending to consumers that give every batch back runs at most lend_limit batches ahead of them: it waits
     // here (bounded) for one to come back, rather than piling batches up in JS.
@@ -352,12 +397,14 @@ struct CaptureSession : public CaptureOutput {
     return false;  // napi_closing: JS is going away
   }
   void OnArp(std::vector<ArpBinding>& bindings) override {
+    if (stage) stage->Drain();
     auto* m = new Message();
     m->kind = Message::kArp;
     m->arp.swap(bindings);
     if (tsfn.BlockingCall(m) != napi_ok) delete m;
   }
   void OnStats(const CaptureStats& stats) override {
+    if (stage) stage->Drain();
     // Once per stats tick: give the arenas' free pages back (freed batches, on both sides of the TSFN).
     TrimMallocArenas();
     auto* m = new Message();
@@ -366,6 +413,7 @@ struct CaptureSession : public CaptureOutput {
     if (tsfn.NonBlockingCall(m) != napi_ok) delete m;
   }
   void OnEnd(const CaptureStats& stats, CaptureError error, const std::string& text) override {
+    if (stage) stage->Stop();  // it ran everything: the end is the last message
     auto* m = new Message();
     m->kind = Message::kEnd;
     m->stats = stats;
@@ -401,6 +449,9 @@ struct CaptureSession : public CaptureOutput {
   size_t lend_limit = 0;        // likewise: lent batches out at most (offline sessions), 0 = no limit
   bool lends() const { return lend_batches && !detach_batches; }
   const std::shared_ptr<SparePool> pool = std::make_shared<SparePool>();
+  // Declared last: destroyed first, while what its thread uses still exists (it has ended by then: OnEnd).
+  std::unique_ptr<EncodeStage> stage;  // a fast replay's encoder thread; nullptr: the capture thread encodes
+  size_t staged = 0;                   // with a stage: flows handed over since the last flush (capture thread)
 };
 
 namespace {
@@ -642,6 +693,9 @@ Napi::Value CaptureWrap::JsStart(const Napi::CallbackInfo& info) {
   }
   session->pool->Adopt();
   session->encoder.SetAppLayer(cfg.app.enabled, cfg.app.community_id_seed);
+  // A fast replay's capture thread is its critical path: encoding moves to a thread of its own. Live capture and
+  // paced replay keep it inline (they wait for packets anyway, and a live batch goes out within its interval).
+  if (kind == "file" && cfg.speed <= 0) session->UseEncodeStage();
   session->thread = std::make_unique<CaptureThread>(std::move(source), cfg, session);
   // `_queueDepth` (test-only) shrinks the queue so tests can make live capture drop batches.
   const size_t depth = static_cast<size_t>(GetNumber(o, "_queueDepth", static_cast<double>(kQueueDepth)));

@@ -207,6 +207,12 @@ void CaptureThread::DeliverArp() {
   }
 }
 
+void CaptureThread::RecycleAppStates() {
+  output_->TakeReturnedAppStates(&returned_states_);
+  for (AppState* s : returned_states_) app_.Recycle(s);
+  returned_states_.clear();
+}
+
 void CaptureThread::Run() {
   const bool live = source_->live();
   const bool blocking = !live;
@@ -260,6 +266,7 @@ void CaptureThread::Run() {
       break;  // end of file or break
     }
     since_clock = 0;
+    RecycleAppStates();
     const int64_t now = SteadyNs();
     const int64_t flush_clock = packet_time_flush ? packet_clock : now;
     if (output_->pending() > 0 && flush_clock - last_flush >= config_.flush_interval_ns) {
@@ -286,6 +293,8 @@ void CaptureThread::Run() {
     if (consumer_gone) output_->Discard();
   }
   if (!consumer_gone) DeliverArp();
+  output_->Drain();
+  RecycleAppStates();
   CaptureStats final_stats = Collect();
   {
     std::lock_guard<std::mutex> lock(stats_mutex_);

@@ -67,6 +67,11 @@ class CaptureOutput : public FlowSink {
   virtual void OnArp(std::vector<ArpBinding>& bindings) { (void)bindings; }
   // Last call: final counters, and the error that ended the loop (kNone for end of file / stop).
   virtual void OnEnd(const CaptureStats& stats, CaptureError error, const std::string& message) = 0;
+  // An output that takes application-layer states (FlowSink::OnFinished) hands them back here, for the capture
+  // thread to recycle (appended to *out).
+  virtual void TakeReturnedAppStates(std::vector<AppState*>* out) { (void)out; }
+  // An output with a thread of its own: waits until it ran everything handed over so far.
+  virtual void Drain() {}
 
   std::atomic<uint64_t> batches_delivered{0};
   std::atomic<uint64_t> batches_dropped{0};
@@ -107,6 +112,7 @@ class CaptureThread {
   CaptureStats Collect();
   void Pace(int64_t ts_ns);
   void DeliverArp();
+  void RecycleAppStates();  // states the output is done with, back to the application layer's pool
 
   std::unique_ptr<PcapSource> source_;
   CaptureConfig config_;
@@ -115,6 +121,7 @@ class CaptureThread {
   AppLayer app_;
   std::unique_ptr<ProcessHook> process_;  // nullptr unless processes are resolved
   std::vector<ArpBinding> arp_pending_;
+  std::vector<AppState*> returned_states_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex stats_mutex_;

@@ -125,7 +125,7 @@ uint32_t FlowTable::Allocate() {
 void FlowTable::Finish(uint32_t idx, EndReason reason) {
   FlowEntry& e = At(idx);
   e.f.Finish(reason != EndReason::kFin && reason != EndReason::kRst);
-  sink_->OnFlow(e, reason);
+  sink_->OnFinished(e, reason);
   if (observer_ != nullptr) observer_->OnFlowEnd(e);
   e.process.reset();
   stats_.flows_finished++;

@@ -30,6 +30,10 @@ class FlowSink {
  public:
   virtual ~FlowSink() = default;
   virtual void OnFlow(const FlowEntry& flow, EndReason reason) = 0;
+  // A finished flow's record (every reason but kSnapshot). The sink may take the entry's application-layer state
+  // (setting flow.app to nullptr, and handing it back to the AppLayer later: AppLayer::Recycle); the observer's
+  // OnFlowEnd, which follows, sees what is left. By default the same as OnFlow.
+  virtual void OnFinished(FlowEntry& flow, EndReason reason) { OnFlow(flow, reason); }
 };
 
 // Sees every packet after the table accounted it, and every flow's end after its record was emitted (the
