@@ -87,7 +87,10 @@ struct ArpTable::Impl {
     bool dirty = false;
   };
 
-  explicit Impl(uint32_t capacity) : slots(capacity) {
+  // Slots are reserved, not built: each is ~1.4 KB (the recent targets and their times), so building all 4,096 at start
+  // zeroed ~5.7 MB, ~4.5 ms of every capture's start (perf of `vigil replay`). They are built as bindings arrive.
+  explicit Impl(uint32_t capacity) : capacity(capacity) {
+    slots.reserve(capacity);
     uint32_t n = 16;
     while (n < (1u << 30) && n < uint64_t{capacity} * 2) n <<= 1;  // load factor at most 1/2
     buckets.assign(n, kNone);
@@ -155,7 +158,8 @@ struct ArpTable::Impl {
     slots[i].chain_next = kNone;
   }
 
-  std::vector<Slot> slots;
+  uint32_t capacity;
+  std::vector<Slot> slots;  // built up to `used`, never past `capacity` (reserved)
   std::vector<uint32_t> buckets;
   uint32_t mask = 0;
   uint64_t seed = 0;
@@ -176,7 +180,8 @@ void ArpTable::Add(const ArpMessage& m, int64_t ts_ns) {
   const uint32_t bucket = t.Hash(m.sender_ip, m.sender_mac);
   uint32_t i = t.Find(bucket, m.sender_ip, m.sender_mac);
   if (i == kNone) {
-    if (t.used < t.slots.size()) {
+    if (t.used < t.capacity) {
+      t.slots.emplace_back();  // within the reservation: earlier slots stay where they are
       i = t.used++;
     } else {
       // Full: reuse the least recently seen binding. Changes it had not handed out yet are lost with it.
