@@ -23,11 +23,14 @@ function newestMtime(dir) {
   return newest;
 }
 
+// `vigil replay` has a single-file bundle of its own (scripts/build-js.mjs): a batch tool starts once per file.
+const BUNDLE = process.argv[2] === 'replay' ? 'vigil-replay.mjs' : 'vigil.mjs';
+
 function freshBundle() {
   if (process.env.VIGIL_FROM_SOURCE === '1') return null;
   try {
     const stamp = statSync(path.join(root, 'dist', '.stamp')).mtimeMs;
-    return stamp >= newestMtime(path.join(root, 'src')) ? path.join(root, 'dist', 'vigil.mjs') : null;
+    return stamp >= newestMtime(path.join(root, 'src')) ? path.join(root, 'dist', BUNDLE) : null;
   } catch {
     return null;
   }

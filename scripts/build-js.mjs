@@ -42,6 +42,30 @@ await build({
   logLevel: 'warning',
   plugins: [keepModuleUrls],
 });
+// `vigil replay` once more as a single file (dist/vigil-replay.mjs): the dispatcher and the replay command with all
+// they import, the other commands left out. Loading the split bundle's ~10 modules (resolve, link, evaluate, each through
+// the ES module loader) took ~9 ms of a replay's start (bench/README.md, Capture); a batch tool pays that per file.
+// bin/vigil.js runs it for `replay`.
+const otherCommands = {
+  name: 'other-commands-external',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/commands\/[a-z-]+\.js$/ }, (args) => (args.path === './commands/replay.js' ? undefined : { path: args.path, external: true }));
+  },
+};
+await build({
+  entryPoints: { 'vigil-replay': path.join(root, 'src', 'cli', 'main.ts') },
+  outdir,
+  bundle: true,
+  splitting: false,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  outExtension: { '.js': '.mjs' },
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  plugins: [keepModuleUrls, otherCommands],
+});
 await writeFile(path.join(outdir, '.stamp'), `${new Date().toISOString()}\n`);
 // The dashboard page, after the CLI (the rm above cleared dist/).
 await (await import('./build-dashboard.mjs')).buildDashboard();

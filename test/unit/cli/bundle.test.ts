@@ -4,13 +4,15 @@ import { statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, ROOT } from '../../helpers/setup.js';
 
-/** Runs the CLI either from the esbuild bundle in dist/ or from the TypeScript sources through tsx. */
-function vigil(from: 'bundle' | 'source', args: string[]): string {
-  const entry =
-    from === 'bundle'
-      ? `const { main } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'vigil.mjs'))}); process.exitCode = await main(${JSON.stringify(args)});`
-      : `const { main } = await import(${JSON.stringify(path.join(ROOT, 'src', 'cli', 'main.ts'))}); process.exitCode = await main(${JSON.stringify(args)});`;
-  const nodeArgs = from === 'bundle' ? ['--input-type=module', '-e', entry] : ['--import', 'tsx', '--input-type=module', '-e', entry];
+/** Runs the CLI from the esbuild bundle in dist/ (the split one, or replay's single file) or from the TypeScript sources. */
+function vigil(from: 'bundle' | 'replay-bundle' | 'source', args: string[]): string {
+  const file = {
+    bundle: path.join(ROOT, 'dist', 'vigil.mjs'),
+    'replay-bundle': path.join(ROOT, 'dist', 'vigil-replay.mjs'),
+    source: path.join(ROOT, 'src', 'cli', 'main.ts'),
+  }[from];
+  const entry = `const { main } = await import(${JSON.stringify(file)}); process.exitCode = await main(${JSON.stringify(args)});`;
+  const nodeArgs = from === 'source' ? ['--import', 'tsx', '--input-type=module', '-e', entry] : ['--input-type=module', '-e', entry];
   return execFileSync(process.execPath, nodeArgs, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 }
 
@@ -38,6 +40,7 @@ describe('CLI bundle (scripts/build-js.mjs)', function () {
           return o;
         });
     expect(withoutWallTime(fromBundle)).to.deep.equal(withoutWallTime(fromSource));
+    expect(withoutWallTime(vigil('replay-bundle', ['replay', '--json', file]))).to.deep.equal(withoutWallTime(fromSource));
   });
 
   it('prints the command table', () => {
@@ -45,14 +48,27 @@ describe('CLI bundle (scripts/build-js.mjs)', function () {
     expect(out).to.contain('usage: vigil <command>');
   });
 
-  /** The modules `node bin/vigil.js --help` loads, from Node's ESM debug log. */
-  function loadedModules(): string {
+  /** The modules `node bin/vigil.js ARGS` loads, from Node's ESM debug log. */
+  function loadedModules(args = ['--help']): string {
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_DEBUG: 'esm' };
     delete env.VIGIL_FROM_SOURCE;
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), '--help'], { cwd: ROOT, env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), ...args], { cwd: ROOT, env, encoding: 'utf8' });
     expect(r.status).to.equal(0);
     return r.stderr;
   }
+
+  it('runs `vigil replay` from its single-file bundle: no chunk, no other command', () => {
+    const loaded = loadedModules(['replay', '--help']);
+    expect(loaded).to.contain(path.join(ROOT, 'dist', 'vigil-replay.mjs'));
+    expect(loaded).to.not.match(/dist\/(vigil|chunk-[A-Z0-9]+|replay-[A-Z0-9]+)\.mjs/);
+    // Another command's failure inside the replay bundle is still reported as the dispatcher reports it.
+    const missing = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'replay', path.join(ROOT, 'no-such.pcap')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(missing.status).to.equal(1);
+    expect(missing.stderr).to.match(/^vigil replay: cannot read capture file .*no-such\.pcap/);
+  });
 
   it('bin/vigil.js runs the bundle while it is fresh, the sources once a file deep under src/ is newer', () => {
     const bundle = path.join(ROOT, 'dist', 'vigil.mjs');
