@@ -6,6 +6,7 @@
 
 #include "app/app_layer.h"
 #include "app/community_id.h"
+#include "common/huge_pages.h"
 #include "common/malloc_policy.h"
 #include "process/process_info.h"
 
@@ -171,32 +172,36 @@ inline void PutStat(double* cols, size_t cap, size_t i, int col, const RunningSt
 }
 }  // namespace
 
-BatchEncoder::BatchEncoder(size_t reserve_flows) : capacity_(reserve_flows == 0 ? 1 : reserve_flows) {
-  buf_.capacity = BytesFor(capacity_);
-  buf_.data.reset(new uint8_t[buf_.capacity]);
-  ends_.reset(new uint32_t[kStrColumnCount * capacity_]);
+void BatchEncoder::FreeStaging::operator()(uint8_t* p) const { FreeHugeAdvised(p); }
+
+BatchEncoder::Staging BatchEncoder::AllocateStaging(size_t flows) {
+  return Staging(static_cast<uint8_t*>(AllocateHugeAdvised(StagingBytes(flows), true)));
+}
+
+BatchEncoder::BatchEncoder(size_t reserve_flows)
+    : staging_(AllocateStaging(reserve_flows == 0 ? 1 : reserve_flows)),
+      capacity_(reserve_flows == 0 ? 1 : reserve_flows) {
+  ends_ = reinterpret_cast<uint32_t*>(staging_.get() + EndsOffset(capacity_));
 }
 
 void BatchEncoder::Grow() {
   // Re-lay the columns for twice the flows (rare: only when more records arrive than a batch holds before a flush).
   const size_t new_cap = capacity_ * 2;
-  BatchBuffer bigger;
-  bigger.capacity = BytesFor(new_cap);
-  bigger.data.reset(new uint8_t[bigger.capacity]);
-  const double* old_cols = reinterpret_cast<const double*>(buf_.data.get() + kBatchHeaderBytes);
-  double* new_cols = reinterpret_cast<double*>(bigger.data.get() + kBatchHeaderBytes);
+  Staging bigger = AllocateStaging(new_cap);
+  const double* old_cols = reinterpret_cast<const double*>(staging_.get() + kBatchHeaderBytes);
+  double* new_cols = reinterpret_cast<double*>(bigger.get() + kBatchHeaderBytes);
   for (int c = 0; c < kF64ColumnCount; ++c) {
     std::memcpy(new_cols + c * Stride(new_cap), old_cols + c * Stride(capacity_), count_ * sizeof(double));
   }
-  const uint8_t* old_addr = buf_.data.get() + kBatchHeaderBytes + Stride(capacity_) * kF64ColumnCount * sizeof(double);
-  uint8_t* new_addr = bigger.data.get() + kBatchHeaderBytes + Stride(new_cap) * kF64ColumnCount * sizeof(double);
+  const uint8_t* old_addr = staging_.get() + kBatchHeaderBytes + Stride(capacity_) * kF64ColumnCount * sizeof(double);
+  uint8_t* new_addr = bigger.get() + kBatchHeaderBytes + Stride(new_cap) * kF64ColumnCount * sizeof(double);
   std::memcpy(new_addr, old_addr, count_ * 16);                                                  // src
   std::memcpy(new_addr + Stride(new_cap) * 16, old_addr + Stride(capacity_) * 16, count_ * 16);  // dst
-  std::unique_ptr<uint32_t[]> ends(new uint32_t[kStrColumnCount * new_cap]);
+  uint32_t* ends = reinterpret_cast<uint32_t*>(bigger.get() + EndsOffset(new_cap));
   for (int c = 0; c < kStrColumnCount; ++c)
-    std::memcpy(ends.get() + c * new_cap, ends_.get() + c * capacity_, count_ * sizeof(uint32_t));
-  ends_ = std::move(ends);
-  buf_ = std::move(bigger);
+    std::memcpy(ends + c * new_cap, ends_ + c * capacity_, count_ * sizeof(uint32_t));
+  ends_ = ends;
+  staging_ = std::move(bigger);
   capacity_ = new_cap;
 }
 
@@ -204,8 +209,8 @@ void BatchEncoder::Add(const FlowEntry& e, EndReason reason) {
   if (count_ == capacity_) Grow();
   const size_t cap = Stride(capacity_);
   const size_t i = count_;
-  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);  // 16-byte offset: 8-aligned
-  uint8_t* addr = buf_.data.get() + kBatchHeaderBytes + cap * kF64ColumnCount * sizeof(double);
+  double* c = reinterpret_cast<double*>(staging_.get() + kBatchHeaderBytes);  // 16-byte offset: 8-aligned
+  uint8_t* addr = staging_.get() + kBatchHeaderBytes + cap * kF64ColumnCount * sizeof(double);
   const FlowFeatures& f = e.f;
   const bool lo = e.initiator_is_lo;
   std::memcpy(addr + i * 16, lo ? e.key.addr_lo : e.key.addr_hi, 16);
@@ -313,7 +318,7 @@ void BatchEncoder::AddCertificate(const FlowEntry& e) {
   static const std::string kNone;
   const AppState* a = app_enabled_ ? e.app : nullptr;
   const TlsCertInfo* cert = a && a->tls ? a->tls->cert.get() : nullptr;
-  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  double* c = reinterpret_cast<double*>(staging_.get() + kBatchHeaderBytes);
   const size_t cap = Stride(capacity_);
   const bool times = cert != nullptr && cert->has_validity;
   c[kColTlsCertFlags * cap + count_] = cert ? 1 | (cert->self_signed ? 2 : 0) | (times ? 4 : 0) : 0;
@@ -330,7 +335,7 @@ void BatchEncoder::AddCertificate(const FlowEntry& e) {
 void BatchEncoder::AddProcess(const FlowEntry& e) {
   static const std::string kNone;
   const ProcessInfo* p = ResolvedProcess(e.process.get());
-  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  double* c = reinterpret_cast<double*>(staging_.get() + kBatchHeaderBytes);
   const size_t cap = Stride(capacity_);
   c[kColProcessPid * cap + count_] = p ? p->pid : -1;
   c[kColProcessUid * cap + count_] = p ? static_cast<double>(p->uid) : -1;
@@ -344,7 +349,7 @@ void BatchEncoder::AddProcess(const FlowEntry& e) {
 void BatchEncoder::AddRpc(const FlowEntry& e) {
   const RpcFlow* r = app_enabled_ && e.app != nullptr ? e.app->rpc.get() : nullptr;
   const bool smb = r != nullptr && !r->smb.empty();
-  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  double* c = reinterpret_cast<double*>(staging_.get() + kBatchHeaderBytes);
   const size_t cap = Stride(capacity_);
   c[kColSmbRequests * cap + count_] = smb ? static_cast<double>(r->smb.requests) : -1.0;
   c[kColSmbTrees * cap + count_] = smb ? r->smb.trees : 0;
@@ -409,7 +414,7 @@ void BatchEncoder::AddRpc(const FlowEntry& e) {
 void BatchEncoder::AddText(const FlowEntry& e) {
   static const std::string kNone;
   const AppState* a = app_enabled_ ? e.app : nullptr;
-  double* c = reinterpret_cast<double*>(buf_.data.get() + kBatchHeaderBytes);
+  double* c = reinterpret_cast<double*>(staging_.get() + kBatchHeaderBytes);
   // serverName: the handshake's name first (what the client asked the server for), then HTTP's Host (port cut),
   // then the name the client resolved.
   NameSource source = NameSource::kNone;
@@ -492,7 +497,7 @@ void BatchEncoder::TakeBuffer(BatchBuffer* out) {
                               static_cast<uint32_t>(kStrColumnCount)};
   std::memcpy(p, header, sizeof(header));
   // Compact: column c goes from staging slot c * stride to c * n; then the two address blocks follow.
-  const uint8_t* staging = buf_.data.get();
+  const uint8_t* staging = staging_.get();
   const double* cols = reinterpret_cast<const double*>(staging + kBatchHeaderBytes);
   double* out_cols = reinterpret_cast<double*>(p + kBatchHeaderBytes);
   const size_t stride = Stride(capacity_);
@@ -506,7 +511,7 @@ void BatchEncoder::TakeBuffer(BatchBuffer* out) {
   uint8_t* text = p + fixed + n * kStrColumnCount * sizeof(uint32_t);
   uint32_t base = 0;
   for (int c = 0; c < kStrColumnCount; ++c) {
-    const uint32_t* col_ends = ends_.get() + c * capacity_;
+    const uint32_t* col_ends = ends_ + c * capacity_;
     for (size_t i = 0; i < n; ++i) ends[c * n + i] = base + col_ends[i];
     if (!text_[c].empty()) std::memcpy(text + base, text_[c].data(), text_[c].size());
     base += static_cast<uint32_t>(text_[c].size());

@@ -108,7 +108,8 @@ uint32_t FlowTable::Allocate() {
   if (free_head_ == kNoFlow) {
     if (pool_size_ < config_.max_flows) {
       if ((pool_size_ & kChunkMask) == 0) {
-        chunks_.emplace_back(new FlowEntry[size_t{1} << kChunkShift]);
+        // 3.4 MiB of entries, looked up at random: advised for huge pages (common/huge_pages.h).
+        chunks_.push_back(MakeHugeArray<FlowEntry>(size_t{1} << kChunkShift));
         link_chunks_.emplace_back(new FlowLinks[size_t{1} << kChunkShift]);
       }
       return pool_size_++;

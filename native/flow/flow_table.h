@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/huge_pages.h"
 #include "decode/packet_view.h"
 #include "flow/flow_record.h"
 
@@ -169,7 +170,7 @@ class FlowTable {
   FlowSink* sink_;
   FlowObserver* observer_ = nullptr;
   FlowStartListener* start_listener_ = nullptr;
-  std::vector<std::unique_ptr<FlowEntry[]>> chunks_;       // pool, grown one chunk at a time up to max_flows
+  std::vector<HugeArray<FlowEntry>> chunks_;               // pool, grown one chunk at a time up to max_flows
   std::vector<std::unique_ptr<FlowLinks[]>> link_chunks_;  // the pool's links, chunk for chunk
   uint32_t pool_size_ = 0;                                 // slots created so far
   uint32_t free_head_ = kNoFlow;                           // free list through FlowLinks::bucket_next
