@@ -17,8 +17,9 @@ void* AllocateHugeAdvised(size_t bytes, bool whole_pages) {
   if (whole_pages ? bytes >= kHugePage / 2 : bytes >= kHugePage) {
     const size_t unit = whole_pages ? kHugePage : kPage;
     const size_t size = (bytes + unit - 1) / unit * unit;
-    void* p = std::aligned_alloc(kHugePage, size);
-    if (p == nullptr) throw std::bad_alloc();
+    // posix_memalign, not aligned_alloc: C11 wants the size a multiple of the alignment, and chunks are not rounded.
+    void* p = nullptr;
+    if (posix_memalign(&p, kHugePage, size) != 0) throw std::bad_alloc();
     madvise(p, size, MADV_HUGEPAGE);  // advice only: the memory is usable either way
     return p;
   }
