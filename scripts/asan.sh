@@ -20,6 +20,7 @@ cmake --build "$build" --target "${tools[@]}" stage_check -j 2 >/dev/null
 
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:exitcode=86"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86"
+asan_reports='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:'
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -33,7 +34,7 @@ for tool in "${tools[@]}"; do
     runs=$((runs + 1))
     status=0
     "$build/$tool" "$file" >/dev/null 2>"$log" || status=$?
-    if grep -qE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' "$log"; then
+    if grep -qE "$asan_reports" "$log"; then
       echo "test:asan: $tool $base: SANITIZER REPORT" >&2
       cat "$log" >&2
       failures=$((failures + 1))
@@ -58,36 +59,28 @@ for file in "$root"/test/fixtures/pcaps/*.pcap "$root"/test/fixtures/pcaps/*.pca
   "$root"/test/fixtures/pcaps/*/*.pcapng; do
   [[ "$(basename "$file")" == "$expected_unreadable" ]] || prefix_files+=("$file")
 done
-runs=$((runs + 1))
-status=0
-"$build/vigil_replay" --prefixes "${prefix_files[@]}" >/dev/null 2>"$log" || status=$?
-if [[ $status -ne 0 ]] || grep -qE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' "$log"; then
-  echo "test:asan: vigil_replay --prefixes (${#prefix_files[@]} files): exit $status" >&2
-  cat "$log" >&2
-  failures=$((failures + 1))
-fi
+# One more checked run: LABEL, the reports (an extended regexp) that fail it besides a non-zero exit, the command.
+checked_run() {
+  local label="$1" reports="$2" status=0
+  shift 2
+  runs=$((runs + 1))
+  "$@" >/dev/null 2>"$log" || status=$?
+  if [[ $status -ne 0 ]] || grep -qE "$reports" "$log"; then
+    echo "test:asan: $label: exit $status" >&2
+    cat "$log" >&2
+    failures=$((failures + 1))
+  fi
+}
+checked_run "vigil_replay --prefixes (${#prefix_files[@]} files)" "$asan_reports" "$build/vigil_replay" --prefixes "${prefix_files[@]}"
 
 # The encoder stage (a fast replay's encoder thread) driven as the capture thread drives it, with a consumer checking
 # order and hand-back: under ASan+UBSan, and under ThreadSanitizer (its own build, build-tsan/, this one tool).
-runs=$((runs + 1))
-status=0
-"$build/stage_check" 50000 >/dev/null 2>"$log" || status=$?
-if [[ $status -ne 0 ]] || grep -qE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' "$log"; then
-  echo "test:asan: stage_check: exit $status" >&2
-  cat "$log" >&2
-  failures=$((failures + 1))
-fi
+checked_run stage_check "$asan_reports" "$build/stage_check" 50000
 tsan_build="$root/build-tsan"
 cmake -S "$root" -B "$tsan_build" -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE_THREAD=ON -DVIGIL_ADDON=OFF >/dev/null
 cmake --build "$tsan_build" --target stage_check -j 2 >/dev/null
-runs=$((runs + 1))
-status=0
-TSAN_OPTIONS="halt_on_error=1:exitcode=86" "$tsan_build/stage_check" 50000 >/dev/null 2>"$log" || status=$?
-if [[ $status -ne 0 ]] || grep -q 'ThreadSanitizer' "$log"; then
-  echo "test:asan: stage_check under ThreadSanitizer: exit $status" >&2
-  cat "$log" >&2
-  failures=$((failures + 1))
-fi
+checked_run "stage_check under ThreadSanitizer" ThreadSanitizer \
+  env TSAN_OPTIONS="halt_on_error=1:exitcode=86" "$tsan_build/stage_check" 50000
 
 if ((failures > 0)); then
   echo "test:asan: $failures of $runs runs failed" >&2

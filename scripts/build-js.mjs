@@ -27,19 +27,24 @@ const keepModuleUrls = {
 };
 
 await rm(outdir, { recursive: true, force: true });
-await build({
-  entryPoints: { vigil: path.join(root, 'src', 'cli', 'main.ts') },
+// What both bundles share: the CLI's entry, ESM for Node 20, npm packages external, module URLs kept.
+const cli = {
   outdir,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
   packages: 'external',
   outExtension: { '.js': '.mjs' },
-  chunkNames: '[name]-[hash]', // every output file sits in dist/, so the relative module URLs hold for all of them
   sourcemap: 'linked',
   logLevel: 'warning',
+};
+const mainEntry = path.join(root, 'src', 'cli', 'main.ts');
+await build({
+  ...cli,
+  entryPoints: { vigil: mainEntry },
+  splitting: true,
+  chunkNames: '[name]-[hash]', // every output file sits in dist/, so the relative module URLs hold for all of them
   plugins: [keepModuleUrls],
 });
 // `vigil replay` once more as a single file (dist/vigil-replay.mjs): the dispatcher and the replay command with all
@@ -52,20 +57,7 @@ const otherCommands = {
     b.onResolve({ filter: /^\.\/commands\/[a-z-]+\.js$/ }, (args) => (args.path === './commands/replay.js' ? undefined : { path: args.path, external: true }));
   },
 };
-await build({
-  entryPoints: { 'vigil-replay': path.join(root, 'src', 'cli', 'main.ts') },
-  outdir,
-  bundle: true,
-  splitting: false,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  outExtension: { '.js': '.mjs' },
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  plugins: [keepModuleUrls, otherCommands],
-});
+await build({ ...cli, entryPoints: { 'vigil-replay': mainEntry }, splitting: false, plugins: [keepModuleUrls, otherCommands] });
 await writeFile(path.join(outdir, '.stamp'), `${new Date().toISOString()}\n`);
 // The dashboard page, after the CLI (the rm above cleared dist/).
 await (await import('./build-dashboard.mjs')).buildDashboard();

@@ -329,9 +329,11 @@ struct CaptureSession : public CaptureOutput, public EncodeStage::Consumer {
   // --- CaptureOutput (capture thread) ---
   void OnFlow(const FlowEntry& flow, EndReason reason) override {
     // A snapshot: the flow lives on, so its record is encoded here, after the stage ran what it holds.
-    if (stage) stage->Drain();
+    if (stage) {
+      stage->Drain();
+      ++staged;
+    }
     encoder.Add(flow, reason);
-    ++staged;
   }
   void OnFinished(FlowEntry& flow, EndReason reason) override {
     if (!stage) {

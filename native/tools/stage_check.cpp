@@ -58,6 +58,12 @@ class CheckingConsumer : public vigil::EncodeStage::Consumer {
 struct RoundResult {
   bool ok = true;
   std::string why;
+  // Records the first failure only.
+  void Fail(const std::string& reason) {
+    if (!ok) return;
+    ok = false;
+    why = reason;
+  }
 };
 
 RoundResult Round(uint64_t flows, uint64_t seed, uint64_t slow_every, uint64_t gone_after) {
@@ -91,10 +97,7 @@ RoundResult Round(uint64_t flows, uint64_t seed, uint64_t slow_every, uint64_t g
       const auto reason = static_cast<vigil::EndReason>(rng() % 6);
       expected.push_back({'f', i, e.app, static_cast<int>(reason)});
       stage.PushFinished(e, reason);
-      if (e.app != nullptr) {
-        r.ok = false;
-        r.why = "the entry kept its state after hand-over";
-      }
+      if (e.app != nullptr) r.Fail("the entry kept its state after hand-over");
       const uint64_t roll = rng() % 1000;
       if (roll < 20) {
         const bool blocking = (roll & 1) != 0;
@@ -107,24 +110,15 @@ RoundResult Round(uint64_t flows, uint64_t seed, uint64_t slow_every, uint64_t g
         stage.Drain();
         // Drained: the consumer saw everything queued, and may be used from here (the capture thread encodes a
         // snapshot this way).
-        if (consumer.seen.size() != expected.size()) {
-          r.ok = false;
-          r.why = "a drain returned before the stage ran everything";
-        }
+        if (consumer.seen.size() != expected.size()) r.Fail("a drain returned before the stage ran everything");
         take_back();
-        if (returned_total != handed_total) {
-          r.ok = false;
-          r.why = "a drain returned before every state came back";
-        }
+        if (returned_total != handed_total) r.Fail("a drain returned before every state came back");
       }
       if ((i & 255) == 0) take_back();
     }
     stage.Stop();
     take_back();
-    if (gone_after != 0 && stage.consumer_alive()) {
-      r.ok = false;
-      r.why = "the consumer's going away was not reported";
-    }
+    if (gone_after != 0 && stage.consumer_alive()) r.Fail("the consumer's going away was not reported");
   }
   // A flush after the consumer went away drops the batch instead.
   if (gone_after != 0) {
@@ -133,35 +127,23 @@ RoundResult Round(uint64_t flows, uint64_t seed, uint64_t slow_every, uint64_t g
       if ((ev.kind == 'F' || ev.kind == 'B') && ++n > gone_after) ev = {'D', 0, nullptr, 0};
     }
   }
-  if (r.ok && consumer.seen.size() != expected.size()) {
-    r.ok = false;
-    r.why = "saw " + std::to_string(consumer.seen.size()) + " events, queued " + std::to_string(expected.size());
-  }
+  if (consumer.seen.size() != expected.size())
+    r.Fail("saw " + std::to_string(consumer.seen.size()) + " events, queued " + std::to_string(expected.size()));
   for (size_t k = 0; r.ok && k < expected.size(); ++k) {
     const Event& a = consumer.seen[k];
     const Event& b = expected[k];
-    if (a.kind != b.kind || a.id != b.id || a.app != b.app || a.reason != b.reason) {
-      r.ok = false;
-      r.why = "event " + std::to_string(k) + " differs";
-    }
+    if (a.kind != b.kind || a.id != b.id || a.app != b.app || a.reason != b.reason)
+      r.Fail("event " + std::to_string(k) + " differs");
   }
-  if (r.ok && consumer.bad_copies != 0) {
-    r.ok = false;
-    r.why = std::to_string(consumer.bad_copies) + " flows arrived with other contents";
-  }
+  if (consumer.bad_copies != 0) r.Fail(std::to_string(consumer.bad_copies) + " flows arrived with other contents");
   for (const Event& ev : expected) {
     if (ev.kind != 'f' || ev.app == nullptr) continue;
     const size_t k = static_cast<size_t>(static_cast<vigil::AppState*>(ev.app) - states.data());
-    if (r.ok && returned[k] != 1) {
-      r.ok = false;
-      r.why = "flow " + std::to_string(ev.id) + "'s state came back " + std::to_string(returned[k]) + " times";
-    }
+    if (returned[k] != 1)
+      r.Fail("flow " + std::to_string(ev.id) + "'s state came back " + std::to_string(returned[k]) + " times");
   }
   for (uint64_t k = 0; r.ok && k < flows; ++k) {
-    if (returned[k] > 1) {
-      r.ok = false;
-      r.why = "a state came back twice";
-    }
+    if (returned[k] > 1) r.Fail("a state came back twice");
   }
   return r;
 }
