@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "capture/capture_thread.h"
 #include "flow/flow_key.h"
@@ -14,10 +16,8 @@
 namespace vigil {
 
 namespace {
-// Record layout inside a chunk (host order): int64 ts_ns, uint32 caplen, uint32 wirelen, caplen bytes. A pcap record
-// header is as long (16 bytes), so the direct reader rewrites file records into this layout in place.
+// A classic pcap record header: uint32 seconds, uint32 fraction (µs or ns), uint32 caplen, uint32 wirelen.
 constexpr size_t kRecordHeader = 16;
-size_t RecordBytes(uint32_t caplen) { return kRecordHeader + caplen; }
 
 uint32_t Load32(const uint8_t* p, bool swapped) {
   uint32_t v;
@@ -39,10 +39,11 @@ PacketPrefetcher::PacketPrefetcher(PcapSource* source, uint64_t flow_hash_seed)
   full_.reserve(kChunks);
   for (size_t i = 0; i < kChunks; ++i) {
     auto c = std::make_unique<Chunk>();
-    c->bytes.reset(new uint8_t[kChunkBytes]);
     free_.push_back(c.get());
     storage_.push_back(std::move(c));
   }
+  ClassicFileLayout layout;
+  if (source_->classic_layout(&layout)) path_ = layout.path;
 }
 
 PacketPrefetcher::~PacketPrefetcher() {
@@ -66,22 +67,29 @@ void PacketPrefetcher::Stop() {
 }
 
 PacketPrefetcher::Chunk* PacketPrefetcher::TakeFree() {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return stop_ || !free_.empty(); });
-  if (stop_) return nullptr;
-  Chunk* c = free_.back();
-  free_.pop_back();
+  Chunk* c;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return stop_ || !free_.empty(); });
+    if (stop_) return nullptr;
+    c = free_.back();
+    free_.pop_back();
+  }
+  c->window.Unmap();  // the consumer is done with it: out of the process's memory now, not at the next Map
   c->used = 0;
-  c->read_pos = 0;
   c->last = false;
   c->frame_count = 0;
   c->next_frame = 0;
   return c;
 }
 
-void PacketPrefetcher::DecodeInto(Chunk* c, const uint8_t* frame, uint32_t caplen, uint32_t wirelen) {
+void PacketPrefetcher::DecodeInto(Chunk* c, const uint8_t* frame, uint32_t caplen, uint32_t wirelen, int64_t ts_ns) {
   if (c->frame_count == c->frames.size()) c->frames.emplace_back();
   Chunk::Frame& f = c->frames[c->frame_count++];
+  f.data = frame;
+  f.ts_ns = ts_ns;
+  f.caplen = caplen;
+  f.wirelen = wirelen;
   f.status = DecodePacket(link_type_, frame, caplen, wirelen, f.view);
   // As CaptureThread::HandleDecoded and FlowTable::Process go: a decoded packet is keyed unless it is a later fragment.
   f.keyed = f.status == DecodeStatus::kOk && !(f.view.is_fragment && !f.view.is_first_fragment);
@@ -104,95 +112,102 @@ void PacketPrefetcher::Release(Chunk* chunk) {
   cv_.notify_all();
 }
 
+void PacketPrefetcher::FinishWithError(Chunk* c, CaptureError error, std::string message) {
+  error_ = error;
+  message_ = std::move(message);
+  c->last = true;
+  PushFull(c);
+}
+
 void PacketPrefetcher::ReaderLoop() {
   Chunk* c = TakeFree();
   if (c == nullptr) return;
-  if (DirectLoop(&c)) return;
+  if (MappedLoop(&c)) return;
   if (c != nullptr) LibpcapLoop(c);
 }
 
-bool PacketPrefetcher::DirectLoop(Chunk** chunk) {
+bool PacketPrefetcher::MappedLoop(Chunk** chunk) {
   ClassicFileLayout layout;
   std::FILE* rfile = source_->offline_file();
   if (!source_->classic_layout(&layout) || rfile == nullptr) return false;
   FdCloser fd{open(layout.path.c_str(), O_RDONLY | O_CLOEXEC)};
   struct stat st;
   if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;  // e.g. a pipe: libpcap reads it
-  int64_t file_pos = layout.first_record;  // file offset of the chunk's first byte
-  size_t carry = 0;                        // bytes of an incomplete record at the start of the chunk
+  posix_fadvise(fd.fd, 0, 0, POSIX_FADV_SEQUENTIAL);  // a file not in the page cache yet: read ahead further
+  const auto page = static_cast<int64_t>(FileWindow::PageSize());
+  int64_t file_size = st.st_size;
+  int64_t pos = layout.first_record;  // file offset of the next record
   Chunk* c = *chunk;
+  // Leaves the records from `pos` on to libpcap: it reports a truncated or oversized record as it always has.
+  auto hand_to_libpcap = [&]() -> bool {
+    if (std::fseek(rfile, static_cast<long>(pos), SEEK_SET) != 0) {
+      FinishWithError(c, CaptureError::kReadFailure,
+                      "cannot seek in capture file " + layout.path + ": " + std::strerror(errno));
+      *chunk = nullptr;
+      return true;
+    }
+    if (c->frame_count > 0) {
+      PushFull(c);
+      c = TakeFree();
+    } else {
+      c->window.Unmap();  // libpcap fills the chunk's own bytes
+    }
+    *chunk = c;  // nullptr when stopped
+    return c == nullptr;
+  };
   for (;;) {
-    // Fill the chunk after the carried bytes.
-    size_t filled = carry;
-    bool eof = false;
-    while (filled < kChunkBytes) {
-      const ssize_t n = pread(fd.fd, c->bytes.get() + filled, kChunkBytes - filled, file_pos + filled);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        eof = true;  // end of file, or an error libpcap will meet and report at this offset
-        break;
-      }
-      filled += static_cast<size_t>(n);
-    }
-    // Rewrite the complete records in place; stop at the first one libpcap must handle (larger than the snaplen).
-    uint8_t* b = c->bytes.get();
-    size_t pos = 0;
-    bool handoff = false;
-    while (pos + kRecordHeader <= filled) {
-      const uint32_t caplen = Load32(b + pos + 8, layout.swapped);
-      if (caplen > layout.snaplen) {
-        handoff = true;
-        break;
-      }
-      if (pos + kRecordHeader + caplen > filled) break;
-      const int64_t sec = static_cast<int32_t>(Load32(b + pos, layout.swapped));
-      const int64_t frac = static_cast<int32_t>(Load32(b + pos + 4, layout.swapped));
-      const uint32_t wirelen = Load32(b + pos + 12, layout.swapped);
-      const int64_t ts_ns = sec * 1000000000LL + (layout.nanos ? frac : frac * 1000);  // as libpcap scales it
-      std::memcpy(b + pos, &ts_ns, 8);
-      std::memcpy(b + pos + 8, &caplen, 4);
-      std::memcpy(b + pos + 12, &wirelen, 4);
-      DecodeInto(c, b + pos + kRecordHeader, caplen, wirelen);
-      pos += kRecordHeader + caplen;
-    }
-    if (!handoff && eof && pos == filled) {  // the whole file, every record complete
-      c->used = pos;
+    if (pos + static_cast<int64_t>(kRecordHeader) > file_size && fstat(fd.fd, &st) == 0) file_size = st.st_size;
+    if (pos >= file_size) {  // every record read, the last one complete
       c->last = true;
       PushFull(c);
       *chunk = nullptr;
       return true;
     }
-    if (handoff || eof) {
-      // A record for libpcap, or a truncated end it reports as libpcap does: libpcap goes on from that record.
-      if (std::fseek(rfile, static_cast<long>(file_pos + static_cast<int64_t>(pos)), SEEK_SET) != 0) {
-        error_ = CaptureError::kReadFailure;
-        message_ = "cannot seek in capture file " + layout.path + ": " + std::strerror(errno);
-        c->used = pos;
-        c->last = true;
-        PushFull(c);
+    // The window starts at the page of the next record.
+    const int64_t start = pos / page * page;
+    const auto length = static_cast<size_t>(std::min<int64_t>(kWindowBytes, file_size - start));
+    if (!c->window.Map(fd.fd, start, length)) return hand_to_libpcap();
+    c->window_offset = start;
+    const uint8_t* b = c->window.data();
+    auto off = static_cast<size_t>(pos - start);
+    bool oversized = false;
+    while (off + kRecordHeader <= length && c->frame_count < kMaxFrames) {
+      const uint32_t caplen = Load32(b + off + 8, layout.swapped);
+      if (caplen > layout.snaplen) {
+        oversized = true;
+        break;
+      }
+      if (off + kRecordHeader + caplen > length) break;
+      const int64_t sec = static_cast<int32_t>(Load32(b + off, layout.swapped));
+      const int64_t frac = static_cast<int32_t>(Load32(b + off + 4, layout.swapped));
+      const uint32_t wirelen = Load32(b + off + 12, layout.swapped);
+      const int64_t ts_ns = sec * 1000000000LL + (layout.nanos ? frac : frac * 1000);  // as libpcap scales it
+      DecodeInto(c, b + off + kRecordHeader, caplen, wirelen, ts_ns);
+      if (c->window.lost()) {  // the file shrank under the window: this record read (partly) zeros
+        --c->frame_count;
+        FinishWithError(c, CaptureError::kReadFailure,
+                        "capture file " + layout.path + " changed while it was being read: it no longer has byte " +
+                            std::to_string(pos) + " (truncated, or a read failed)");
         *chunk = nullptr;
         return true;
       }
-      if (pos == 0) {  // nothing in this chunk: libpcap fills it
-        c->frame_count = 0;
-        *chunk = c;
-        return false;
-      }
-      c->used = pos;
-      PushFull(c);
-      *chunk = TakeFree();
-      return false;
+      off += kRecordHeader + caplen;
+      pos = start + static_cast<int64_t>(off);
     }
-    // Chunk full: hand it over and carry the incomplete record to the next one.
-    carry = filled - pos;
-    Chunk* next = TakeFree();
-    if (next == nullptr) return true;  // stopped: the consumer no longer waits for chunks
-    std::memcpy(next->bytes.get(), b + pos, carry);
-    c->used = pos;
+    const bool window_at_end = start + static_cast<int64_t>(length) >= file_size;
+    // A record larger than the snaplen, or one the file's end cuts short (unless the file has grown since): libpcap.
+    if (oversized || c->frame_count == 0) {
+      if (!oversized && window_at_end && fstat(fd.fd, &st) == 0 && st.st_size > file_size) {
+        file_size = st.st_size;
+        continue;
+      }
+      return hand_to_libpcap();
+    }
+    // Hand the window over; the next one starts at the next record.
     PushFull(c);
-    file_pos += static_cast<int64_t>(pos);
-    c = next;
+    c = TakeFree();
     *chunk = c;
+    if (c == nullptr) return true;  // stopped: the consumer no longer waits for chunks
   }
 }
 
@@ -207,19 +222,16 @@ void PacketPrefetcher::LibpcapLoop(Chunk* c) {
       }
       break;
     }
-    const size_t need = RecordBytes(pkt.caplen);
-    if (c->used + need > kChunkBytes) {
+    if (c->used + pkt.caplen > kChunkBytes || c->frame_count == kMaxFrames) {
       PushFull(c);
       c = TakeFree();
       if (c == nullptr) return;  // stopped: the consumer no longer waits for chunks
     }
+    if (c->bytes == nullptr) c->bytes.reset(new uint8_t[kChunkBytes]);
     uint8_t* p = c->bytes.get() + c->used;
-    std::memcpy(p, &pkt.ts_ns, 8);
-    std::memcpy(p + 8, &pkt.caplen, 4);
-    std::memcpy(p + 12, &pkt.wirelen, 4);
-    if (pkt.caplen > 0) std::memcpy(p + kRecordHeader, pkt.data, pkt.caplen);
-    DecodeInto(c, p + kRecordHeader, pkt.caplen, pkt.wirelen);
-    c->used += need;
+    if (pkt.caplen > 0) std::memcpy(p, pkt.data, pkt.caplen);
+    DecodeInto(c, p, pkt.caplen, pkt.wirelen, pkt.ts_ns);
+    c->used += pkt.caplen;
   }
   c->last = true;
   PushFull(c);
@@ -227,16 +239,16 @@ void PacketPrefetcher::LibpcapLoop(Chunk* c) {
 
 ReadResult PacketPrefetcher::Next(RawPacket* out) {
   for (;;) {
-    if (finished_) return error_ != CaptureError::kNone ? ReadResult::kError : ReadResult::kEnd;
+    if (finished_) return lost_ || error_ != CaptureError::kNone ? ReadResult::kError : ReadResult::kEnd;
     if (current_ != nullptr) {
-      if (current_->read_pos < current_->used) {
-        const uint8_t* p = current_->bytes.get() + current_->read_pos;
-        std::memcpy(&out->ts_ns, p, 8);
-        std::memcpy(&out->caplen, p + 8, 4);
-        std::memcpy(&out->wirelen, p + 12, 4);
-        out->data = p + kRecordHeader;
-        const size_t k = current_->next_frame++;
+      const size_t k = current_->next_frame;
+      if (k < current_->frame_count) {
+        current_->next_frame = k + 1;
         const Chunk::Frame& f = current_->frames[k];
+        out->ts_ns = f.ts_ns;
+        out->caplen = f.caplen;
+        out->wirelen = f.wirelen;
+        out->data = f.data;
         out->decoded = &f.view;
         out->decode_status = f.status;
         out->key = f.keyed ? &f.key : nullptr;
@@ -251,21 +263,27 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
           const auto* later = reinterpret_cast<const char*>(&far);
           for (size_t off = 0; off < sizeof(Chunk::Frame); off += 64) __builtin_prefetch(later + off);
         }
-        current_->read_pos += RecordBytes(out->caplen);
-        // The next record was written by the kernel on the reader's core: start loading its header and first
-        // headers (link, IP, transport) now, while this packet is decoded. Without this, the first read of each record
-        // header was a cache miss and a fifth of the capture thread's time.
-        if (current_->read_pos < current_->used) {
-          const uint8_t* next = current_->bytes.get() + current_->read_pos;
+        // Start loading the next packet's first headers (link, IP, transport) now, while this one is handled.
+        // Without this, the first read of each record was a cache miss and a fifth of the capture thread's time.
+        if (k + 1 < current_->frame_count) {
+          const uint8_t* next = current_->frames[k + 1].data;
           __builtin_prefetch(next);
           __builtin_prefetch(next + 64);
         }
         return ReadResult::kPacket;
       }
       const bool last = current_->last;
+      // A page of the window was gone when this thread or the helper read it: the records read zeros from there.
+      if (current_->window.lost()) {
+        lost_ = true;
+        lost_message_ = "capture file " + path_ + " changed while it was being read: it no longer has bytes from " +
+                        std::to_string(current_->window_offset) + " to " +
+                        std::to_string(current_->window_offset + static_cast<int64_t>(current_->window.size())) +
+                        " (truncated, or a read failed): what was read from there on may be zeros";
+      }
       Release(current_);
       current_ = nullptr;
-      if (last) {
+      if (last || lost_) {
         finished_ = true;  // error_ was written before the last chunk was pushed (ordered by mu_)
         continue;
       }
