@@ -35,7 +35,12 @@ class EncodeStage {
     virtual void DiscardBatch() = 0;
   };
 
-  static constexpr size_t kSlots = 512;
+  // Three busy threads (capture, read-ahead, this one) share two cores in a replay, so this thread is often not
+  // running when the capture thread publishes: the ring must hold what piles up meanwhile, or the capture thread
+  // waits for half of it to drain. At 512 slots it did so 133 times in a replay of the capture bench's second input;
+  // at 2,048 twice. Replay into JS, interleaved medians of 13-15 runs on that input: 392 ms at 512 slots, 368 at 1,024,
+  // 332 at 2,048, 346 at 4,096 (a slot is ~0.85 KB: 1.7 MiB in all); on the first input 343 against 329.
+  static constexpr size_t kSlots = 2048;
 
   explicit EncodeStage(Consumer* consumer);
   ~EncodeStage();  // stops the thread (after the queued work)
