@@ -3,6 +3,7 @@
 // newer than every source file; otherwise runs the TypeScript sources through tsx, so an edited tree always runs its
 // current code (just with a slower start). VIGIL_FROM_SOURCE=1 forces the sources.
 import { readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -23,8 +24,10 @@ function newestMtime(dir) {
   return newest;
 }
 
-// `vigil replay` has a single-file bundle of its own (scripts/build-js.mjs): a batch tool starts once per file.
-const BUNDLE = process.argv[2] === 'replay' ? 'vigil-replay.mjs' : 'vigil.mjs';
+// `vigil replay` has a single-file CommonJS bundle of its own (scripts/build-js.mjs), required rather than imported: a
+// batch tool starts once per file.
+const REPLAY = process.argv[2] === 'replay';
+const BUNDLE = REPLAY ? 'vigil-replay.cjs' : 'vigil.mjs';
 
 function freshBundle() {
   if (process.env.VIGIL_FROM_SOURCE === '1') return null;
@@ -62,7 +65,9 @@ process.stdout.on('error', (err) => {
 
 let main;
 const bundle = freshBundle();
-if (bundle) {
+if (bundle && REPLAY) {
+  ({ main } = createRequire(import.meta.url)(bundle));
+} else if (bundle) {
   ({ main } = await import(pathToFileURL(bundle).href));
 } else {
   const { register } = await import('tsx/esm/api');

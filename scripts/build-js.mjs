@@ -13,18 +13,21 @@ import { build } from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist');
 
-/** Replaces `import.meta.url` in each source module with the URL of that source file, relative to the bundle. */
-const keepModuleUrls = {
+/**
+ * Replaces `import.meta.url` in each source module with the URL of that source file, relative to the bundle, whose own
+ * URL is `bundleUrl` (an expression: `import.meta.url` in an ES module).
+ */
+const keepModuleUrls = (bundleUrl = 'import.meta.url') => ({
   name: 'keep-module-urls',
   setup(b) {
     b.onLoad({ filter: /\/src\/.*\.ts$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       if (!source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
       const rel = path.relative(outdir, args.path).split(path.sep).join('/');
-      return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader: 'ts' };
+      return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, ${bundleUrl}).href`), loader: 'ts' };
     });
   },
-};
+});
 
 await rm(outdir, { recursive: true, force: true });
 // What both bundles share: the CLI's entry, ESM for Node 20, npm packages external, module URLs kept.
@@ -45,19 +48,28 @@ await build({
   entryPoints: { vigil: mainEntry },
   splitting: true,
   chunkNames: '[name]-[hash]', // every output file sits in dist/, so the relative module URLs hold for all of them
-  plugins: [keepModuleUrls],
+  plugins: [keepModuleUrls()],
 });
-// `vigil replay` once more as a single file (dist/vigil-replay.mjs): the dispatcher and the replay command with all
-// they import, the other commands left out. Loading the split bundle's ~10 modules (resolve, link, evaluate, each through
-// the ES module loader) took ~9 ms of a replay's start (bench/README.md, Capture); a batch tool pays that per file.
-// bin/vigil.js runs it for `replay`.
+// `vigil replay` once more as a single CommonJS file (dist/vigil-replay.cjs): the dispatcher and the replay command
+// with all they import, the other commands left out. Loading the split bundle's ~10 modules (resolve, link, evaluate,
+// each through the ES module loader) took ~9 ms of a replay's start (bench/README.md, Capture), and even one ES module
+// costs more than `require()`: the loader wraps every built-in it imports in an ES module facade. A batch tool pays its
+// start per file. bin/vigil.js requires it for `replay`. CommonJS has no `import.meta`: the banner gives the URL.
 const otherCommands = {
   name: 'other-commands-external',
   setup(b) {
     b.onResolve({ filter: /^\.\/commands\/[a-z-]+\.js$/ }, (args) => (args.path === './commands/replay.js' ? undefined : { path: args.path, external: true }));
   },
 };
-await build({ ...cli, entryPoints: { 'vigil-replay': mainEntry }, splitting: false, plugins: [keepModuleUrls, otherCommands] });
+await build({
+  ...cli,
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  banner: { js: 'const __vigilBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  entryPoints: { 'vigil-replay': mainEntry },
+  splitting: false,
+  plugins: [keepModuleUrls('__vigilBundleUrl'), otherCommands],
+});
 await writeFile(path.join(outdir, '.stamp'), `${new Date().toISOString()}\n`);
 // The dashboard page, after the CLI (the rm above cleared dist/).
 await (await import('./build-dashboard.mjs')).buildDashboard();

@@ -8,7 +8,7 @@ import { FIXTURES, ROOT } from '../../helpers/setup.js';
 function vigil(from: 'bundle' | 'replay-bundle' | 'source', args: string[]): string {
   const file = {
     bundle: path.join(ROOT, 'dist', 'vigil.mjs'),
-    'replay-bundle': path.join(ROOT, 'dist', 'vigil-replay.mjs'),
+    'replay-bundle': path.join(ROOT, 'dist', 'vigil-replay.cjs'),
     source: path.join(ROOT, 'src', 'cli', 'main.ts'),
   }[from];
   const entry = `const { main } = await import(${JSON.stringify(file)}); process.exitCode = await main(${JSON.stringify(args)});`;
@@ -48,18 +48,18 @@ describe('CLI bundle (scripts/build-js.mjs)', function () {
     expect(out).to.contain('usage: vigil <command>');
   });
 
-  /** The modules `node bin/vigil.js ARGS` loads, from Node's ESM debug log. */
+  /** The modules `node bin/vigil.js ARGS` loads, from Node's ES module and CommonJS debug logs. */
   function loadedModules(args = ['--help']): string {
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_DEBUG: 'esm' };
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_DEBUG: 'esm,module' };
     delete env.VIGIL_FROM_SOURCE;
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), ...args], { cwd: ROOT, env, encoding: 'utf8' });
     expect(r.status).to.equal(0);
     return r.stderr;
   }
 
-  it('runs `vigil replay` from its single-file bundle: no chunk, no other command', () => {
+  it('runs `vigil replay` from its single-file CommonJS bundle: no ES module chunk, no other command', () => {
     const loaded = loadedModules(['replay', '--help']);
-    expect(loaded).to.contain(path.join(ROOT, 'dist', 'vigil-replay.mjs'));
+    expect(loaded).to.contain(path.join(ROOT, 'dist', 'vigil-replay.cjs'));
     expect(loaded).to.not.match(/dist\/(vigil|chunk-[A-Z0-9]+|replay-[A-Z0-9]+)\.mjs/);
     // Another command's failure inside the replay bundle is still reported as the dispatcher reports it.
     const missing = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'vigil.js'), 'replay', path.join(ROOT, 'no-such.pcap')], {
