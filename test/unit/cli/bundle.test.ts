@@ -88,4 +88,25 @@ describe('CLI bundle (scripts/build-js.mjs)', function () {
     }
     expect(loadedModules()).to.contain(bundle);
   });
+
+  it('checks only the sources a bundle was built from: replay goes stale with its own files, not with the others', () => {
+    const replayBundle = path.join(ROOT, 'dist', 'vigil-replay.cjs');
+    const replaySource = path.join(ROOT, 'src', 'cli', 'commands', 'replay.ts');
+    const other = path.join(ROOT, 'src', 'desktop-api', 'routes', 'alerts.routes.ts');
+    const future = new Date(Date.now() + 3600_000);
+    for (const [file, stale] of [
+      [other, false],
+      [replaySource, true],
+    ] as const) {
+      const before = statSync(file);
+      try {
+        utimesSync(file, future, future);
+        const loaded = loadedModules(['replay', '--help']);
+        if (stale) expect(loaded).to.contain(replaySource).and.not.contain(replayBundle);
+        else expect(loaded).to.contain(replayBundle).and.not.contain(replaySource);
+      } finally {
+        utimesSync(file, before.atime, before.mtime);
+      }
+    }
+  });
 });
