@@ -2,12 +2,13 @@
 // The `vigil` command. Runs the pre-compiled bundle in dist/ (built by `npm ci`, or `npm run build:js`) while it is
 // newer than every source file it was built from; otherwise runs the TypeScript sources through tsx, so an edited tree
 // always runs its current code (just with a slower start). VIGIL_FROM_SOURCE=1 forces the sources.
-import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// CommonJS (bin/package.json): see there.
+'use strict';
+const { readFileSync, statSync } = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(__dirname, '..');
 
 // `vigil replay` has a single-file CommonJS bundle of its own (scripts/build-js.mjs), required rather than imported: a
 // batch tool starts once per file.
@@ -58,15 +59,22 @@ process.stdout.on('error', (err) => {
   throw err;
 });
 
-let main;
-const bundle = freshBundle();
-if (bundle && REPLAY) {
-  ({ main } = createRequire(import.meta.url)(bundle));
-} else if (bundle) {
-  ({ main } = await import(pathToFileURL(bundle).href));
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import('../src/cli/main.ts'));
+/** Loads the CLI (the bundle, or the sources through tsx) and runs it; a failure here ends the process as uncaught. */
+async function run() {
+  let main;
+  const bundle = freshBundle();
+  if (bundle && REPLAY) {
+    ({ main } = require(bundle));
+  } else if (bundle) {
+    ({ main } = await import(pathToFileURL(bundle).href));
+  } else {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import(pathToFileURL(path.join(root, 'src', 'cli', 'main.ts')).href));
+  }
+  process.exitCode = await main(process.argv.slice(2));
 }
-process.exitCode = await main(process.argv.slice(2));
+run().catch((err) => {
+  process.exitCode = 1;
+  throw err;
+});

@@ -79,7 +79,7 @@ export async function run(args: string[]): Promise<number> {
     });
   }
   const ended = new Promise<void>((resolve) => sensor.on('end', () => resolve()));
-  const t0 = performance.now();
+  const t0 = process.hrtime.bigint();
   await sensor.start(
     { kind: 'live', interface: values.interface, filter: values.filter, snaplen, promiscuous: !values['no-promisc'] },
     { snapshotIntervalSec: 0, statsIntervalMs: count > 0 ? 50 : 1000, ...core },
@@ -93,7 +93,7 @@ export async function run(args: string[]): Promise<number> {
   if (timer) clearTimeout(timer);
   process.off('SIGINT', stop);
   process.off('SIGTERM', stop);
-  const wallMs = performance.now() - t0;
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const stats = sensor.stats();
   if (failure) throw failure;
   if (mode === 'json') write(arpAsJsonLines(arp.items));
