@@ -141,11 +141,8 @@ describe('dashboard in chromium (port scan replayed, real desktop server)', func
     const rec = await recordedPage(browser);
     pages.push(rec);
     const { page } = rec;
-    const t0 = Date.now();
     await page.goto(`${ctx.url}/`);
     await page.locator('.counter').first().waitFor();
-    const firstRenderMs = Date.now() - t0;
-    expect(firstRenderMs).to.be.below(1000);
     await page.locator('.newest-alerts .alert-title').first().waitFor();
     expect(await page.locator('.newest-alerts .alert-title').first().textContent()).to.equal(newest.title);
     await page.locator('.counter dd').first().waitFor();
