@@ -1,4 +1,5 @@
 // Addon entry point: registers each binding module's exports. Init only; no logic here.
+#include <dlfcn.h>
 #include <napi.h>
 
 #include "common/version.h"
@@ -17,6 +18,12 @@ void InitProcessWrap(Napi::Env env, Napi::Object exports);  // process_wrap.cpp:
 }  // namespace vigil
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  // The addon does not link libcrypto: its OpenSSL 3 calls resolve to the copy Node itself exports (CMakeLists.txt).
+  // A Node without one would fail at the first hash, far from here; say so at load instead.
+  if (dlsym(RTLD_DEFAULT, "EVP_KDF_fetch") == nullptr) {
+    throw Napi::Error::New(
+        env, "this Node.js exports no OpenSSL 3 libcrypto (built without crypto?): the capture core needs it");
+  }
   exports.Set("coreVersion", Napi::String::New(env, vigil::kCoreVersion));
   vigil::InitDecodeWrap(env, exports);
   vigil::InitCaptureBinding(env, exports);
