@@ -30,7 +30,8 @@ const keepModuleUrls = (bundleUrl = 'import.meta.url') => ({
 });
 
 await rm(outdir, { recursive: true, force: true });
-// What both bundles share: the CLI's entry, ESM for Node 20, npm packages external, module URLs kept.
+// What both bundles share: the CLI's entry, Node 20, npm packages external, source lists (metafile); ES modules unless
+// a build says otherwise (the replay bundle is CommonJS).
 const cli = {
   absWorkingDir: root, // the metafile's source paths are relative to the repository's root
   outdir,

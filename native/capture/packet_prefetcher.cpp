@@ -19,6 +19,13 @@ namespace {
 // A classic pcap record header: uint32 seconds, uint32 fraction (µs or ns), uint32 caplen, uint32 wirelen.
 constexpr size_t kRecordHeader = 16;
 
+// The error of a replay whose file lost bytes [from, to) under a mapped window (FileWindow::lost).
+std::string ChangedUnderReplay(const std::string& path, int64_t from, int64_t to) {
+  return "capture file " + path + " changed while it was being read: it no longer has bytes from " +
+         std::to_string(from) + " to " + std::to_string(to) +
+         " (truncated, or a read failed): what was read from there on may be zeros";
+}
+
 uint32_t Load32(const uint8_t* p, bool swapped) {
   uint32_t v;
   std::memcpy(&v, p, 4);
@@ -186,8 +193,7 @@ bool PacketPrefetcher::MappedLoop(Chunk** chunk) {
       if (c->window.lost()) {  // the file shrank under the window: this record read (partly) zeros
         --c->frame_count;
         FinishWithError(c, CaptureError::kReadFailure,
-                        "capture file " + layout.path + " changed while it was being read: it no longer has byte " +
-                            std::to_string(pos) + " (truncated, or a read failed)");
+                        ChangedUnderReplay(layout.path, pos, pos + static_cast<int64_t>(kRecordHeader + caplen)));
         *chunk = nullptr;
         return true;
       }
@@ -276,10 +282,8 @@ ReadResult PacketPrefetcher::Next(RawPacket* out) {
       // A page of the window was gone when this thread or the helper read it: the records read zeros from there.
       if (current_->window.lost()) {
         lost_ = true;
-        lost_message_ = "capture file " + path_ + " changed while it was being read: it no longer has bytes from " +
-                        std::to_string(current_->window_offset) + " to " +
-                        std::to_string(current_->window_offset + static_cast<int64_t>(current_->window.size())) +
-                        " (truncated, or a read failed): what was read from there on may be zeros";
+        lost_message_ = ChangedUnderReplay(path_, current_->window_offset,
+                                           current_->window_offset + static_cast<int64_t>(current_->window.size()));
       }
       Release(current_);
       current_ = nullptr;
