@@ -209,6 +209,8 @@ describe('SyslogSender to a unix datagram socket', () => {
       expect(a.msg).to.equal(direct.msg);
       expect(b).to.deep.include({ pri: 4 * 8 + 4 });
       expect(b.params.id).to.equal('6');
+      // A message counts as sent once its logger run has exited, which may come after the datagram arrived here.
+      while (sender.status().sent < 2) await new Promise((r) => setTimeout(r, 5));
       expect(sender.status()).to.include({ sent: 2, dropped: 0, errors: 0, connected: true });
       expect(logged).to.deep.equal([`vigil: syslog unix://${sock} is a datagram socket: sending through logger(1)`]);
     } finally {
